@@ -1,0 +1,3 @@
+from pmem_tui.cli import main
+
+raise SystemExit(main())

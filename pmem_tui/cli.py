@@ -1,0 +1,186 @@
+"""The scriptable front: argparse over the core services.
+
+Without `--yes` an action prints its preview and changes nothing (exit 0); with `--yes` it applies.
+A refusal exits 1 with one sentence on stderr; bad usage exits 2. Non-TUI commands never import
+Textual: the app is imported only when no command is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pmem_tui import __version__
+from pmem_tui.core.errors import PmemError
+from pmem_tui.core.executor import apply, describe_os_error
+from pmem_tui.core.plan import Plan
+from pmem_tui.core.report import plan_lines
+
+ENV_ROOT = "PMEM_ROOT"
+DEFAULT_ROOT = "~/.persistent-memory"
+
+
+def resolve_root(arg: str | None) -> Path:
+    """--root DIR, else $PMEM_ROOT, else ~/.persistent-memory."""
+    raw = arg or os.environ.get(ENV_ROOT) or DEFAULT_ROOT
+    return Path(os.path.abspath(os.path.expanduser(raw)))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS,
+                        help="memory root (default: $PMEM_ROOT, else ~/.persistent-memory)")
+    parser = argparse.ArgumentParser(
+        prog="pmem-tui",
+        description="See, search, review and safely change what your AI agents remember. "
+        "Without a command, opens the app.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"pmem-tui {__version__}")
+    parser.add_argument("--demo", action="store_true", help="open the app on a fresh sample memory in a temp folder")
+    parser.add_argument("--project", metavar="DIR", default=None,
+                        help="project whose .claude/memory/ the app's Epics pane shows (default: current folder)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_text, description=help_text, parents=[common])
+
+    p = add("status", "show what the memory holds")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    p = add("save", "create or update a memory file (preview; --yes applies)")
+    p.add_argument("path", metavar="PATH", help="e.g. notes/standup.md or _core/profile.md")
+    p.add_argument("--from", dest="source", metavar="FILE", required=True, help="file with the content, or - for stdin")
+    p.add_argument("--index-line", metavar="LINE", help="the exact _index.md line for this file")
+    p.add_argument("--yes", action="store_true", help="apply instead of previewing")
+
+    p = add("archive", "move an active file to _archive/ (preview; --yes applies)")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--reason", metavar="TEXT", required=True, help="why it is archived (kept in the record)")
+    p.add_argument("--yes", action="store_true")
+
+    p = add("delete", "move an archived file to the trash, recoverable for 30 days")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--yes", action="store_true")
+
+    p = add("recover", "bring a file back from the archive or the trash")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--index-line", metavar="LINE", help="the index line to restore (for a record without one)")
+    p.add_argument("--yes", action="store_true")
+
+    p = add("purge", "permanently remove expired trash items")
+    p.add_argument("--yes", action="store_true")
+
+    p = add("upgrade", "create the missing lifecycle folders and archive index")
+    p.add_argument("--yes", action="store_true")
+
+    p = add("doctor", "finish or undo an interrupted action and repair what a crash left")
+    p.add_argument("--yes", action="store_true")
+
+    _add_optional_commands(sub, common)
+    return parser
+
+
+def _add_optional_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+                           common: argparse.ArgumentParser) -> None:
+    """Commands that live in their own modules (they never import Textual either)."""
+    from pmem_tui import cli_loader
+
+    cli_loader.add_parser(sub)
+    try:
+        from pmem_tui import cli_health
+    except ImportError:  # the health engine lands separately
+        return
+    cli_health.add_parser(sub, common)
+
+
+def _print_plan(plan: Plan) -> None:
+    print("\n".join(plan_lines(plan)))
+
+
+def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
+    if not yes:
+        _print_plan(plan)
+        if not plan.is_empty:
+            print("\nPreview only: nothing was changed. Run again with --yes to apply.")
+        return 0
+    result = apply(plan, root)
+    print(result.outcome)
+    return 0
+
+
+def _read_source(source: str) -> bytes:
+    if source == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(source).read_bytes()
+    except OSError as err:
+        raise PmemError(f"Cannot read {source}: {describe_os_error(err)}.") from err
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from pmem_tui.core import doctor, lifecycle, report, tree
+
+    root = resolve_root(getattr(args, "root", None))
+    cmd = args.command
+    if cmd == "status":
+        snap = tree.scan(root)
+        if args.json:
+            print(json.dumps(report.status_dict(snap), ensure_ascii=False, indent=2))
+        else:
+            print("\n".join(report.status_lines(snap)))
+        return 0
+    if cmd == "save":
+        plan = lifecycle.plan_save(root, args.path, _read_source(args.source), args.index_line)
+    elif cmd == "archive":
+        plan = lifecycle.plan_archive(root, args.path, args.reason)
+    elif cmd == "delete":
+        plan = lifecycle.plan_delete(root, args.path)
+    elif cmd == "recover":
+        plan = lifecycle.plan_recover(root, args.path, args.index_line)
+    elif cmd == "purge":
+        plan = lifecycle.plan_purge(root)
+    elif cmd == "upgrade":
+        plan = lifecycle.plan_upgrade(root)
+    elif cmd == "doctor":
+        plan = doctor.plan_doctor(root)
+    elif cmd == "loader":
+        from pmem_tui import cli_loader
+
+        return cli_loader.run(args)
+    elif cmd == "health":
+        from pmem_tui import cli_health
+
+        return cli_health.run(args, root)
+    else:  # pragma: no cover - argparse rejects unknown commands
+        raise AssertionError(cmd)
+    return _run_plan(plan, root, args.yes)
+
+
+def _open_app(args: argparse.Namespace) -> int:
+    from pmem_tui.tui.app import run_app  # the only place the CLI imports Textual
+
+    return run_app(root=resolve_root(getattr(args, "root", None)), demo=args.demo, project=args.project)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command is None:
+            return _open_app(args)
+        return _dispatch(args)
+    except PmemError as err:
+        print(f"pmem-tui: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"pmem-tui: {describe_os_error(err)[0].upper()}{describe_os_error(err)[1:]}; nothing was changed.",
+              file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("pmem-tui: interrupted.", file=sys.stderr)
+        return 130

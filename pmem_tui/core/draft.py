@@ -1,0 +1,143 @@
+"""A Draft gathers what a plan reads and changes, so several items can share one plan.
+
+Control files (`_index.md`, `_archive/_index.md`) are read once, fingerprinted, edited in memory
+by each item in turn, and written once at the end: moves first, then the index, then the records
+(the spec's order: the index entry goes only after the move).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pmem_tui.core import textio
+from pmem_tui.core.fingerprint import fingerprint, read_with_fingerprint
+from pmem_tui.core.model import Fingerprint
+from pmem_tui.core.plan import FileDiff, MakeDir, MoveFile, Op, Plan, Preview, RemoveFile, WriteFile
+
+
+@dataclass
+class Draft:
+    root: Path
+    reads: dict[str, Fingerprint | None] = field(default_factory=dict)
+    originals: dict[str, str | None] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+    write_order: list[str] = field(default_factory=list)
+    new_files: dict[str, bytes] = field(default_factory=dict)
+    dirs: list[str] = field(default_factory=list)
+    moves: list[tuple[str, str]] = field(default_factory=list)
+    removes: list[str] = field(default_factory=list)
+    index_removed: list[str] = field(default_factory=list)
+    index_added: list[str] = field(default_factory=list)
+    record_changes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    recovery: list[str] = field(default_factory=list)
+    outcomes: list[str] = field(default_factory=list)
+    items: list[str] = field(default_factory=list)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def read_bytes(self, rel: str) -> bytes | None:
+        """Read a file as the plan will see it and fingerprint it (None: absent)."""
+        try:
+            data, fp = read_with_fingerprint(self.root / rel)
+        except FileNotFoundError:
+            self.reads[rel] = None
+            return None
+        self.reads[rel] = fp
+        return data
+
+    def text(self, rel: str) -> str | None:
+        """A control file's text as edited so far in this draft."""
+        if rel in self.texts:
+            return self.texts[rel]
+        if rel not in self.originals:
+            data = self.read_bytes(rel)
+            self.originals[rel] = None if data is None else textio.decode(data)
+        original = self.originals[rel]
+        return original
+
+    def saw(self, rel: str) -> None:
+        """Record the state of a path the plan relies on (a source, or a free destination)."""
+        if rel not in self.reads:
+            self.reads[rel] = fingerprint(self.root / rel)
+
+    # -- changing -----------------------------------------------------------------------------
+
+    def set_text(self, rel: str, text: str) -> None:
+        if rel not in self.originals:
+            self.text(rel)
+        self.texts[rel] = text
+        if rel not in self.write_order:
+            self.write_order.append(rel)
+
+    def create_file(self, rel: str, data: bytes) -> None:
+        self.new_files[rel] = data
+
+    def ensure_parents(self, rel: str) -> None:
+        """Plan the missing folders above `rel`, outermost first (so a rollback can remove them)."""
+        parts = rel.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            sub = "/".join(parts[:i])
+            if sub not in self.dirs and not (self.root / sub).is_dir():
+                self.dirs.append(sub)
+
+    def make_dir(self, rel: str) -> None:
+        if rel not in self.dirs:
+            self.dirs.append(rel)
+
+    def move(self, src: str, dst: str) -> None:
+        self.saw(src)
+        self.saw(dst)
+        self.ensure_parents(dst)
+        self.moves.append((src, dst))
+
+    def remove(self, rel: str) -> None:
+        self.saw(rel)
+        self.removes.append(rel)
+
+    # -- the plan -----------------------------------------------------------------------------
+
+    def plan(self, action: str, title: str) -> Plan:
+        ops: list[Op] = [MakeDir(d) for d in self.dirs]
+        ops += [MoveFile(s, d) for s, d in self.moves]
+        ops += [RemoveFile(r) for r in self.removes]
+        diffs: list[FileDiff] = []
+        for rel, data in self.new_files.items():
+            old = self.originals.get(rel)
+            ops.append(WriteFile(rel, data, create=old is None))
+            diffs.append(FileDiff(rel, old or "", textio.decode(data), is_new=old is None))
+        for rel in self.write_order:
+            old = self.originals.get(rel)
+            new = self.texts[rel]
+            if old == new:
+                continue
+            ops.append(WriteFile(rel, textio.encode(new), create=old is None))
+            diffs.append(FileDiff(rel, old or "", new, is_new=old is None))
+        # Folders and control files this plan brings into being (first save, upgrade).
+        creates = tuple(self.dirs) + tuple(r for r in self.write_order if self.originals.get(r) is None)
+        preview = Preview(
+            diffs=tuple(diffs),
+            moves=tuple(self.moves),
+            creates=creates,
+            removes=tuple(self.removes),
+            index_removed=tuple(self.index_removed),
+            index_added=tuple(self.index_added),
+            record_changes=tuple(self.record_changes),
+            recovery=" ".join(self.recovery),
+            notes=tuple(self.notes),
+        )
+        return Plan(
+            action=action,
+            title=title,
+            ops=tuple(ops),
+            reads=dict(self.reads),
+            preview=preview,
+            outcome=" ".join(self.outcomes),
+            items=tuple(self.items),
+        )
+
+
+def exists(root: Path, rel: str) -> bool:
+    return os.path.lexists(root / rel)

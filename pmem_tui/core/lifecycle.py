@@ -1,0 +1,438 @@
+"""The lifecycle services: plan_save, plan_archive, plan_delete, plan_recover, plan_purge, plan_upgrade.
+
+Each returns a Plan and changes nothing; `executor.apply` carries it out. The `*_many` forms plan
+several items into one plan (one preview, one journal): items that cannot be planned are listed
+in the preview as skipped, with their reason.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from pmem_tui.core import index, records, summary, textio
+from pmem_tui.core.clock import today as clock_today
+from pmem_tui.core.draft import Draft, exists
+from pmem_tui.core.errors import LifecycleIncomplete, PmemError, Refused
+from pmem_tui.core.model import (
+    ACTIVE_DIRS,
+    ARCHIVE_DIR,
+    ARCHIVE_INDEX,
+    CORE_DIR,
+    INDEX_FILE,
+    LIFECYCLE_PATHS,
+    RECOVERY_DAYS,
+    TRASH_DIR,
+    ArchiveRecord,
+)
+from pmem_tui.core.paths import Area, check_memory_path
+from pmem_tui.core.plan import Plan
+from pmem_tui.core.secrets import check_no_secrets
+
+
+class NeedsIndexLine(Refused):
+    """A legacy record has no saved index line: the person must confirm the proposed one."""
+
+    def __init__(self, message: str, path: str, proposal: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.proposal = proposal
+
+
+def archive_location(rel: str) -> str:
+    return f"{ARCHIVE_DIR}/{rel}"
+
+
+def trash_location(rel: str) -> str:
+    return f"{TRASH_DIR}/{rel}"
+
+
+def missing_lifecycle(root: Path) -> list[str]:
+    return [p for p in LIFECYCLE_PATHS if not (root / p).exists()]
+
+
+def require_lifecycle(root: Path, action: str) -> None:
+    if not root.is_dir():
+        raise LifecycleIncomplete(f"There is no memory at {root}; the first save creates it.")
+    missing = missing_lifecycle(root)
+    if missing:
+        raise LifecycleIncomplete(
+            f"Cannot {action}: the lifecycle structure is incomplete (missing {', '.join(missing)}); "
+            "run `pmem-tui upgrade` first."
+        )
+
+
+def _one_line(value: str, what: str) -> str:
+    value = value.strip()
+    if not value:
+        raise Refused(f"A {what} is required.")
+    if "\n" in value or "\r" in value:
+        raise Refused(f"The {what} must be a single line.")
+    return value
+
+
+# -- archive ----------------------------------------------------------------------------------
+
+
+def _archive_into(draft: Draft, path: str, reason: str, today: dt.date) -> None:
+    root = draft.root
+    rel = check_memory_path(root, path, Area.ACTIVE)
+    dst = archive_location(rel)
+    if not (root / rel).is_file():
+        if exists(root, dst):
+            raise Refused(f"{rel} is already archived (at {dst}).")
+        raise Refused(f"{rel} does not exist.")
+    if exists(root, dst):
+        raise Refused(f"{dst} already exists; nothing is moved, overwritten or merged.")
+    if exists(root, trash_location(rel)):
+        raise Refused(
+            f"{trash_location(rel)} already exists; recover or purge it before archiving another {rel}."
+        )
+    text = draft.text(INDEX_FILE) or ""
+    entries = index.find_entries(text, rel)
+    line = after = before = None
+    if entries:
+        first = entries[0]
+        line = first.raw
+        after, before = index.neighbours(text, first.line_no)
+        new_text = text
+        for entry in sorted(entries, key=lambda e: e.line_no, reverse=True):
+            new_text = index.remove_line(new_text, entry.line_no)
+            draft.index_removed.append(entry.raw)
+        draft.set_text(INDEX_FILE, new_text)
+        if len(entries) > 1:
+            draft.notes.append(f"{rel} was listed {len(entries)} times in {INDEX_FILE}; every copy goes.")
+    else:
+        draft.notes.append(f"{rel} has no line in {INDEX_FILE}; recovering it will need one.")
+    draft.move(rel, dst)
+    rec = ArchiveRecord(path=rel, index_line=line, archived=today, reason=reason, after=after, before=before)
+    archive_text = draft.text(ARCHIVE_INDEX)
+    if archive_text is None:
+        archive_text = records.empty_archive_index()
+    draft.set_text(ARCHIVE_INDEX, records.add_record(archive_text, rec))
+    draft.record_changes.append(f"Add the record of {rel}: archived {today.isoformat()}, reason: {reason}")
+    draft.recovery.append(
+        f"{rel} stays recoverable with `recover {rel}`: the file and its index line return to their places."
+    )
+    draft.outcomes.append(f"Archived {rel} to {dst}.")
+    draft.items.append(rel)
+
+
+def plan_archive(root: Path, path: str, reason: str, today: dt.date | None = None) -> Plan:
+    return plan_archive_many(root, [path], reason, today, strict=True)
+
+
+def plan_archive_many(
+    root: Path, paths: Sequence[str], reason: str, today: dt.date | None = None, *, strict: bool = False
+) -> Plan:
+    require_lifecycle(root, "archive")
+    reason = _one_line(reason, "reason for archiving")
+    day = today or clock_today()
+    return _plan_items(root, paths, "archive", lambda d, p: _archive_into(d, p, reason, day), strict)
+
+
+# -- delete -----------------------------------------------------------------------------------
+
+
+def _delete_into(draft: Draft, path: str, today: dt.date) -> None:
+    root = draft.root
+    rel = check_memory_path(root, path, Area.ACTIVE)
+    src, dst = archive_location(rel), trash_location(rel)
+    if not (root / src).is_file():
+        if (root / rel).is_file():
+            raise Refused(
+                f"{rel} is active: archive it first (`pmem-tui archive {rel} --reason ...`), then delete it."
+            )
+        if exists(root, dst):
+            raise Refused(f"{rel} is already in the trash (at {dst}).")
+        raise Refused(f"{rel} is not in the archive.")
+    if exists(root, dst):
+        raise Refused(f"{dst} already exists; nothing is moved, overwritten or merged.")
+    draft.move(src, dst)
+    deadline = today + dt.timedelta(days=RECOVERY_DAYS)
+    text = draft.text(ARCHIVE_INDEX) or records.empty_archive_index()
+    recs = [r for r in records.parse_records(text) if r.path == rel and r.deleted is None]
+    if recs:
+        old = recs[-1]
+        new = replace(old, deleted=today, deadline=deadline)
+        draft.set_text(ARCHIVE_INDEX, records.replace_record(text, old, new))
+    else:
+        new = ArchiveRecord(path=rel, index_line=None, archived=None, reason=None, deleted=today, deadline=deadline)
+        draft.set_text(ARCHIVE_INDEX, records.add_record(text, new))
+        draft.notes.append(f"{src} had no record; a new one is written with its deletion date.")
+    draft.record_changes.append(
+        f"Record of {rel}: deleted {today.isoformat()}, recoverable until {deadline.isoformat()}"
+    )
+    draft.recovery.append(f"{rel} is recoverable until {deadline.isoformat()}; after that `purge` may remove it.")
+    draft.outcomes.append(f"Moved {rel} to {dst}; recoverable until {deadline.isoformat()}.")
+    draft.items.append(rel)
+
+
+def plan_delete(root: Path, path: str, today: dt.date | None = None) -> Plan:
+    return plan_delete_many(root, [path], today, strict=True)
+
+
+def plan_delete_many(root: Path, paths: Sequence[str], today: dt.date | None = None, *, strict: bool = False) -> Plan:
+    require_lifecycle(root, "delete")
+    day = today or clock_today()
+    return _plan_items(root, paths, "delete", lambda d, p: _delete_into(d, p, day), strict)
+
+
+# -- recover ----------------------------------------------------------------------------------
+
+
+def propose_index_line(root: Path, location: str, rel: str) -> str:
+    """A line built from the file's title and summary, for a record that lost its line."""
+    try:
+        text = textio.display(textio.decode((root / location).read_bytes()))
+    except OSError:
+        text = ""
+    title = summary.title_of(text)
+    info = summary.inspect_summary(text)
+    gist = info.bullets[0] if info.bullets else _first_prose_line(text)
+    return index.make_line(rel, title, gist)
+
+
+def _first_prose_line(text: str) -> str | None:
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and not line.startswith(("#", "---", ">", "<!--")) and ":" not in line[:20]:
+            return line[:100]
+    return None
+
+
+def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
+    root = draft.root
+    rel = check_memory_path(root, path, Area.ACTIVE)
+    in_archive, in_trash = (root / archive_location(rel)).is_file(), (root / trash_location(rel)).is_file()
+    if in_archive and in_trash:
+        raise Refused(
+            f"{rel} is both in the archive and in the trash; move one aside by hand so the right one comes back."
+        )
+    if not (in_archive or in_trash):
+        if (root / rel).is_file():
+            raise Refused(f"{rel} is already active.")
+        raise Refused(f"{rel} is neither in the archive nor in the trash.")
+    src = archive_location(rel) if in_archive else trash_location(rel)
+    if exists(root, rel):
+        raise Refused(f"{rel} already exists; nothing is moved, overwritten or merged.")
+    archive_text = draft.text(ARCHIVE_INDEX) or ""
+    recs = [r for r in records.parse_records(archive_text) if r.path == rel]
+    recs = [r for r in recs if (r.deleted is not None) == in_trash] or recs
+    rec = recs[-1] if recs else None
+    line = rec.index_line if rec else None
+    if index_line is not None:
+        line = _one_line(index_line, "index line")
+        parsed = index.parse_line(line)
+        if parsed is None or parsed[0] != rel:
+            raise Refused(f"The index line given does not name {rel}: {line}")
+    if line is None:
+        proposal = propose_index_line(root, src, rel)
+        raise NeedsIndexLine(
+            f"The record of {rel} has no saved index line; confirm one with --index-line, "
+            f"for example: {proposal}",
+            rel,
+            proposal,
+        )
+    draft.move(src, rel)
+    text = draft.text(INDEX_FILE) or ""
+    if any(e.raw == line for e in index.find_entries(text, rel)):
+        draft.notes.append(f"{INDEX_FILE} already has the line of {rel}; it is not added twice.")
+    else:
+        after, before = (rec.after, rec.before) if rec else (None, None)
+        draft.set_text(INDEX_FILE, index.insert_line(text, line, after, before))
+        draft.index_added.append(line)
+    if rec is not None:
+        draft.set_text(ARCHIVE_INDEX, records.remove_record(archive_text, rec))
+        draft.record_changes.append(f"Remove the record of {rel}")
+    draft.recovery.append(f"{rel} is active again; it can be archived again at any time.")
+    draft.outcomes.append(f"Recovered {rel} from {src} to {rel}.")
+    draft.items.append(rel)
+
+
+def plan_recover(root: Path, path: str, index_line: str | None = None) -> Plan:
+    require_lifecycle(root, "recover")
+    return _plan_items(root, [path], "recover", lambda d, p: _recover_into(d, p, index_line), True)
+
+
+def plan_recover_many(root: Path, paths: Sequence[str]) -> Plan:
+    require_lifecycle(root, "recover")
+    return _plan_items(root, paths, "recover", lambda d, p: _recover_into(d, p, None), False)
+
+
+# -- purge ------------------------------------------------------------------------------------
+
+
+def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
+    """Permanently remove expired trash items only, with their records."""
+    from pmem_tui.core.tree import scan
+
+    require_lifecycle(root, "purge")
+    snap = scan(root, deep=False, today=today or clock_today())
+    draft = Draft(root)
+    text = draft.text(ARCHIVE_INDEX) or ""
+    expired = snap.expired_trash
+    for item in expired:
+        draft.remove(item.location)
+        if item.record is not None:
+            current = [r for r in records.parse_records(text) if r.path == item.path and r.deleted is not None]
+            if current:
+                text = records.remove_record(text, current[-1])
+        draft.record_changes.append(f"Remove the record of {item.path} (deadline {item.deadline})")
+        draft.items.append(item.path)
+    if expired:
+        draft.set_text(ARCHIVE_INDEX, text)
+        draft.recovery.append(f"{len(expired)} file(s) are removed for good: they cannot be recovered afterwards.")
+        draft.outcomes.append(f"Purged {len(expired)} expired trash item(s).")
+    else:
+        draft.outcomes.append("No expired trash to purge.")
+    return draft.plan("purge", f"Purge {len(expired)} expired trash item(s)")
+
+
+# -- upgrade ----------------------------------------------------------------------------------
+
+
+def plan_upgrade(root: Path) -> Plan:
+    """Create only the missing lifecycle paths; move, rewrite and summarise nothing."""
+    if not root.is_dir():
+        raise Refused(f"There is no memory at {root}; the first save creates the whole structure.")
+    draft = Draft(root)
+    missing = missing_lifecycle(root)
+    for rel in missing:
+        if rel == ARCHIVE_INDEX:
+            draft.text(ARCHIVE_INDEX)
+            draft.set_text(ARCHIVE_INDEX, records.empty_archive_index())
+        else:
+            draft.saw(rel)
+            draft.make_dir(rel)
+    if missing:
+        draft.notes.append(f"Missing lifecycle paths: {', '.join(missing)}.")
+        draft.notes.append("Upgrade creates only these; no memory file is moved, rewritten, summarised or deleted.")
+        draft.outcomes.append(f"Created {', '.join(missing)}.")
+    else:
+        draft.outcomes.append("The lifecycle structure is complete; nothing to upgrade.")
+    return draft.plan("upgrade", "Upgrade the lifecycle structure")
+
+
+# -- save -------------------------------------------------------------------------------------
+
+FIRST_SAVE_DIRS = (CORE_DIR, *ACTIVE_DIRS, ARCHIVE_DIR, TRASH_DIR)
+
+
+def plan_save(root: Path, path: str, content: bytes, index_line: str | None = None) -> Plan:
+    """Create or update a memory file in `_core/`, `projects/` or `notes/` (and its index line)."""
+    first_save = not root.exists()
+    if root.exists() and not root.is_dir():
+        raise Refused(f"{root} is not a folder.")
+    rel = check_memory_path(root, path, Area.CORE) if not first_save else _lexical_save_path(root, path)
+    if not textio.is_valid_utf8(content):
+        raise Refused(f"The content for {rel} is not valid UTF-8 text; memory files are plain text.")
+    new_text = content.decode("utf-8")
+    check_no_secrets(new_text, rel)
+    draft = Draft(root)
+    if first_save:
+        for d in FIRST_SAVE_DIRS:
+            draft.make_dir(d)
+        draft.set_text(INDEX_FILE, "")
+        draft.set_text(ARCHIVE_INDEX, records.empty_archive_index())
+        draft.notes.append(
+            "First save: creates " + ", ".join([*FIRST_SAVE_DIRS, INDEX_FILE, ARCHIVE_INDEX]) + "."
+        )
+        old = None
+    else:
+        if (root / rel).is_dir():
+            raise Refused(f"{rel} is a folder.")
+        old = draft.read_bytes(rel)  # read before writing (PM-SAVE-1)
+    draft.ensure_parents(rel)
+    if old == content:
+        draft.outcomes.append(f"{rel} is unchanged; nothing to save.")
+        return draft.plan("save", f"Save {rel}")
+    if old is not None:
+        _summary_revision(draft, textio.decode(old), new_text)
+    if rel.split("/", 1)[0] in ACTIVE_DIRS:
+        _index_for_save(draft, rel, new_text, index_line)
+    elif index_line is not None:
+        raise Refused(f"{CORE_DIR}/ files are always loaded and have no index line.")
+    draft.originals[rel] = None if old is None else textio.decode(old)
+    draft.create_file(rel, content)
+    draft.recovery.append(
+        "The previous content is replaced; it is shown above in the diff." if old is not None else
+        f"{rel} can later be archived and recovered like any memory file."
+    )
+    draft.outcomes.append(f"Saved {rel}{' (new file)' if old is None else ''}.")
+    draft.items.append(rel)
+    return draft.plan("save", f"Save {rel}")
+
+
+def _lexical_save_path(root: Path, path: str) -> str:
+    from pmem_tui.core.paths import normalize_user_path, protected_reason
+
+    rel = normalize_user_path(path)
+    top = rel.split("/", 1)[0]
+    if top not in (CORE_DIR, *ACTIVE_DIRS):
+        raise Refused(f"Memory files go in {CORE_DIR}/, projects/ or notes/, not {rel}.")
+    reason = protected_reason(rel)
+    if reason and top != CORE_DIR:
+        raise Refused(reason)
+    return rel
+
+
+def _summary_revision(draft: Draft, old_text: str, new_text: str) -> None:
+    before, after = summary.inspect_summary(old_text), summary.inspect_summary(new_text)
+    if before.bullets == after.bullets:
+        return
+    lines = [f"- {b}" for b in before.bullets if b not in after.bullets]
+    lines += [f"+ {b}" for b in after.bullets if b not in before.bullets]
+    draft.notes.append("Summary revision (confirmed together with this save):")
+    draft.notes.extend(f"  {line}" for line in lines)
+
+
+def _index_for_save(draft: Draft, rel: str, new_text: str, index_line: str | None) -> None:
+    text = draft.text(INDEX_FILE)
+    if text is None:
+        text = ""
+        draft.notes.append(f"{INDEX_FILE} is missing; it is created with this file's line.")
+    entries = index.find_entries(text, rel)
+    if index_line is not None:
+        line = _one_line(index_line, "index line")
+        parsed = index.parse_line(line)
+        if parsed is None or parsed[0] != rel:
+            raise Refused(f"The index line given does not name {rel}: {line}")
+    elif entries:
+        return
+    else:
+        info = summary.inspect_summary(new_text)
+        gist = info.bullets[0] if info.bullets else _first_prose_line(new_text)
+        line = index.make_line(rel, summary.title_of(new_text), gist)
+    if entries:
+        if entries[0].raw == line:
+            return
+        draft.set_text(INDEX_FILE, index.replace_line(text, entries[0].line_no, line))
+        draft.index_removed.append(entries[0].raw)
+    else:
+        draft.set_text(INDEX_FILE, index.append_line(text, line))
+    draft.index_added.append(line)
+
+
+# -- batches ----------------------------------------------------------------------------------
+
+
+def _plan_items(
+    root: Path, paths: Sequence[str], action: str, add: Callable[[Draft, str], None], strict: bool
+) -> Plan:
+    draft = Draft(root)
+    skipped: list[str] = []
+    for path in paths:
+        try:
+            add(draft, path)
+        except PmemError as err:
+            if strict or len(paths) == 1:
+                raise
+            skipped.append(f"Skipped {path}: {err}")
+    if not draft.items:
+        raise Refused(" ".join(skipped) or f"Nothing to {action}.")
+    draft.notes.extend(skipped)
+    what = draft.items[0] if len(draft.items) == 1 else f"{len(draft.items)} files"
+    return draft.plan(action, f"{action.capitalize()} {what}")

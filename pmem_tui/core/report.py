@@ -1,0 +1,186 @@
+"""Plain-data reports shared by the CLI and the app: status, baseline cost, and plan text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pmem_tui.core import textio
+from pmem_tui.core.model import INDEX_FILE, Snapshot
+from pmem_tui.core.plan import Plan
+from pmem_tui.core.tokens import estimate_tokens
+
+# Above this many estimated tokens, `_core/` is no longer "small" (PM-CORE-4): status warns.
+CORE_TOKEN_WARNING = 2000
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What an agent loads at baseline: every `_core/` file plus `_index.md` (PM-LOAD-1)."""
+
+    files: int
+    tokens: int
+    core_tokens: int
+    index_tokens: int
+
+    @property
+    def core_too_big(self) -> bool:
+        return self.core_tokens > CORE_TOKEN_WARNING
+
+    @property
+    def warning(self) -> str | None:
+        if not self.core_too_big:
+            return None
+        return (
+            f"_core/ is about {self.core_tokens} tokens, over the {CORE_TOKEN_WARNING} a small core should stay "
+            "under: every agent loads it at every start."
+        )
+
+
+def _tokens_of(path: Any) -> int:
+    try:
+        return estimate_tokens(textio.decode(path.read_bytes()))
+    except OSError:
+        return 0
+
+
+def baseline(snap: Snapshot) -> Baseline:
+    core = sum(_tokens_of(snap.root / f.path) for f in snap.core)
+    idx_path = snap.root / INDEX_FILE
+    idx = _tokens_of(idx_path) if idx_path.exists() else 0
+    return Baseline(len(snap.core) + (1 if idx_path.exists() else 0), core + idx, core, idx)
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else str(value.isoformat())
+
+
+def status_dict(snap: Snapshot) -> dict[str, Any]:
+    base = baseline(snap) if snap.exists else Baseline(0, 0, 0, 0)
+    return {
+        "root": str(snap.root),
+        "exists": snap.exists,
+        "lifecycle": {"ready": snap.lifecycle_ready, "missing": list(snap.lifecycle_missing)},
+        "baseline": {
+            "files": base.files,
+            "tokens": base.tokens,
+            "core_tokens": base.core_tokens,
+            "index_tokens": base.index_tokens,
+            "warning": base.warning,
+        },
+        "core": [{"path": f.path, "bytes": f.size} for f in snap.core],
+        "active": [
+            {
+                "path": a.path,
+                "index_line": a.index_line,
+                "summary": a.index_summary,
+                "summary_state": a.summary.state.value,
+                "title": a.title,
+                "bytes": a.size,
+            }
+            for a in snap.active
+        ],
+        "archived": [
+            {
+                "path": a.path,
+                "location": a.location,
+                "archived": _iso(a.record.archived if a.record else None),
+                "reason": a.record.reason if a.record else None,
+                "index_line": a.record.index_line if a.record else None,
+            }
+            for a in snap.archived
+        ],
+        "trash": [
+            {
+                "path": t.path,
+                "location": t.location,
+                "deleted": _iso(t.deleted),
+                "deadline": _iso(t.deadline),
+                "expired": t.expired,
+                "index_line": t.record.index_line if t.record else None,
+            }
+            for t in snap.trash
+        ],
+        "problems": [{"kind": p.kind, "path": p.path, "detail": p.detail} for p in snap.problems],
+        "unfinished_action": snap.unfinished_action,
+    }
+
+
+def human_size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def status_lines(snap: Snapshot) -> list[str]:
+    """Status for people (PM-STATUS-1): counts, approximate size, one-line summaries."""
+    if not snap.exists:
+        return [f"No memory at {snap.root}. The first `pmem-tui save` creates it."]
+    base = baseline(snap)
+    total = sum(a.size for a in snap.active)
+    lines = [
+        f"Memory root: {snap.root}",
+        f"Lifecycle: {'ready' if snap.lifecycle_ready else 'incomplete, missing ' + ', '.join(snap.lifecycle_missing) + ' (run `pmem-tui upgrade`)'}",
+        f"Baseline an agent loads: {base.files} file(s), about {base.tokens} tokens (_core/ {base.core_tokens}, "
+        f"{INDEX_FILE} {base.index_tokens})",
+    ]
+    if base.warning:
+        lines.append(f"Warning: {base.warning}")
+    if snap.unfinished_action:
+        lines.append(f"Unfinished action: '{snap.unfinished_action}' was interrupted; run `pmem-tui doctor`.")
+    lines.append(f"Core ({len(snap.core)}):")
+    lines += [f"  {f.path}  {human_size(f.size)}" for f in snap.core]
+    lines.append(f"Active ({len(snap.active)} files, about {human_size(total)}):")
+    for a in snap.active:
+        summary = a.index_summary or ("(not in the index)" if a.index_line is None else "")
+        lines.append(f"  {a.path}  {human_size(a.size)}  {summary}".rstrip())
+    lines.append(f"Archived ({len(snap.archived)}):")
+    for item in snap.archived:
+        rec = item.record
+        when = rec.archived.isoformat() if rec and rec.archived else "?"
+        lines.append(f"  {item.path}  archived {when}  {rec.reason if rec and rec.reason else ''}".rstrip())
+    lines.append(f"Trash ({len(snap.trash)}, {len(snap.expired_trash)} expired):")
+    for t in snap.trash:
+        if t.deadline is None:
+            state = "no record"
+        elif t.expired:
+            state = f"expired {t.deadline.isoformat()}"
+        else:
+            state = f"recoverable until {t.deadline.isoformat()}"
+        lines.append(f"  {t.path}  {state}")
+    lines.append(f"Problems ({len(snap.problems)}):")
+    lines += [f"  {p.kind}: {p.path}: {p.detail}" for p in snap.problems]
+    return lines
+
+
+def plan_lines(plan: Plan) -> list[str]:
+    """A plan's preview as plain text (the CLI prints it; the app renders the same data in colour)."""
+    pv = plan.preview
+    out = [plan.title]
+    if plan.is_empty:
+        out.append(f"  {plan.outcome}")
+        out.extend(f"  {note}" for note in pv.notes)
+        return out
+    for folder in pv.creates:
+        out.append(f"  create  {folder}")
+    for src, dst in pv.moves:
+        out.append(f"  move    {src} -> {dst}")
+    for rel in pv.removes:
+        out.append(f"  remove  {rel}  (permanently)")
+    for line in pv.index_removed:
+        out.append(f"  index - {line}")
+    for line in pv.index_added:
+        out.append(f"  index + {line}")
+    for change in pv.record_changes:
+        out.append(f"  record  {change}")
+    for note in pv.notes:
+        out.append(f"  note    {note}")
+    if pv.recovery:
+        out.append(f"  recovery: {pv.recovery}")
+    for diff in pv.diffs:
+        out.append("")
+        out += [textio.display(line) for line in diff.unified()]
+    return out

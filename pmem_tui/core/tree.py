@@ -1,0 +1,239 @@
+"""Scan a memory root into an immutable Snapshot. Reading only: the scan never writes.
+
+A shallow scan (`deep=False`) only lists and stats files, so the app can draw its first frame
+without reading every file; a deep scan also reads each active file for its title and summary.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import stat
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from pmem_tui.core import index as index_mod
+from pmem_tui.core import journal, records, summary, textio
+from pmem_tui.core.clock import today as clock_today
+from pmem_tui.core.model import (
+    ACTIVE_DIRS,
+    ARCHIVE_DIR,
+    ARCHIVE_INDEX,
+    CORE_DIR,
+    INDEX_FILE,
+    LIFECYCLE_PATHS,
+    META_DIR,
+    TRASH_DIR,
+    ActiveFile,
+    ArchivedItem,
+    ArchiveRecord,
+    FileInfo,
+    IndexEntry,
+    Problem,
+    Snapshot,
+    SummaryInfo,
+    SummaryState,
+    TrashItem,
+)
+
+
+@dataclass(frozen=True)
+class FileContent:
+    """What a deep read learns about one active file."""
+
+    title: str | None
+    summary: SummaryInfo
+    valid_utf8: bool
+
+
+def read_text(path: Path) -> tuple[str, bool]:
+    """A file's text (invalid bytes kept as surrogates) and whether it was valid UTF-8."""
+    data = path.read_bytes()
+    return textio.decode(data), textio.is_valid_utf8(data)
+
+
+def inspect_file(path: Path) -> FileContent:
+    text, valid = read_text(path)
+    return FileContent(summary.title_of(text), summary.inspect_summary(text), valid)
+
+
+def walk_files(root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset()) -> tuple[
+    list[FileInfo], list[Problem]
+]:
+    """Every non-hidden regular file below `rel_dir`, never following symlinks."""
+    files: list[FileInfo] = []
+    problems: list[Problem] = []
+    stack = [rel_dir]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = list(os.scandir(root / current))
+        except OSError as err:
+            problems.append(Problem("unreadable", current, f"cannot list this folder: {err.strerror}"))
+            continue
+        for entry in entries:
+            name = entry.name
+            rel = f"{current}/{name}"
+            if name.startswith(".") or rel in skip:
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                problems.append(Problem("symlink", rel, "a symbolic link; pmem-tui never follows or acts on it"))
+            elif stat.S_ISDIR(st.st_mode):
+                stack.append(rel)
+            elif stat.S_ISREG(st.st_mode):
+                files.append(FileInfo(rel, st.st_size, st.st_mtime_ns))
+    files.sort(key=lambda f: f.path)
+    return files, problems
+
+
+def _read_control(path: Path) -> str | None:
+    try:
+        return textio.decode(path.read_bytes())
+    except FileNotFoundError:
+        return None
+
+
+def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snapshot:
+    today = today or clock_today()
+    root = Path(root)
+    if not root.is_dir():
+        return Snapshot(root, False, today, LIFECYCLE_PATHS, (), (), (), (), (), (), ())
+    problems: list[Problem] = []
+    missing = tuple(p for p in LIFECYCLE_PATHS if not (root / p).exists())
+
+    core: list[FileInfo] = []
+    if (root / CORE_DIR).is_dir():
+        core, core_problems = walk_files(root, CORE_DIR)
+        problems += core_problems
+
+    index_text = _read_control(root / INDEX_FILE)
+    entries: list[IndexEntry] = index_mod.parse_index(index_text) if index_text is not None else []
+    by_route: dict[str, IndexEntry] = {}
+    for entry in entries:
+        by_route.setdefault(entry.route, entry)
+    for route, count in Counter(e.route for e in entries).items():
+        if count > 1:
+            problems.append(Problem("duplicate-route", route, f"listed {count} times in {INDEX_FILE}"))
+
+    active_files: list[FileInfo] = []
+    for folder in ACTIVE_DIRS:
+        if (root / folder).is_dir():
+            found, folder_problems = walk_files(root, folder)
+            active_files += [f for f in found if f.path.endswith(".md")]
+            problems += folder_problems
+    active: list[ActiveFile] = []
+    for f in active_files:
+        entry = by_route.get(f.path)
+        title: str | None = None
+        info = SummaryInfo(SummaryState.UNKNOWN)
+        if deep:
+            try:
+                content = inspect_file(root / f.path)
+            except OSError as err:
+                problems.append(Problem("unreadable", f.path, f"cannot be read: {err.strerror}"))
+            else:
+                title, info = content.title, content.summary
+                if not content.valid_utf8:
+                    problems.append(
+                        Problem("unreadable", f.path, "not valid UTF-8; shown with replacement characters")
+                    )
+                if info.state is SummaryState.INVALID:
+                    problems.append(Problem("invalid-summary", f.path, info.detail))
+        if entry is None:
+            problems.append(Problem("orphan", f.path, f"on disk but not in {INDEX_FILE}"))
+        active.append(
+            ActiveFile(
+                f.path,
+                f.size,
+                f.mtime_ns,
+                index_line=entry.raw if entry else None,
+                index_summary=entry.summary if entry else None,
+                title=title or (entry.title if entry else None),
+                summary=info,
+            )
+        )
+    on_disk = {f.path for f in active_files}
+    for entry in entries:
+        if entry.route not in on_disk:
+            problems.append(Problem("dead-route", entry.route, f"in {INDEX_FILE} but no such file"))
+
+    archive_text = _read_control(root / ARCHIVE_INDEX)
+    recs: list[ArchiveRecord] = records.parse_records(archive_text) if archive_text is not None else []
+    archived: list[ArchivedItem] = []
+    trash: list[TrashItem] = []
+    if (root / ARCHIVE_DIR).is_dir():
+        found, archive_problems = walk_files(root, ARCHIVE_DIR, skip=frozenset({TRASH_DIR, ARCHIVE_INDEX}))
+        problems += archive_problems
+        for f in found:
+            original = f.path[len(ARCHIVE_DIR) + 1 :]
+            rec = _latest(recs, original, deleted=False)
+            if rec is None:
+                problems.append(Problem("no-record", original, f"{f.path} has no record in {ARCHIVE_INDEX}"))
+            archived.append(ArchivedItem(original, f.path, f.size, f.mtime_ns, rec))
+    if (root / TRASH_DIR).is_dir():
+        found, trash_problems = walk_files(root, TRASH_DIR)
+        problems += trash_problems
+        for f in found:
+            original = f.path[len(TRASH_DIR) + 1 :]
+            rec = _latest(recs, original, deleted=True)
+            if rec is None:
+                problems.append(
+                    Problem("no-record", original, f"{f.path} has no deletion record; `doctor` rebuilds it")
+                )
+            deadline = rec.deadline if rec else None
+            trash.append(
+                TrashItem(
+                    original,
+                    f.path,
+                    f.size,
+                    f.mtime_ns,
+                    rec,
+                    deleted=rec.deleted if rec else None,
+                    deadline=deadline,
+                    expired=deadline is not None and today > deadline,
+                )
+            )
+    trash.sort(key=lambda t: (t.deadline or dt.date.max, t.path))
+    located = {a.path for a in archived} | {t.path for t in trash}
+    for rec in recs:
+        if rec.path not in located:
+            problems.append(Problem("stale-record", rec.path, f"a record in {ARCHIVE_INDEX} with no file"))
+
+    unfinished = None
+    if (root / journal.INTENT).exists():
+        try:
+            intent = journal.read_intent(root)
+            unfinished = intent.title if intent else None
+        except (OSError, ValueError, KeyError, TypeError):
+            unfinished = "an action whose journal is unreadable"
+        problems.append(Problem("unfinished", META_DIR, f"'{unfinished}' was interrupted; run `doctor`"))
+
+    return Snapshot(
+        root=root,
+        exists=True,
+        today=today,
+        lifecycle_missing=missing,
+        core=tuple(core),
+        index_entries=tuple(entries),
+        active=tuple(active),
+        archived=tuple(archived),
+        trash=tuple(trash),
+        records=tuple(recs),
+        problems=tuple(problems),
+        unfinished_action=unfinished,
+    )
+
+
+def _latest(recs: list[ArchiveRecord], path: str, *, deleted: bool) -> ArchiveRecord | None:
+    """The newest record for `path` in the right state (a delete record for trash, else any)."""
+    matching = [r for r in recs if r.path == path]
+    if deleted:
+        matching = [r for r in matching if r.deleted is not None]
+    else:
+        matching = [r for r in matching if r.deleted is None] or matching
+    return matching[-1] if matching else None

@@ -1,0 +1,40 @@
+"""The layer contract: core never imports Textual or Rich; non-TUI commands never import Textual."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CORE_MODULES = sorted(
+    f"pmem_tui.core.{p.stem}" for p in (Path(__file__).parents[1] / "pmem_tui" / "core").glob("*.py")
+    if p.stem != "__init__"
+)
+
+
+def _loaded_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys; print('\\n'.join(sys.modules))"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    return {line.split(".")[0] for line in out.splitlines()}
+
+
+def test_core_imports_no_ui_toolkit() -> None:
+    assert len(CORE_MODULES) >= 10  # the glob found the package
+    loaded = _loaded_after("\n".join(f"import {m}" for m in CORE_MODULES))
+    assert "textual" not in loaded
+    assert "rich" not in loaded
+
+
+@pytest.mark.parametrize("argv", [["status", "--json"], ["--version"], ["upgrade"], ["doctor"]])
+def test_cli_commands_do_not_import_textual(tmp_path: Path, argv: list[str]) -> None:
+    code = (
+        "import sys\nfrom pmem_tui import cli\n"
+        f"try:\n    cli.main({['--root', str(tmp_path), *argv]!r})\nexcept SystemExit:\n    pass"
+    )
+    loaded = _loaded_after(code)
+    assert "pmem_tui" in loaded
+    assert "textual" not in loaded
