@@ -123,10 +123,14 @@ def _read_source(source: str) -> bytes:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    cmd = args.command
+    if cmd == "loader":  # reads a project's .claude/memory/, not the memory root
+        from pmem_tui import cli_loader
+
+        return cli_loader.run(args)
     from pmem_tui.core import doctor, lifecycle, report, tree
 
     root = resolve_root(getattr(args, "root", None))
-    cmd = args.command
     if cmd == "status":
         snap = tree.scan(root)
         if args.json:
@@ -148,10 +152,6 @@ def _dispatch(args: argparse.Namespace) -> int:
         plan = lifecycle.plan_upgrade(root)
     elif cmd == "doctor":
         plan = doctor.plan_doctor(root)
-    elif cmd == "loader":
-        from pmem_tui import cli_loader
-
-        return cli_loader.run(args)
     elif cmd == "health":
         from pmem_tui import cli_health
 
