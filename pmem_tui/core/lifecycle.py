@@ -326,7 +326,7 @@ def plan_save(root: Path, path: str, content: bytes, index_line: str | None = No
     first_save = not root.exists()
     if root.exists() and not root.is_dir():
         raise Refused(f"{root} is not a folder.")
-    rel = check_memory_path(root, path, Area.CORE) if not first_save else _lexical_save_path(root, path)
+    rel = check_memory_path(root, path, Area.CORE)
     if not textio.is_valid_utf8(content):
         raise Refused(f"The content for {rel} is not valid UTF-8 text; memory files are plain text.")
     new_text = content.decode("utf-8")
@@ -364,19 +364,6 @@ def plan_save(root: Path, path: str, content: bytes, index_line: str | None = No
     draft.outcomes.append(f"Saved {rel}{' (new file)' if old is None else ''}.")
     draft.items.append(rel)
     return draft.plan("save", f"Save {rel}")
-
-
-def _lexical_save_path(root: Path, path: str) -> str:
-    from pmem_tui.core.paths import normalize_user_path, protected_reason
-
-    rel = normalize_user_path(path)
-    top = rel.split("/", 1)[0]
-    if top not in (CORE_DIR, *ACTIVE_DIRS):
-        raise Refused(f"Memory files go in {CORE_DIR}/, projects/ or notes/, not {rel}.")
-    reason = protected_reason(rel)
-    if reason and top != CORE_DIR:
-        raise Refused(reason)
-    return rel
 
 
 def _summary_revision(draft: Draft, old_text: str, new_text: str) -> None:
