@@ -96,7 +96,9 @@ class ArchiveRecord:
     before: str | None = None
     start: int = 0  # first line of the record in the archive index (0-based)
     end: int = 0  # one past its last line
-    layout: str = "section"  # "section" (the format we write) or "table" (a hand-written table row)
+    # "section" (the format we write; replaced in place), or "list"/"table" (hand-written: replaced by
+    # removing them and appending the new record in our format).
+    layout: str = "section"
 
     @property
     def legacy(self) -> bool:

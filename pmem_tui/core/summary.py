@@ -1,0 +1,252 @@
+"""Summary-first loading (PM-SUM-1): does a memory file open with a valid ``## Summary`` / ``## 摘要``?
+
+Where the summary must be
+-------------------------
+Lines end at ``\\n`` or ``\\r\\n``; a BOM and trailing whitespace are ignored. From the top of the file:
+
+1. optional front matter: a first line ``---`` up to a closing ``---`` or ``...`` line;
+2. the title: the first ATX ``# Title`` or setext (``Title`` over ``===``) level-1 heading. It is optional:
+   a file that opens directly with its summary heading (after front matter) has a summary too;
+3. optional introductory metadata, in any order:
+
+   * blank lines, one-line HTML comments (``<!-- … -->``) and thematic breaks (``---``, ``***``, ``___``);
+   * ``Key: value`` lines (``:`` or ``：``), optionally as a list item and with a bold key
+     (``**Status:** x``): a key of at most 40 characters, a line of at most 200;
+   * block-quote lines (``> …``);
+   * one short introductory paragraph: at most 3 lines and 300 characters of plain text (no list item,
+     heading, code fence or table row);
+
+4. then the summary heading: level 2, ``## Summary`` (any letter case) or ``## 摘要``, optional closing
+   ``#``s, or the setext form (``Summary`` over ``---``).
+
+Anything else before it (another heading of any level, a list that is not metadata, a code block, a table, a
+second or longer paragraph) means the file has no summary: ``MISSING``, with a detail that says whether a
+summary heading exists further down.
+
+What makes it valid
+-------------------
+The summary runs to the next heading (any level), thematic break or the end. It is ``VALID`` with 3 to 6
+bullets: top-level list items (``-``, ``*``, ``+``, ``1.``, ``1)``) with some text. Lines indented under a
+bullet, nested items and lazy continuation lines belong to that bullet; fenced code is skipped; other lines
+are allowed and not counted. Otherwise ``INVALID`` with a detail such as
+``"2 bullets; a summary needs 3 to 6"``. Nothing here ever writes or creates a summary (PM-SAVE-5).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pmem_tui.core.model import SummaryInfo, SummaryState
+from pmem_tui.core.textio import split_bom, split_lines, strip_ending
+
+__all__ = ["MAX_BULLETS", "MIN_BULLETS", "inspect_summary", "title_of"]
+
+MIN_BULLETS = 3
+MAX_BULLETS = 6
+
+_ATX = re.compile(r" {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*")
+_SETEXT_1 = re.compile(r" {0,3}=+[ \t]*")
+_SETEXT_2 = re.compile(r" {0,3}-+[ \t]*")
+_BREAK = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
+_ITEM = re.compile(r"(?P<indent>[ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]+(?P<text>.*)|[ \t]*)")
+_FENCE = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})")
+_KEY_VALUE = re.compile(
+    r"(?:[-*+][ \t]+)?(?P<b>\*\*|__)?[^\s:：#>|`*_\[!<][^:：]{0,39}?(?(b)(?:\*\*|__)?)[ \t]*"
+    r"(?::(?(b)(?:\*\*|__)?)(?:[ \t].*)?|：.*)"
+)
+_COMMENT = re.compile(r"[ \t]*<!--.*-->[ \t]*")
+_SUMMARY_WORDS = ("summary", "摘要")
+
+_MAX_INTRO_LINES = 3
+_MAX_INTRO_CHARS = 300
+_MAX_META_LINE = 200
+
+
+def _bodies(text: str) -> list[str]:
+    _, body = split_bom(text)
+    return [strip_ending(x).rstrip() for x in split_lines(body)]
+
+
+def _after_front_matter(lines: list[str]) -> int:
+    if lines and lines[0] == "---":
+        for j in range(1, len(lines)):
+            if lines[j] in ("---", "..."):
+                return j + 1
+    return 0
+
+
+def _fence_end(lines: list[str], i: int) -> int | None:
+    """If line `i` opens a code fence: the index just past its closing line (or the end)."""
+    m = _FENCE.match(lines[i])
+    if m is None or (m.group("fence")[0] == "`" and "`" in lines[i][m.end() :]):
+        return None
+    fence = m.group("fence")
+    for j in range(i + 1, len(lines)):
+        s = lines[j].strip()
+        if s and set(s) == {fence[0]} and len(s) >= len(fence):
+            return j + 1
+    return len(lines)
+
+
+def _paragraph_line(line: str) -> bool:
+    s = line.strip()
+    return bool(s) and not (
+        _ATX.fullmatch(line)
+        or _ITEM.fullmatch(line)
+        or _FENCE.match(line)
+        or _BREAK.fullmatch(line)
+        or s.startswith(("|", ">", "<"))
+    )
+
+
+def _heading_at(lines: list[str], i: int) -> tuple[int, str, int] | None:
+    """A heading starting at line `i`: (level, text, lines it spans)."""
+    m = _ATX.fullmatch(lines[i])
+    if m:
+        return len(m.group("marks")), (m.group("text") or "").strip(), 1
+    if i + 1 < len(lines) and _paragraph_line(lines[i]):
+        if _SETEXT_1.fullmatch(lines[i + 1]):
+            return 1, lines[i].strip(), 2
+        if _SETEXT_2.fullmatch(lines[i + 1]):
+            return 2, lines[i].strip(), 2
+    return None
+
+
+def _is_summary(heading: tuple[int, str, int]) -> bool:
+    level, text, _ = heading
+    return level == 2 and text.lower() in _SUMMARY_WORDS
+
+
+def title_of(text: str) -> str | None:
+    """The text of the file's first level-1 heading (``# Title`` or setext), outside front matter and code."""
+    lines = _bodies(text)
+    i = _after_front_matter(lines)
+    while i < len(lines):
+        end = _fence_end(lines, i)
+        if end is not None:
+            i = end
+            continue
+        h = _heading_at(lines, i)
+        if h is not None:
+            if h[0] == 1 and h[1]:
+                return h[1]
+            i += h[2]
+            continue
+        i += 1
+    return None
+
+
+def _bullets(lines: list[str]) -> list[str]:
+    """The top-level bullets of a summary body (the lines after its heading, up to its end)."""
+    bullets: list[list[str]] = []
+    top: int | None = None  # indentation of the top-level items
+    open_item = False  # may the next line continue the current bullet?
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        end = _fence_end(lines, i)
+        if end is not None:
+            i, open_item = end, False
+            continue
+        if not line.strip():
+            open_item = False
+            i += 1
+            continue
+        indent = len(line) - len(line.lstrip(" \t"))
+        m = _ITEM.fullmatch(line)
+        if m and (top is None or indent <= top + 1):
+            if top is None:
+                top = indent
+            bullets.append([(m.group("text") or "").strip()])
+            open_item = True
+        elif bullets and (open_item or (top is not None and indent > top)):
+            bullets[-1].append(line.strip())
+            open_item = True
+        i += 1
+    return [" ".join(p for p in parts if p) for parts in bullets]
+
+
+def _preamble_ok(lines: list[str], start: int) -> tuple[int | None, str]:
+    """Walk the title and introductory metadata from `start`: (index of the summary heading or None, why
+    not)."""
+    i = start
+    seen_title = False
+    intro_runs = 0
+    intro_lines = 0
+    intro_chars = 0
+    in_run = False
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            in_run = False
+            i += 1
+            continue
+        h = _heading_at(lines, i)
+        if h is not None:
+            if _is_summary(h):
+                return i, ""
+            if h[0] == 1 and not seen_title and intro_runs == 0:
+                seen_title = True
+                i += h[2]
+                continue
+            return None, f"a heading comes first ({line.strip()[:40]})"
+        if _BREAK.fullmatch(line) or _COMMENT.fullmatch(line) or line.lstrip().startswith(">"):
+            in_run = False
+            i += 1
+            continue
+        if _KEY_VALUE.fullmatch(line) and len(line) <= _MAX_META_LINE:
+            in_run = False
+            i += 1
+            continue
+        if not _paragraph_line(line):
+            return None, "other content comes first"
+        if not in_run:
+            intro_runs += 1
+            in_run = True
+        intro_lines += 1
+        intro_chars += len(line.strip())
+        if intro_runs > 1 or intro_lines > _MAX_INTRO_LINES or intro_chars > _MAX_INTRO_CHARS:
+            return None, "more than a short introduction comes first"
+        i += 1
+    return None, ""
+
+
+def inspect_summary(text: str) -> SummaryInfo:
+    """MISSING, INVALID (with the reason) or VALID with its bullets; see the module notes for the rules."""
+    lines = _bodies(text)
+    at, why = _preamble_ok(lines, _after_front_matter(lines))
+    if at is None:
+        later = next(
+            (n for n in range(len(lines)) if (h := _heading_at(lines, n)) is not None and _is_summary(h)),
+            None,
+        )
+        if later is None:
+            return SummaryInfo(SummaryState.MISSING, detail="no ## Summary or ## 摘要 section")
+        return SummaryInfo(
+            SummaryState.MISSING,
+            detail=f"the summary heading on line {later + 1} is not right after the title: {why}",
+        )
+    heading = _heading_at(lines, at)
+    assert heading is not None
+    first = at + heading[2]
+    last = first
+    while last < len(lines):
+        end = _fence_end(lines, last)
+        if end is not None:
+            last = end
+            continue
+        if _heading_at(lines, last) is not None or _BREAK.fullmatch(lines[last]):
+            break
+        last += 1
+    bullets = tuple(b for b in _bullets(lines[first:last]) if b)
+    written = lines[at].strip() if heading[2] == 1 else heading[1]
+    count = len(bullets)
+    if MIN_BULLETS <= count <= MAX_BULLETS:
+        return SummaryInfo(SummaryState.VALID, heading=written, bullets=bullets)
+    amount = "no bullets" if count == 0 else f"{count} bullet{'s' if count != 1 else ''}"
+    return SummaryInfo(
+        SummaryState.INVALID,
+        heading=written,
+        bullets=bullets,
+        detail=f"{amount}; a summary needs {MIN_BULLETS} to {MAX_BULLETS}",
+    )

@@ -1,0 +1,125 @@
+"""Text that keeps its bytes: decoding, encoding and line splitting for memory files.
+
+Memory files are read as UTF-8 with ``errors="surrogateescape"``: bytes that are not valid UTF-8 become lone
+surrogates (U+DC80..U+DCFF) and turn back into the very same bytes on encoding, so
+``encode(decode(data)) == data`` for any ``data``. A byte-order mark stays in the text as U+FEFF.
+
+Only ``\\n`` and ``\\r\\n`` end a line. ``str.splitlines`` also splits on ``\\r``, ``\\x0b``, ``\\x0c``,
+``\\x1c``..``\\x1e``, ``\\x85``, U+2028 and U+2029; Markdown does not, and neither do we.
+"""
+
+from __future__ import annotations
+
+import re
+
+BOM = "\ufeff"
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_ESCAPABLE = re.compile("[\ud800-\udc7f\udd00-\udfff]")  # surrogates that surrogateescape cannot encode
+
+
+def decode(data: bytes) -> str:
+    """Decode UTF-8 without losing a byte: invalid bytes become lone surrogates."""
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    """Encode text made by `decode` back to exactly the bytes it came from.
+
+    A lone surrogate that `decode` can never produce (outside U+DC80..U+DCFF, e.g. from pasted text) cannot be
+    written as UTF-8; it is written as U+FFFD instead of failing.
+    """
+    try:
+        return text.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:
+        return _ESCAPABLE.sub("\ufffd", text).encode("utf-8", errors="surrogateescape")
+
+
+def display(text: str) -> str:
+    """The text for showing: every undecodable byte (a lone surrogate) becomes U+FFFD."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
+def is_valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def split_lines(text: str) -> list[str]:
+    """Split after every ``\\n``, keeping each line's ending (``\\n`` or ``\\r\\n``).
+
+    ``"".join(split_lines(t)) == t`` always. The last line has no ending when the text does not end with
+    ``\\n``. The empty text has no lines.
+    """
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
+def line_ending(line: str) -> str:
+    """The ending of one line from `split_lines`: ``"\\r\\n"``, ``"\\n"`` or ``""``."""
+    if line.endswith("\r\n"):
+        return "\r\n"
+    if line.endswith("\n"):
+        return "\n"
+    return ""
+
+
+def strip_ending(line: str) -> str:
+    """The line without its ending (a lone ``\\r`` that does not precede ``\\n`` is content and stays)."""
+    return line[: len(line) - len(line_ending(line))]
+
+
+def dominant_eol(text: str) -> str:
+    """``"\\r\\n"`` if most line endings are CRLF, else ``"\\n"`` (also for a tie or no endings at all)."""
+    total = text.count("\n")
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf > total - crlf else "\n"
+
+
+def split_bom(text: str) -> tuple[str, str]:
+    """``(bom, rest)``: the byte-order mark belongs to the file, not to its first line."""
+    if text.startswith(BOM):
+        return BOM, text[len(BOM) :]
+    return "", text
+
+
+def code_span(content: str) -> str:
+    """Markdown inline code that CommonMark reads back as exactly `content` (one line, not empty).
+
+    The fence is one backtick longer than the longest backtick run inside. One space of padding goes on each
+    side when the content starts or ends with a backtick, or starts and ends with a space without being all
+    spaces (CommonMark strips exactly one space from each side in that case, and only then).
+    """
+    if not content or "\n" in content:
+        raise ValueError("a code span holds one non-empty line")
+    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    fence = "`" * (longest + 1)
+    stripped_by_reader = content[0] == " " and content[-1] == " " and content.strip(" ") != ""
+    pad = " " if content[0] == "`" or content[-1] == "`" or stripped_by_reader else ""
+    return f"{fence}{pad}{content}{pad}{fence}"
+
+
+def read_code_span(s: str) -> tuple[str, str] | None:
+    """If `s` starts with inline code: ``(content, rest)``, the content read as CommonMark does; else None."""
+    n = len(s) - len(s.lstrip("`"))
+    if n == 0:
+        return None
+    i = n
+    while True:
+        j = s.find("`" * n, i)
+        if j < 0:
+            return None
+        k = j
+        while k < len(s) and s[k] == "`":
+            k += 1
+        if k - j == n:
+            content = s[n:j]
+            if len(content) >= 2 and content[0] == " " and content[-1] == " " and content.strip(" "):
+                content = content[1:-1]
+            return content, s[k:]
+        i = k
