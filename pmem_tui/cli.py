@@ -19,6 +19,7 @@ from pmem_tui.core.errors import PmemError
 from pmem_tui.core.executor import apply, describe_os_error
 from pmem_tui.core.plan import Plan
 from pmem_tui.core.report import plan_lines
+from pmem_tui.core.textio import printable
 
 ENV_ROOT = "PMEM_ROOT"
 DEFAULT_ROOT = "~/.persistent-memory"
@@ -175,11 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _open_app(args)
         return _dispatch(args)
     except PmemError as err:
-        print(f"pmem-tui: {err}", file=sys.stderr)
+        print(f"pmem-tui: {printable(str(err))}", file=sys.stderr)
         return 1
     except OSError as err:
-        print(f"pmem-tui: {describe_os_error(err)[0].upper()}{describe_os_error(err)[1:]}; nothing was changed.",
-              file=sys.stderr)
+        what = describe_os_error(err)
+        print(f"pmem-tui: {printable(what[0].upper() + what[1:])}; nothing was changed.", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("pmem-tui: interrupted.", file=sys.stderr)

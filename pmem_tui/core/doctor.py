@@ -167,6 +167,11 @@ def plan_doctor(root: Path, prefer: str = "forward", today: dt.date | None = Non
         for op in steps:
             for rel in _paths_of(op):
                 reads[rel] = fingerprint(root / rel)
+        # Then the journal goes: its intent first (the commit point), then the saved bytes.
+        ops.append(RemoveFile(journal.INTENT))
+        ops.extend(
+            RemoveFile(f"{journal.JOURNAL_DIR}/{e}") for e in _listdir(root / journal.JOURNAL_DIR) if e != "intent.json"
+        )
     else:
         leftovers = [f"{journal.JOURNAL_DIR}/{e}" for e in _listdir(root / journal.JOURNAL_DIR)]
         ops.extend(RemoveFile(p) for p in leftovers)

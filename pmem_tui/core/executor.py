@@ -92,8 +92,6 @@ def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
     if plan.action == "doctor":
         # Doctor's steps are idempotent and re-derived from the disk on every run: no journal of its own.
         _run_ops(fs, plan.ops)
-        if (root / journal.INTENT).exists():
-            journal.clear_intent(fs)
         return ApplyResult(plan, plan.outcome)
     shas = {p: fp.sha256 for p, fp in plan.reads.items() if fp is not None}
     try:
@@ -156,9 +154,7 @@ def _roll_back_now(root: Path, hook: StepHook | None, err: OSError) -> str:
 
     reason = describe_os_error(err)
     try:
-        plan = plan_doctor(root, prefer="back")
-        _run_ops(FS(root), plan.ops)
-        journal.clear_intent(FS(root))
+        _run_ops(FS(root), plan_doctor(root, prefer="back").ops)
     except (OSError, PmemError):
         return (
             f"The action stopped part-way because {reason}; run `pmem-tui doctor` to finish or undo it."

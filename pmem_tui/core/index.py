@@ -481,11 +481,7 @@ def _position(bodies: list[str], after: str | None, before: str | None) -> int:
                 or (before is not None and i + 1 < n and bodies[i + 1] == before)
             ):
                 return i + 1
-    # The neighbourhood changed: a blank neighbour says nothing about the place, a non-blank one does.
-    if after is not None and after.strip() and after in bodies:
-        return bodies.index(after) + 1
-    if before is not None and before.strip() and before in bodies:
-        return bodies.index(before)
+    # The neighbourhood changed: the old place no longer exists, so the line goes at the end.
     return n
 
 
@@ -493,10 +489,9 @@ def insert_line(text: str, line: str, after: str | None, before: str | None) -> 
     """Put `line` back at its old place, known by the lines that stood before (`after`) and after
     (`before`) it.
 
-    In order: between the first line equal to `after` that is directly followed by `before` (`before` None:
-    the last line; `after` None: at the top when the first line is `before`); else just after the first
-    line equal to `after`; else just before the first line equal to `before` (blank `after`/`before` lines
-    are not used for these two fallbacks); else at the end. The new line gets the file's dominant line
+    Between the first line equal to `after` that is directly followed by `before` (`before` None: the
+    last line; `after` None: at the top when the first line is `before`): the old place, when both
+    neighbours are still there; else at the end. The new line gets the file's dominant line
     ending; see the module notes for the end of a file without final newline and for the empty file (LF).
     """
     bom, lines = _lines(text)

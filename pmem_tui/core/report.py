@@ -55,7 +55,22 @@ def _iso(value: Any) -> str | None:
     return None if value is None else str(value.isoformat())
 
 
+def _clean(value: Any) -> Any:
+    """Undecodable bytes in names and text become U+FFFD, so the JSON is always valid UTF-8."""
+    if isinstance(value, str):
+        return textio.display(value)
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    return value
+
+
 def status_dict(snap: Snapshot) -> dict[str, Any]:
+    return dict(_clean(_status_dict(snap)))
+
+
+def _status_dict(snap: Snapshot) -> dict[str, Any]:
     base = baseline(snap) if snap.exists else Baseline(0, 0, 0, 0)
     return {
         "root": str(snap.root),
@@ -117,6 +132,10 @@ def human_size(n: int) -> str:
 
 def status_lines(snap: Snapshot) -> list[str]:
     """Status for people (PM-STATUS-1): counts, approximate size, one-line summaries."""
+    return [textio.printable(line) for line in _status_lines(snap)]
+
+
+def _status_lines(snap: Snapshot) -> list[str]:
     if not snap.exists:
         return [f"No memory at {snap.root}. The first `pmem-tui save` creates it."]
     base = baseline(snap)
@@ -182,5 +201,5 @@ def plan_lines(plan: Plan) -> list[str]:
         out.append(f"  recovery: {pv.recovery}")
     for diff in pv.diffs:
         out.append("")
-        out += [textio.display(line) for line in diff.unified()]
-    return out
+        out += diff.unified()
+    return [textio.printable(line) for line in out]

@@ -39,6 +39,14 @@ def display(text: str) -> str:
     return _SURROGATES.sub("\ufffd", text)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`display`, and control characters (terminal escapes included) shown as `\\xNN`, never sent raw."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", display(text))
+
+
 def is_valid_utf8(data: bytes) -> bool:
     try:
         data.decode("utf-8")

@@ -261,10 +261,11 @@ def test_insert_line_back_between_its_neighbours() -> None:
 
 def test_insert_line_fallbacks() -> None:
     text = "# I\n- x.md\n\n- y.md\n"
-    # `after` gone, `before` still there: just before it.
-    assert insert_line(text, "- n.md", "- gone.md", "- y.md") == "# I\n- x.md\n\n- n.md\n- y.md\n"
-    # `after` there but followed by something else: just after it.
-    assert insert_line(text, "- n.md", "- x.md", "- gone.md") == "# I\n- x.md\n- n.md\n\n- y.md\n"
+    # Only one neighbour left: the old place is gone, so the line goes at the end (issue 2's rule).
+    assert insert_line(text, "- n.md", "- gone.md", "- y.md") == text + "- n.md\n"
+    assert insert_line(text, "- n.md", "- x.md", "- gone.md") == text + "- n.md\n"
+    # Both neighbours still together: between them.
+    assert insert_line(text, "- n.md", "- x.md", "") == "# I\n- x.md\n- n.md\n\n- y.md\n"
     # Neither: at the end.
     assert insert_line(text, "- n.md", "- gone.md", "- gone2.md") == text + "- n.md\n"
     # Blank neighbours alone say nothing about the place.
