@@ -178,6 +178,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PmemError as err:
         print(f"pmem-tui: {printable(str(err))}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader went away (`pmem-tui status | head`): stop quietly, as other Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except OSError as err:
         what = describe_os_error(err)
         print(f"pmem-tui: {printable(what[0].upper() + what[1:])}; nothing was changed.", file=sys.stderr)
