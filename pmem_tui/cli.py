@@ -33,8 +33,12 @@ def resolve_root(arg: str | None) -> Path:
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS,
-                        help="memory root (default: $PMEM_ROOT, else ~/.persistent-memory)")
+    common.add_argument(
+        "--root",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="memory root (default: $PMEM_ROOT, else ~/.persistent-memory)",
+    )
     parser = argparse.ArgumentParser(
         prog="pmem-tui",
         description="See, search, review and safely change what your AI agents remember. "
@@ -42,9 +46,15 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     parser.add_argument("--version", action="version", version=f"pmem-tui {__version__}")
-    parser.add_argument("--demo", action="store_true", help="open the app on a fresh sample memory in a temp folder")
-    parser.add_argument("--project", metavar="DIR", default=None,
-                        help="project whose .claude/memory/ the app's Epics pane shows (default: current folder)")
+    parser.add_argument(
+        "--demo", action="store_true", help="open the app on a fresh sample memory in a temp folder"
+    )
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        default=None,
+        help="project whose .claude/memory/ the app's Epics pane shows (default: current folder)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -55,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("save", "create or update a memory file (preview; --yes applies)")
     p.add_argument("path", metavar="PATH", help="e.g. notes/standup.md or _core/profile.md")
-    p.add_argument("--from", dest="source", metavar="FILE", required=True, help="file with the content, or - for stdin")
+    p.add_argument(
+        "--from", dest="source", metavar="FILE", required=True, help="file with the content, or - for stdin"
+    )
     p.add_argument("--index-line", metavar="LINE", help="the exact _index.md line for this file")
     p.add_argument("--yes", action="store_true", help="apply instead of previewing")
 
@@ -70,7 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("recover", "bring a file back from the archive or the trash")
     p.add_argument("path", metavar="PATH")
-    p.add_argument("--index-line", metavar="LINE", help="the index line to restore (for a record without one)")
+    p.add_argument(
+        "--index-line", metavar="LINE", help="the index line to restore (for a record without one)"
+    )
     p.add_argument("--yes", action="store_true")
 
     p = add("purge", "permanently remove expired trash items")
@@ -86,8 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_optional_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser],
-                           common: argparse.ArgumentParser) -> None:
+def _add_optional_commands(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     """Commands that live in their own modules (they never import Textual either)."""
     from pmem_tui import cli_loader
 
@@ -156,7 +171,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     elif cmd == "health":
         from pmem_tui import cli_health
 
-        return cli_health.run(args, root)
+        return int(cli_health.run(args, root))
     else:  # pragma: no cover - argparse rejects unknown commands
         raise AssertionError(cmd)
     return _run_plan(plan, root, args.yes)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 CORE_MODULES = sorted(
-    f"pmem_tui.core.{p.stem}" for p in (Path(__file__).parents[1] / "pmem_tui" / "core").glob("*.py")
+    f"pmem_tui.core.{p.stem}"
+    for p in (Path(__file__).parents[1] / "pmem_tui" / "core").glob("*.py")
     if p.stem != "__init__"
 )
 
@@ -17,7 +18,9 @@ CORE_MODULES = sorted(
 def _loaded_after(code: str) -> set[str]:
     out = subprocess.run(
         [sys.executable, "-c", code + "\nimport sys; print('\\n'.join(sys.modules))"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return {line.split(".")[0] for line in out.splitlines()}
 

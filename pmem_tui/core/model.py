@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 # Folder and file names the spec gives meaning to.
@@ -24,14 +24,14 @@ LIFECYCLE_PATHS = (ARCHIVE_DIR, TRASH_DIR, ARCHIVE_INDEX)
 RECOVERY_DAYS = 30
 
 
-class Location(str, Enum):
+class Location(StrEnum):
     CORE = "core"
     ACTIVE = "active"
     ARCHIVE = "archive"
     TRASH = "trash"
 
 
-class SummaryState(str, Enum):
+class SummaryState(StrEnum):
     VALID = "valid"
     INVALID = "invalid"
     MISSING = "missing"

@@ -32,8 +32,8 @@ class Baseline:
         if not self.core_too_big:
             return None
         return (
-            f"_core/ is about {self.core_tokens} tokens, over the {CORE_TOKEN_WARNING} a small core should stay "
-            "under: every agent loads it at every start."
+            f"_core/ is about {self.core_tokens} tokens, over the {CORE_TOKEN_WARNING} a small core "
+            "should stay under: every agent loads it at every start."
         )
 
 
@@ -140,11 +140,16 @@ def _status_lines(snap: Snapshot) -> list[str]:
         return [f"No memory at {snap.root}. The first `pmem-tui save` creates it."]
     base = baseline(snap)
     total = sum(a.size for a in snap.active)
+    lifecycle = (
+        "ready"
+        if snap.lifecycle_ready
+        else f"incomplete, missing {', '.join(snap.lifecycle_missing)} (run `pmem-tui upgrade`)"
+    )
     lines = [
         f"Memory root: {snap.root}",
-        f"Lifecycle: {'ready' if snap.lifecycle_ready else 'incomplete, missing ' + ', '.join(snap.lifecycle_missing) + ' (run `pmem-tui upgrade`)'}",
-        f"Baseline an agent loads: {base.files} file(s), about {base.tokens} tokens (_core/ {base.core_tokens}, "
-        f"{INDEX_FILE} {base.index_tokens})",
+        f"Lifecycle: {lifecycle}",
+        f"Baseline an agent loads: {base.files} file(s), about {base.tokens} tokens "
+        f"(_core/ {base.core_tokens}, {INDEX_FILE} {base.index_tokens})",
     ]
     if base.warning:
         lines.append(f"Warning: {base.warning}")

@@ -58,9 +58,9 @@ def inspect_file(path: Path) -> FileContent:
     return FileContent(summary.title_of(text), summary.inspect_summary(text), valid)
 
 
-def walk_files(root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset()) -> tuple[
-    list[FileInfo], list[Problem]
-]:
+def walk_files(
+    root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset()
+) -> tuple[list[FileInfo], list[Problem]]:
     """Every non-hidden regular file below `rel_dir`, never following symlinks."""
     files: list[FileInfo] = []
     problems: list[Problem] = []
@@ -82,7 +82,9 @@ def walk_files(root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset()) 
             except OSError:
                 continue
             if stat.S_ISLNK(st.st_mode):
-                problems.append(Problem("symlink", rel, "a symbolic link; pmem-tui never follows or acts on it"))
+                problems.append(
+                    Problem("symlink", rel, "a symbolic link; pmem-tui never follows or acts on it")
+                )
             elif stat.S_ISDIR(st.st_mode):
                 stack.append(rel)
             elif stat.S_ISREG(st.st_mode):
@@ -128,7 +130,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snap
             problems += folder_problems
     active: list[ActiveFile] = []
     for f in active_files:
-        entry = by_route.get(f.path)
+        found_entry = by_route.get(f.path)
         title: str | None = None
         info = SummaryInfo(SummaryState.UNKNOWN)
         if deep:
@@ -144,16 +146,16 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snap
                     )
                 if info.state is SummaryState.INVALID:
                     problems.append(Problem("invalid-summary", f.path, info.detail))
-        if entry is None:
+        if found_entry is None:
             problems.append(Problem("orphan", f.path, f"on disk but not in {INDEX_FILE}"))
         active.append(
             ActiveFile(
                 f.path,
                 f.size,
                 f.mtime_ns,
-                index_line=entry.raw if entry else None,
-                index_summary=entry.summary if entry else None,
-                title=title or (entry.title if entry else None),
+                index_line=found_entry.raw if found_entry else None,
+                index_summary=found_entry.summary if found_entry else None,
+                title=title or (found_entry.title if found_entry else None),
                 summary=info,
             )
         )

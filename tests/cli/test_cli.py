@@ -14,7 +14,9 @@ from pmem_tui.cli import main
 from tests.conftest import tree_bytes, write
 
 
-def run(*argv: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *argv: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pmem_tui", *argv],
         capture_output=True,
@@ -87,7 +89,9 @@ def test_root_from_env(memory: Path) -> None:
 @pytest.mark.rule("PM-FIRST-1", "PM-SAVE-3")
 def test_save_from_stdin_first_save(tmp_path: Path) -> None:
     root = tmp_path / "fresh"
-    proc = run("--root", str(root), "save", "notes/hello.md", "--from", "-", "--yes", stdin=b"# Hello\n\nhi\n")
+    proc = run(
+        "--root", str(root), "save", "notes/hello.md", "--from", "-", "--yes", stdin=b"# Hello\n\nhi\n"
+    )
     assert proc.returncode == 0, proc.stderr
     assert (root / "notes/hello.md").read_bytes() == b"# Hello\n\nhi\n"
     assert (root / "_index.md").read_text(encoding="utf-8") == "- [Hello](notes/hello.md) — hi\n"

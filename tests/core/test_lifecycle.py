@@ -53,7 +53,10 @@ def test_archive_moves_file_removes_line_and_records_it(memory: Path, today: dt.
     assert before["_index.md"].replace((ALPHA_LINE + "\n").encode(), b"") == after["_index.md"]
     rec = records.parse_records(after["_archive/_index.md"].decode())[-1]
     assert (rec.path, rec.index_line, rec.archived, rec.reason) == (
-        "projects/alpha.md", ALPHA_LINE, today, "shipped in November"
+        "projects/alpha.md",
+        ALPHA_LINE,
+        today,
+        "shipped in November",
     )
     assert "_archive/projects/alpha.md" in result.outcome
 
@@ -101,7 +104,15 @@ def test_destination_appearing_after_preview_is_never_replaced(memory: Path) -> 
 
 @pytest.mark.rule("PM-SAFE-5", "PM-SAFE-1", "PM-SAFE-2")
 @pytest.mark.parametrize(
-    "path", ["_core/profile.md", "_index.md", "_archive/_index.md", "../x.md", "/etc/passwd", "_archive/projects/a.md"]
+    "path",
+    [
+        "_core/profile.md",
+        "_index.md",
+        "_archive/_index.md",
+        "../x.md",
+        "/etc/passwd",
+        "_archive/projects/a.md",
+    ],
 )
 def test_protected_and_unsafe_paths_refused(memory: Path, path: str) -> None:
     with pytest.raises((UnsafePath, Refused)):
@@ -249,7 +260,11 @@ def test_save_never_creates_a_summary(memory: Path) -> None:
 def test_save_refuses_secrets(memory: Path) -> None:
     before = tree_bytes(memory)
     with pytest.raises(SecretFound, match="line 3"):
-        plan_save(memory, "notes/keys.md", b"# Keys\n\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n")
+        plan_save(
+            memory,
+            "notes/keys.md",
+            b"# Keys\n\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+        )
     assert tree_bytes(memory) == before
 
 
@@ -258,7 +273,13 @@ def test_first_save_creates_the_structure(tmp_path: Path) -> None:
     root = tmp_path / "new-root"
     plan = plan_save(root, "_core/profile.md", b"# Me\n")
     assert set(plan.preview.creates) >= {
-        "_core", "projects", "notes", "_archive", "_archive/_trash", "_index.md", "_archive/_index.md"
+        "_core",
+        "projects",
+        "notes",
+        "_archive",
+        "_archive/_trash",
+        "_index.md",
+        "_archive/_index.md",
     }
     assert not root.exists()
     apply(plan, root)
