@@ -77,3 +77,8 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
             continue
         out[rel] = path.read_bytes()
     return out
+
+
+# The spec-rule report (every test's rule ids and outcome; see tests/conformance_plugin.py), and pytester for
+# that plugin's own tests.
+pytest_plugins = ("tests.conformance_plugin", "pytester")

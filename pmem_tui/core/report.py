@@ -33,15 +33,17 @@ class Baseline:
             return None
         return (
             f"_core/ is about {self.core_tokens} tokens, over the {CORE_TOKEN_WARNING} a small core "
-            "should stay under: every agent loads it at every start."
+            "should stay under: an agent reads all of _core/ each time it loads memory."
         )
 
 
 def _tokens_of(path: Any) -> int:
+    """The loader's estimate of a file, decoded as the loader decodes: no BOM, undecodable bytes as U+FFFD."""
     try:
-        return estimate_tokens(textio.decode(path.read_bytes()))
+        data = path.read_bytes()
     except OSError:
         return 0
+    return estimate_tokens(data.decode("utf-8-sig", errors="replace"))
 
 
 def baseline(snap: Snapshot) -> Baseline:
