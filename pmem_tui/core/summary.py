@@ -37,9 +37,9 @@ from __future__ import annotations
 import re
 
 from pmem_tui.core.model import SummaryInfo, SummaryState
-from pmem_tui.core.textio import split_bom, split_lines, strip_ending
+from pmem_tui.core.textio import split_bom
 
-__all__ = ["MAX_BULLETS", "MIN_BULLETS", "inspect_summary", "title_of"]
+__all__ = ["MAX_BULLETS", "MIN_BULLETS", "inspect", "inspect_summary", "title_of"]
 
 MIN_BULLETS = 3
 MAX_BULLETS = 6
@@ -63,8 +63,10 @@ _MAX_META_LINE = 200
 
 
 def _bodies(text: str) -> list[str]:
+    # Lines end at "\n" only (a lone "\r" is not an ending); rstrip drops the "\r" of a CRLF with the
+    # trailing whitespace. A final newline leaves one empty last line, which no rule here counts.
     _, body = split_bom(text)
-    return [strip_ending(x).rstrip() for x in split_lines(body)]
+    return [x.rstrip() for x in body.split("\n")]
 
 
 def _after_front_matter(lines: list[str]) -> int:
@@ -119,7 +121,16 @@ def _is_summary(heading: tuple[int, str, int]) -> bool:
 
 def title_of(text: str) -> str | None:
     """The text of the file's first level-1 heading (``# Title`` or setext), outside front matter and code."""
+    return _title(_bodies(text))
+
+
+def inspect(text: str) -> tuple[str | None, SummaryInfo]:
+    """`title_of` and `inspect_summary` together, splitting the text once (the scan's hot path)."""
     lines = _bodies(text)
+    return _title(lines), _summary(lines)
+
+
+def _title(lines: list[str]) -> str | None:
     i = _after_front_matter(lines)
     while i < len(lines):
         end = _fence_end(lines, i)
@@ -213,11 +224,23 @@ def _preamble_ok(lines: list[str], start: int) -> tuple[int | None, str]:
 
 def inspect_summary(text: str) -> SummaryInfo:
     """MISSING, INVALID (with the reason) or VALID with its bullets; see the module notes for the rules."""
-    lines = _bodies(text)
+    return _summary(_bodies(text))
+
+
+def _may_name_summary(line: str) -> bool:
+    low = line.lower()
+    return "summary" in low or "摘要" in line
+
+
+def _summary(lines: list[str]) -> SummaryInfo:
     at, why = _preamble_ok(lines, _after_front_matter(lines))
     if at is None:
         later = next(
-            (n for n in range(len(lines)) if (h := _heading_at(lines, n)) is not None and _is_summary(h)),
+            (
+                n
+                for n in range(len(lines))
+                if _may_name_summary(lines[n]) and (h := _heading_at(lines, n)) is not None and _is_summary(h)
+            ),
             None,
         )
         if later is None:

@@ -55,7 +55,8 @@ def read_text(path: Path) -> tuple[str, bool]:
 
 def inspect_file(path: Path) -> FileContent:
     text, valid = read_text(path)
-    return FileContent(summary.title_of(text), summary.inspect_summary(text), valid)
+    title, info = summary.inspect(text)
+    return FileContent(title, info, valid)
 
 
 def walk_files(
@@ -166,6 +167,9 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snap
 
     archive_text = _read_control(root / ARCHIVE_INDEX)
     recs: list[ArchiveRecord] = records.parse_records(archive_text) if archive_text is not None else []
+    by_path: dict[str, list[ArchiveRecord]] = {}
+    for rec in recs:
+        by_path.setdefault(rec.path, []).append(rec)
     archived: list[ArchivedItem] = []
     trash: list[TrashItem] = []
     if (root / ARCHIVE_DIR).is_dir():
@@ -173,7 +177,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snap
         problems += archive_problems
         for f in found:
             original = f.path[len(ARCHIVE_DIR) + 1 :]
-            rec = _latest(recs, original, deleted=False)
+            rec = _latest(by_path.get(original, []), deleted=False)
             if rec is None:
                 problems.append(Problem("no-record", original, f"{f.path} has no record in {ARCHIVE_INDEX}"))
             archived.append(ArchivedItem(original, f.path, f.size, f.mtime_ns, rec))
@@ -182,7 +186,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snap
         problems += trash_problems
         for f in found:
             original = f.path[len(TRASH_DIR) + 1 :]
-            rec = _latest(recs, original, deleted=True)
+            rec = _latest(by_path.get(original, []), deleted=True)
             if rec is None:
                 problems.append(
                     Problem("no-record", original, f"{f.path} has no deletion record; `doctor` rebuilds it")
@@ -231,9 +235,8 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snap
     )
 
 
-def _latest(recs: list[ArchiveRecord], path: str, *, deleted: bool) -> ArchiveRecord | None:
-    """The newest record for `path` in the right state (a delete record for trash, else any)."""
-    matching = [r for r in recs if r.path == path]
+def _latest(matching: list[ArchiveRecord], *, deleted: bool) -> ArchiveRecord | None:
+    """The newest of one path's records in the right state (a delete record for trash, else any)."""
     if deleted:
         matching = [r for r in matching if r.deleted is not None]
     else:
