@@ -1,24 +1,45 @@
 """Doctor: finish or undo an interrupted action, and repair what a crash can leave behind.
 
 It derives how far each journaled step got from the disk itself, then plans to roll the action
-forward (preferred: the person confirmed it) or back (when forward is impossible, or when the
-executor undoes a failed step at once). Its own steps are idempotent, so a doctor interrupted in
-turn is simply run again.
+forward (preferred once the action changed something: the person confirmed it) or back (when it
+changed nothing yet but folders, when forward is impossible, or when the executor undoes a failed
+step at once). Its own steps are idempotent and re-derived from the disk on
+every run, so a doctor interrupted in turn is simply run again.
+
+Step states, read from the disk:
+
+- done: the step's effect is there (a write's new bytes, a move's destination without its source...);
+- todo: nothing of it is there;
+- half: a move linked its destination but did not unlink its source (one file, two names);
+- blocked: the step did not run, and something else now sits where it would put its file (a move's
+  source is intact but another file holds the destination; a new file's name is taken). Undoing can
+  skip it; finishing cannot run it.
+- conflict: the disk matches neither side (someone changed the file since): resolved by hand.
+
+Without an unfinished action, doctor repairs leftovers: journal files without an intent, temp files
+(`.pmem-tmp-*`), a file left under two names by a move (the same inode twice; the copy the archive
+records do not point to goes), and trash items without their record (a record is rebuilt with a
+fresh 30-day deadline; never purged).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import os
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pmem_tui.core import journal
 from pmem_tui.core.clock import today as clock_today
-from pmem_tui.core.errors import Refused
+from pmem_tui.core.errors import Busy, Refused
 from pmem_tui.core.fingerprint import fingerprint, sha256_bytes
 from pmem_tui.core.fsops import TEMP_PREFIX
 from pmem_tui.core.model import (
+    ACTIVE_DIRS,
+    ARCHIVE_DIR,
     ARCHIVE_INDEX,
+    INDEX_FILE,
     META_DIR,
     RECOVERY_DAYS,
     TRASH_DIR,
@@ -27,7 +48,19 @@ from pmem_tui.core.model import (
 )
 from pmem_tui.core.plan import MakeDir, MoveFile, Op, Plan, Preview, RemoveDir, RemoveFile, WriteFile
 
-DONE, TODO, HALF, CONFLICT = "done", "todo", "half", "conflict"
+DONE, TODO, HALF, BLOCKED, CONFLICT = "done", "todo", "half", "blocked", "conflict"
+FORWARD, BACK = "forward", "back"
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """How an interrupted action is resolved: its direction and the steps left, in order."""
+
+    intent: journal.Intent
+    direction: str  # FORWARD or BACK
+    ops: tuple[Op, ...]
+    states: tuple[str, ...]
+    merged: tuple[str, ...] = ()  # control files edited by someone since, whose edits are kept
 
 
 def _sha(path: Path) -> str | None:
@@ -35,6 +68,13 @@ def _sha(path: Path) -> str | None:
         return sha256_bytes(path.read_bytes()) if path.is_file() and not path.is_symlink() else None
     except OSError:
         return None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def step_state(root: Path, step: journal.JournalStep) -> str:
@@ -46,27 +86,44 @@ def step_state(root: Path, step: journal.JournalStep) -> str:
     if isinstance(op, RemoveFile):
         return TODO if os.path.lexists(root / op.path) else DONE
     if isinstance(op, WriteFile):
+        there = os.path.lexists(root / op.path)
         cur = _sha(root / op.path)
-        if cur == step.new_sha:
+        if there and cur == step.new_sha:
             return DONE
-        return TODO if cur == step.old_sha else CONFLICT
+        if (not there and step.old_sha is None) or (there and cur is not None and cur == step.old_sha):
+            return TODO
+        if there and step.old_sha is None:
+            return BLOCKED  # a new file's name was taken by something else
+        return CONFLICT
     assert isinstance(op, MoveFile)
-    src, dst = os.path.lexists(root / op.src), os.path.lexists(root / op.dst)
+    src_path, dst_path = root / op.src, root / op.dst
+    src, dst = os.path.lexists(src_path), os.path.lexists(dst_path)
     if dst and not src:
         return DONE
     if src and not dst:
         return TODO
     if src and dst:
-        same = os.path.samefile(root / op.src, root / op.dst) or _sha(root / op.src) == _sha(root / op.dst)
-        return HALF if same else CONFLICT
+        src_sha = _sha(src_path)
+        if _same_file(src_path, dst_path) or (src_sha is not None and src_sha == _sha(dst_path)):
+            return HALF
+        if step.sha is not None and src_sha == step.sha:
+            return BLOCKED  # the source is intact; another file took the destination
+        return CONFLICT
     return CONFLICT
 
 
-def _forward(root: Path, intent: journal.Intent, states: list[str]) -> list[Op] | None:
+def _forward(root: Path, intent: journal.Intent, states: list[str], merged: list[str]) -> list[Op] | None:
     ops: list[Op] = []
     for n, (step, state) in enumerate(zip(intent.steps, states, strict=True)):
         op = step.op
-        if state == CONFLICT:
+        if state == CONFLICT and isinstance(op, WriteFile):
+            data = _merge_step(root, n, step, FORWARD)
+            if data is None:
+                return None
+            ops.append(WriteFile(op.path, data))
+            merged.append(op.path)
+            continue
+        if state in (CONFLICT, BLOCKED):
             return None
         if state == DONE:
             continue
@@ -77,7 +134,7 @@ def _forward(root: Path, intent: journal.Intent, states: list[str]) -> list[Op] 
                 return None
             if sha256_bytes(data) != step.new_sha:
                 return None
-            ops.append(WriteFile(op.path, data, create=not (root / op.path).exists()))
+            ops.append(WriteFile(op.path, data, create=not os.path.lexists(root / op.path)))
         elif isinstance(op, MoveFile) and state == HALF:
             ops.append(RemoveFile(op.src))
         else:
@@ -85,17 +142,24 @@ def _forward(root: Path, intent: journal.Intent, states: list[str]) -> list[Op] 
     return ops
 
 
-def _backward(root: Path, intent: journal.Intent, states: list[str]) -> list[Op] | None:
+def _backward(root: Path, intent: journal.Intent, states: list[str], merged: list[str]) -> list[Op] | None:
     ops: list[Op] = []
-    for step, state in reversed(list(zip(intent.steps, states, strict=True))):
+    for n, (step, state) in reversed(list(enumerate(zip(intent.steps, states, strict=True)))):
         op = step.op
+        if state == CONFLICT and isinstance(op, WriteFile):
+            data = _merge_step(root, n, step, BACK)
+            if data is None:
+                return None
+            ops.append(WriteFile(op.path, data))
+            merged.append(op.path)
+            continue
         if state == CONFLICT:
             return None
         if isinstance(op, MoveFile) and state == HALF:
             ops.append(RemoveFile(op.dst))
             continue
         if state != DONE:
-            continue
+            continue  # todo, or blocked: nothing of this step is there to undo
         if isinstance(op, RemoveFile):
             return None  # a purge that ran cannot be undone
         if isinstance(op, WriteFile):
@@ -118,6 +182,67 @@ def _backward(root: Path, intent: journal.Intent, states: list[str]) -> list[Op]
     return ops
 
 
+MERGEABLE = (INDEX_FILE, ARCHIVE_INDEX)
+
+
+def _merge_step(root: Path, n: int, step: journal.JournalStep, direction: str) -> bytes | None:
+    """A control file someone edited since the interruption: the step's own line edit applied to (or taken
+    back from) what is there now, keeping the other edits; None when the two edits touch the same lines."""
+    op = step.op
+    if not isinstance(op, WriteFile) or op.path not in MERGEABLE or step.old_blob is None:
+        return None
+    try:
+        old = journal.read_blob(root, step.old_blob)
+        new = journal.new_content(root, n)
+        cur = (root / op.path).read_bytes()
+    except OSError:
+        return None
+    if sha256_bytes(old) != step.old_sha or sha256_bytes(new) != step.new_sha:
+        return None
+    return merge3(old, cur, new) if direction == FORWARD else merge3(new, cur, old)
+
+
+Hunk = tuple[int, int, tuple[bytes, ...]]
+
+
+def _hunks(base: list[bytes], other: list[bytes]) -> list[Hunk]:
+    matcher = difflib.SequenceMatcher(None, base, other, autojunk=False)
+    return [(i1, i2, tuple(other[j1:j2])) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def merge3(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    """Line-based three-way merge: `theirs`' changes to `base` applied to `ours`; None on a conflict.
+
+    A change of theirs that ours already holds (the same lines replaced by the same lines, or by lines that
+    begin or end with them) is taken once. Two insertions at the same place are both kept, ours first.
+    Changes to overlapping lines conflict.
+    """
+    a, b, c = base.splitlines(keepends=True), ours.splitlines(keepends=True), theirs.splitlines(keepends=True)
+    mine, yours = _hunks(a, b), _hunks(a, c)
+    kept: list[Hunk] = []
+    for s, e, lines in yours:
+        same = next((h[2] for h in mine if h[0] == s and h[1] == e), None)
+        if same is not None and lines in (same[: len(lines)], same[len(same) - len(lines) :]):
+            continue  # ours already made this change
+        for s2, e2, _ in mine:
+            if max(s, s2) < min(e, e2):
+                return None  # both changed the same lines
+            if (s == e and s2 < s < e2) or (s2 == e2 and s < s2 < e):
+                return None  # an insertion inside the other's change
+        kept.append((s, e, lines))
+    # In base order; at one place an insertion goes before a replaced range, and ours before theirs.
+    tagged = [(h, 0) for h in mine] + [(h, 1) for h in kept]
+    order = sorted(tagged, key=lambda x: (x[0][0], x[0][0] != x[0][1], x[1]))
+    out: list[bytes] = []
+    pos = 0
+    for (s, e, lines), _side in order:
+        out.extend(a[pos:s])
+        out.extend(lines)
+        pos = max(pos, e)
+    out.extend(a[pos:])
+    return b"".join(out)
+
+
 def _describe(op: Op) -> str:
     if isinstance(op, WriteFile):
         return f"write {op.path}"
@@ -126,68 +251,112 @@ def _describe(op: Op) -> str:
     if isinstance(op, RemoveFile):
         return f"remove {op.path}"
     if isinstance(op, RemoveDir):
-        return f"remove empty folder {op.path}"
+        return f"remove the folder {op.path} if it is empty"
     return f"create folder {op.path}"
 
 
-def plan_doctor(root: Path, prefer: str = "forward", today: dt.date | None = None) -> Plan:
-    """Plan the repairs. Raises Refused when an interrupted action cannot be resolved safely."""
+def read_intent_or_refuse(root: Path) -> journal.Intent | None:
+    try:
+        return journal.read_intent(root)
+    except (OSError, ValueError) as err:
+        raise Refused(
+            f"The journal of an interrupted action ({journal.INTENT}) is unreadable ({err}); it was left "
+            "as is: check the memory by hand, then move that file aside."
+        ) from err
+
+
+def resolve(root: Path, intent: journal.Intent, prefer: str = FORWARD, ran: int | None = None) -> Resolution:
+    """The steps that bring an interrupted action to its after state (forward) or its before state (back).
+
+    `prefer` is tried first; the other direction when it is impossible. Raises Refused when neither is safe.
+    `ran` (the executor's immediate undo): the index of the step that failed; the steps after it never ran,
+    and if that step's file holds neither its old nor its new bytes, they are someone else's, not ours.
+    """
+    states = [step_state(root, s) for s in intent.steps]
+    if ran is not None:
+        for n, step in enumerate(intent.steps):
+            if n > ran or (n == ran and isinstance(step.op, WriteFile) and states[n] == CONFLICT):
+                states[n] = TODO
+    changed = [st for s, st in zip(intent.steps, states, strict=True) if not isinstance(s.op, MakeDir)]
+    if prefer == FORWARD and not any(st in (DONE, HALF) for st in changed):
+        # It died before changing anything but folders: forget it rather than run, perhaps much later,
+        # an action whose preview the person saw then.
+        prefer = BACK
+    other = BACK if prefer == FORWARD else FORWARD
+    plans = {FORWARD: _forward, BACK: _backward}
+    for direction in (prefer, other):
+        merged: list[str] = []
+        steps = plans[direction](root, intent, states, merged)
+        if steps is not None:
+            return Resolution(intent, direction, tuple(steps), tuple(states), tuple(merged))
+    conflicts = [_describe(s.op) for s, st in zip(intent.steps, states, strict=True) if st == CONFLICT]
+    raise Refused(
+        f"The interrupted action '{intent.title}' cannot be finished or undone safely: "
+        f"{'; '.join(conflicts) or 'its journal is incomplete'} changed since; put the file(s) back as "
+        f"they were, or check the memory by hand and move {journal.INTENT} aside."
+    )
+
+
+def plan_doctor(
+    root: Path, prefer: str = FORWARD, today: dt.date | None = None, *, locked: bool = False
+) -> Plan:
+    """Plan the repairs. Raises Refused when an interrupted action cannot be resolved safely, Busy while
+    another process is applying an action (`locked`: the caller holds the root's lock itself)."""
     today = today or clock_today()
     ops: list[Op] = []
     notes: list[str] = []
-    reads: dict[str, Fingerprint | None] = {}
+    reads: dict[str, Fingerprint | None] = {journal.INTENT: fingerprint(root / journal.INTENT)}
     title = "Doctor: nothing to repair"
     outcome = "Nothing needed repair."
-    try:
-        intent = journal.read_intent(root)
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise Refused(f"The journal of an interrupted action is unreadable ({err}); it was left as is.") from err
+    if not locked and journal.action_running(root):
+        raise Busy("Another pmem-tui action is changing this memory right now; try again in a moment.")
+    intent = read_intent_or_refuse(root)
+    # Temp files first: they are garbage, and one may sit in a folder an undo is about to remove.
+    temps = _temp_files(root)
+    ops.extend(RemoveFile(t) for t in temps)
+    notes.extend(f"Remove the temporary file {t} left by an interrupted write." for t in temps)
     if intent is not None:
-        states = [step_state(root, s) for s in intent.steps]
-        first, second = (_forward, _backward) if prefer == "forward" else (_backward, _forward)
-        steps = first(root, intent, states)
-        direction = prefer
-        if steps is None:
-            steps = second(root, intent, states)
-            direction = "back" if prefer == "forward" else "forward"
-        if steps is None:
-            conflicts = [_describe(s.op) for s, st in zip(intent.steps, states, strict=True) if st == CONFLICT]
-            raise Refused(
-                f"The interrupted action '{intent.title}' cannot be finished or undone safely: "
-                f"{'; '.join(conflicts) or 'its journal is incomplete'} changed since; resolve it by hand."
-            )
-        # Rolling back a folder only when nothing else went in since.
-        steps = [s for s in steps if not (isinstance(s, RemoveDir) and any((root / s.path).iterdir()))]
-        verb = "Finish" if direction == "forward" else "Undo"
+        res = resolve(root, intent, prefer)
+        verb = "Finish" if res.direction == FORWARD else "Undo"
         title = f"Doctor: {verb.lower()} the interrupted action '{intent.title}'"
-        outcome = f"{verb}ed the interrupted action '{intent.title}'; the memory is consistent again."
-        notes.append(f"{verb} '{intent.title}' ({len(steps)} step(s) left to {'run' if verb == 'Finish' else 'undo'}).")
-        notes.extend(f"  {_describe(op)}" for op in steps)
-        ops.extend(steps)
-        for op in steps:
+        done = "finished" if res.direction == FORWARD else "undone"
+        outcome = f"The interrupted action '{intent.title}' is {done}; the memory is consistent again."
+        left = "left to run" if verb == "Finish" else "to undo"
+        notes.append(f"{verb} '{intent.title}': {len(res.ops)} step(s) {left}.")
+        notes.extend(f"  {_describe(op)}" for op in res.ops)
+        notes.extend(
+            f"  {path} was edited since the interruption: those edits are kept, only this action's "
+            "lines change."
+            for path in res.merged
+        )
+        ops.extend(res.ops)
+        for op in res.ops:
             for rel in _paths_of(op):
                 reads[rel] = fingerprint(root / rel)
         # Then the journal goes: its intent first (the commit point), then the saved bytes.
         ops.append(RemoveFile(journal.INTENT))
-        ops.extend(
-            RemoveFile(f"{journal.JOURNAL_DIR}/{e}") for e in _listdir(root / journal.JOURNAL_DIR) if e != "intent.json"
-        )
+        ops.extend(RemoveFile(f"{journal.JOURNAL_DIR}/{e}") for e in journal.leftovers(root))
+        notes.append("Clear the journal of that action.")
     else:
-        leftovers = [f"{journal.JOURNAL_DIR}/{e}" for e in _listdir(root / journal.JOURNAL_DIR)]
+        leftovers = [f"{journal.JOURNAL_DIR}/{e}" for e in journal.leftovers(root)]
         ops.extend(RemoveFile(p) for p in leftovers)
-        notes.extend(f"Remove the leftover journal file {p}." for p in leftovers)
-    temps = _temp_files(root)
-    ops.extend(RemoveFile(t) for t in temps)
-    notes.extend(f"Remove the temporary file {t} left by an interrupted write." for t in temps)
+        notes.extend(f"Remove the leftover journal file {p} (its action never started)." for p in leftovers)
     if intent is None:
-        record_op, record_notes = _rebuild_trash_records(root, today)
+        dup_ops, dup_notes = _two_names(root)
+        ops.extend(dup_ops)
+        notes.extend(dup_notes)
+        for op in dup_ops:
+            for rel in _paths_of(op):
+                reads[rel] = fingerprint(root / rel)
+        gone = {op.path for op in dup_ops if isinstance(op, RemoveFile)}
+        record_op, record_notes = _rebuild_trash_records(root, today, gone)
         if record_op is not None:
             reads[ARCHIVE_INDEX] = fingerprint(root / ARCHIVE_INDEX)
             ops.append(record_op)
-            notes.extend(record_notes)
-    if ops and intent is None:
-        title = "Doctor: repair what an interruption left"
-        outcome = f"Doctor made {len(ops)} repair(s)."
+        notes.extend(record_notes)
+        if ops:
+            title = "Doctor: repair what an interruption left"
+            outcome = f"Doctor made {len(ops)} repair(s)."
     return Plan(
         action="doctor",
         title=title,
@@ -206,54 +375,133 @@ def _paths_of(op: Op) -> tuple[str, ...]:
     return ()
 
 
-def _listdir(path: Path) -> list[str]:
-    try:
-        return sorted(os.listdir(path))
-    except OSError:
-        return []
+def journaled_paths(intent: journal.Intent) -> list[str]:
+    """Every path an intent's steps touch (for syncing their folders before the intent is cleared)."""
+    out: list[str] = []
+    for step in intent.steps:
+        op = step.op
+        out.extend((op.src, op.dst) if isinstance(op, MoveFile) else (op.path,))
+    return out
 
 
 def _temp_files(root: Path) -> list[str]:
     found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
-        dirnames[:] = [d for d in dirnames if not (rel_dir == "." and d == META_DIR)]
+        dirnames[:] = sorted(d for d in dirnames if not (rel_dir == "." and d == META_DIR))
         for name in filenames:
             if name.startswith(TEMP_PREFIX):
                 found.append(name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/"))
     return sorted(found)
 
 
-def _rebuild_trash_records(root: Path, today: dt.date) -> tuple[Op | None, list[str]]:
+def _read_records(root: Path) -> tuple[str, list[ArchiveRecord]] | None:
+    from pmem_tui.core import records, textio
+
+    try:
+        text = textio.decode((root / ARCHIVE_INDEX).read_bytes())
+    except OSError:
+        return None
+    return text, records.parse_records(text)
+
+
+def _files_under(root: Path, rel_dir: str, skip: tuple[str, ...] = ()) -> list[str]:
+    """Relative paths (to `rel_dir`) of the regular, non-hidden `.md` files below it, links never followed."""
+    out: list[str] = []
+    base = root / rel_dir
+    for dirpath, dirnames, filenames in os.walk(base):
+        rel_here = os.path.relpath(dirpath, base).replace(os.sep, "/")
+        prefix = "" if rel_here == "." else rel_here + "/"
+        dirnames[:] = sorted(
+            d for d in dirnames if not d.startswith(".") and f"{rel_dir}/{prefix}{d}" not in skip
+        )
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            if name.startswith(".") or not name.endswith(".md") or path.is_symlink() or not path.is_file():
+                continue
+            out.append(prefix + name)
+    return out
+
+
+def _two_names(root: Path) -> tuple[list[Op], list[str]]:
+    """A file left under two names by an interrupted move (the same inode twice): keep the name the
+    records point to, remove the other. Separate copies (other inodes) are never touched."""
+    places: dict[str, list[str]] = {}
+    for folder in ACTIVE_DIRS:
+        for rel in _files_under(root, folder):
+            places.setdefault(f"{folder}/{rel}", []).append(f"{folder}/{rel}")
+    for rel in _files_under(root, ARCHIVE_DIR, skip=(TRASH_DIR,)):
+        if rel.split("/", 1)[0] in ACTIVE_DIRS:
+            places.setdefault(rel, []).append(f"{ARCHIVE_DIR}/{rel}")
+    for rel in _files_under(root, TRASH_DIR):
+        places.setdefault(rel, []).append(f"{TRASH_DIR}/{rel}")
+    multiple = {p: locs for p, locs in places.items() if len(locs) > 1}
+    if not multiple:
+        return [], []
+    loaded = _read_records(root)
+    recs = loaded[1] if loaded else []
+    ops: list[Op] = []
+    notes: list[str] = []
+    for path, locs in sorted(multiple.items()):
+        linked = all(_same_file(root / locs[0], root / other) for other in locs[1:])
+        if not linked:
+            notes.append(f"{path} exists as separate copies at {', '.join(locs)}; doctor leaves them to you.")
+            continue
+        mine = [r for r in recs if r.path == path]
+        if mine and mine[-1].deleted is not None:
+            keep = f"{TRASH_DIR}/{path}"
+        elif mine:
+            keep = f"{ARCHIVE_DIR}/{path}"
+        else:
+            keep = path
+        if keep not in locs:
+            notes.append(f"{path} is one file under the names {', '.join(locs)}; the records name neither.")
+            continue
+        for loc in locs:
+            if loc != keep:
+                ops.append(RemoveFile(loc))
+                notes.append(f"{path} is one file under two names: remove the name {loc}, keep {keep}.")
+    return ops, notes
+
+
+def _rebuild_trash_records(root: Path, today: dt.date, gone: set[str]) -> tuple[Op | None, list[str]]:
     """A trash item without its record gets one with a fresh 30-day deadline: never auto-purged."""
     from pmem_tui.core import records, textio
 
-    trash = root / TRASH_DIR
-    index_path = root / ARCHIVE_INDEX
-    if not trash.is_dir() or not index_path.is_file():
+    if not (root / TRASH_DIR).is_dir():
         return None, []
-    text = textio.decode(index_path.read_bytes())
-    known = {r.path for r in records.parse_records(text) if r.deleted is not None}
+    loaded = _read_records(root)
+    if loaded is None:
+        return None, []
+    text, parsed = loaded
     new_text = text
     notes = []
-    for dirpath, _dirnames, filenames in os.walk(trash):
-        for name in sorted(filenames):
-            if name.startswith(".") or not name.endswith(".md"):
-                continue
-            rel = os.path.relpath(os.path.join(dirpath, name), trash).replace(os.sep, "/")
-            if rel in known:
-                continue
+    deadline = today + dt.timedelta(days=RECOVERY_DAYS)
+    for rel in _files_under(root, TRASH_DIR):
+        if f"{TRASH_DIR}/{rel}" in gone:
+            continue
+        recs = [r for r in parsed if r.path == rel]
+        if any(r.deleted is not None for r in recs):
+            continue
+        archived_copy = os.path.lexists(root / ARCHIVE_DIR / rel)
+        if recs and not archived_copy:
+            # Its archive record is there without the deletion: complete it.
+            done = replace(recs[-1], deleted=today, deadline=deadline)
+            new_text = records.replace_record(new_text, recs[-1], done)
+        else:
             rec = ArchiveRecord(
                 path=rel,
                 index_line=None,
                 archived=None,
                 reason="record rebuilt by doctor after an interruption",
                 deleted=today,
-                deadline=today + dt.timedelta(days=RECOVERY_DAYS),
+                deadline=deadline,
             )
             new_text = records.add_record(new_text, rec)
-            notes.append(f"Rebuild the missing record of {TRASH_DIR}/{rel}: recoverable until {rec.deadline}.")
+        parsed = records.parse_records(new_text)
+        notes.append(
+            f"Rebuild the missing deletion record of {TRASH_DIR}/{rel}: recoverable until {deadline}."
+        )
     if new_text == text:
         return None, []
     return WriteFile(ARCHIVE_INDEX, textio.encode(new_text)), notes
-

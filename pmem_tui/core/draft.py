@@ -2,7 +2,8 @@
 
 Control files (`_index.md`, `_archive/_index.md`) are read once, fingerprinted, edited in memory
 by each item in turn, and written once at the end: moves first, then the index, then the records
-(the spec's order: the index entry goes only after the move).
+(the spec's order: the index entry goes only after the move), then permanent removals (purge), the
+only steps that cannot be undone.
 """
 
 from __future__ import annotations
@@ -102,7 +103,6 @@ class Draft:
     def plan(self, action: str, title: str) -> Plan:
         ops: list[Op] = [MakeDir(d) for d in self.dirs]
         ops += [MoveFile(s, d) for s, d in self.moves]
-        ops += [RemoveFile(r) for r in self.removes]
         diffs: list[FileDiff] = []
         for rel, data in self.new_files.items():
             old = self.originals.get(rel)
@@ -115,6 +115,8 @@ class Draft:
                 continue
             ops.append(WriteFile(rel, textio.encode(new), create=old is None))
             diffs.append(FileDiff(rel, old or "", new, is_new=old is None))
+        # Permanent removals last: until the first one runs, a failed action can still be undone.
+        ops += [RemoveFile(r) for r in self.removes]
         # Folders and control files this plan brings into being (first save, upgrade).
         creates = tuple(self.dirs) + tuple(r for r in self.write_order if self.originals.get(r) is None)
         preview = Preview(

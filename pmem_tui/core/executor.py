@@ -1,17 +1,28 @@
 """The one executor: applies a Plan under the root's lock, after re-checking what the plan saw.
 
-Order of work: lock -> no unfinished action -> fingerprints unchanged -> destinations still free ->
-journal the intent -> run the steps through the file-system shim -> clear the journal.
-A failure part-way is rolled back at once from the journal when possible; otherwise the journal
-stays and the person is pointed to `pmem-tui doctor`.
+Order of work: lock -> no unfinished action -> fingerprints unchanged -> paths still safe (no link
+anywhere below the root) -> destinations still free -> journal the intent (the commit point) -> run
+the steps through the file-system shim (each file is re-checked right before it is replaced) ->
+clear the journal.
+
+A step that fails is undone at once from the journal (the same derivation `doctor` uses). If the
+undo fails in turn (a disk that keeps failing) or the process dies, the journal stays and every
+later action is refused until `pmem-tui doctor` finishes or undoes it.
+
+Every error sentence says truthfully where the memory stands:
+- "Nothing was changed: ..."                 the memory is exactly as before;
+- "... stopped part-way ...; run `pmem-tui doctor` ..."   the journal is there for doctor;
+- "... was done, but ..."                     the memory is exactly as after.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import filelock
 
@@ -20,10 +31,14 @@ from pmem_tui.core.errors import Busy, DiskError, PmemError, StalePlan, Unfinish
 from pmem_tui.core.fingerprint import fingerprint
 from pmem_tui.core.fsops import FS, StepHook
 from pmem_tui.core.model import META_DIR
+from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import MakeDir, MoveFile, Op, Plan, RemoveDir, RemoveFile, WriteFile
 
-LOCK_FILE = f"{META_DIR}/lock"
+LOCK_FILE = journal.LOCK_FILE
 LOCK_TIMEOUT_S = 3.0
+
+NOTHING_CHANGED = "Nothing was changed"
+RUN_DOCTOR = "run `pmem-tui doctor` to finish or undo it"
 
 
 @dataclass(frozen=True)
@@ -43,6 +58,7 @@ def describe_os_error(err: OSError) -> str:
         errno.EROFS: "the file system is read-only",
         errno.EXDEV: "the move would cross file systems",
         errno.EEXIST: "a file already exists where one was to be created",
+        errno.ENAMETOOLONG: "a file name is too long for this file system",
     }.get(err.errno or 0, err.strerror or "an unexpected file-system error occurred")
     where = f" ({err.filename})" if err.filename else ""
     return f"{what}{where}"
@@ -64,12 +80,16 @@ def apply(plan: Plan, root: Path, *, hook: StepHook | None = None) -> ApplyResul
             lock.acquire()
         except filelock.Timeout:
             raise Busy("Another pmem-tui action is running on this memory; try again in a moment.") from None
-        try:
-            return _apply_locked(plan, root, fs)
-        finally:
-            lock.release()
     except OSError as err:
-        raise DiskError(f"Nothing was changed: {describe_os_error(err)}.") from err
+        raise DiskError(f"{NOTHING_CHANGED}: {describe_os_error(err)}.") from err
+    try:
+        return _apply_locked(plan, root, fs)
+    except OSError as err:  # a safety net: every expected failure is already a one-sentence PmemError
+        if os.path.lexists(root / journal.INTENT):
+            raise DiskError(f"The action stopped because {describe_os_error(err)}; {RUN_DOCTOR}.") from err
+        raise DiskError(f"{NOTHING_CHANGED}: {describe_os_error(err)}.") from err
+    finally:
+        lock.release()
 
 
 def _ensure_meta(fs: FS, plan: Plan) -> None:
@@ -83,28 +103,61 @@ def _ensure_meta(fs: FS, plan: Plan) -> None:
 
 
 def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
-    if plan.action != "doctor" and (root / journal.INTENT).exists():
+    if plan.action == "doctor":
+        return _apply_doctor(plan, root, fs)
+    if os.path.lexists(root / journal.INTENT):
         raise UnfinishedAction(
             "An earlier action was interrupted; run `pmem-tui doctor` to finish or undo it first."
         )
-    check_fresh(plan, root)
-    _check_destinations(plan.ops, root)
-    if plan.action == "doctor":
-        # Doctor's steps are idempotent and re-derived from the disk on every run: no journal of its own.
-        _run_ops(fs, plan.ops)
-        return ApplyResult(plan, plan.outcome)
+    try:
+        check_fresh(plan, root)
+        check_paths(plan.ops, root)
+        _check_destinations(plan.ops, root)
+    except OSError as err:
+        raise DiskError(f"{NOTHING_CHANGED}: {describe_os_error(err)}.") from err
     shas = {p: fp.sha256 for p, fp in plan.reads.items() if fp is not None}
     try:
-        journal.write_intent(fs, plan.action, plan.title, plan.ops, shas)
-    except OSError:
-        _forget_intent(fs)
-        raise
-    try:
-        _run_ops(fs, plan.ops)
+        journal.write_intent(fs, plan.action, plan.title, plan.ops, shas, _detail(plan))
     except OSError as err:
-        raise DiskError(_roll_back_now(root, fs.hook, err)) from err
-    journal.clear_intent(fs)
+        reason = describe_os_error(err)
+        if _forget_intent(fs):
+            raise DiskError(f"{NOTHING_CHANGED}: {reason}.") from err
+        raise DiskError(
+            f"{NOTHING_CHANGED}: {reason}; run `pmem-tui doctor` to clear the journal it left."
+        ) from err
+    expected = {p: fp.sha256 for p, fp in plan.reads.items() if fp is not None and fp.size >= 0}
+    progress = [0]
+    try:
+        _run_ops(fs, plan.ops, expected, progress=progress)
+    except OSError as err:
+        raise DiskError(_undo_now(root, fs, plan, describe_os_error(err), progress[0])) from err
+    except StalePlan as err:
+        raise StalePlan(_undo_now(root, fs, plan, str(err), progress[0], stale=True)) from err
+    try:
+        fs.remove(journal.INTENT)
+    except OSError as err:
+        # Every step of the action was written and synced. Only a journal that is still there matters (an
+        # unsynced removal at worst brings it back after a power cut, and doctor then finds every step done).
+        if not os.path.lexists(root / journal.INTENT):
+            return ApplyResult(plan, plan.outcome)
+        raise DiskError(
+            f"{plan.outcome} The action was done, but its journal could not be cleared "
+            f"({describe_os_error(err)}); run `pmem-tui doctor` to clear it."
+        ) from err
+    with contextlib.suppress(OSError):  # the intent is gone, the action complete; doctor sweeps leftovers
+        journal.clear_blobs(fs)
     return ApplyResult(plan, plan.outcome)
+
+
+def _detail(plan: Plan) -> dict[str, Any]:
+    """What the journal tells a person reading it: the items, the exact index lines, the record changes."""
+    pv = plan.preview
+    return {
+        "items": list(plan.items),
+        "index_removed": list(pv.index_removed),
+        "index_added": list(pv.index_added),
+        "record_changes": list(pv.record_changes),
+    }
 
 
 def check_fresh(plan: Plan, root: Path) -> None:
@@ -115,6 +168,20 @@ def check_fresh(plan: Plan, root: Path) -> None:
             raise StalePlan(f"{shown} changed since the preview; nothing was changed. Preview again.")
 
 
+def check_paths(ops: tuple[Op, ...], root: Path) -> None:
+    """The safety contract's file-system checks again, under the lock: no symbolic link at any
+    component, folders where folders are needed, everything inside the root."""
+    for op in ops:
+        if isinstance(op, MoveFile):
+            files: tuple[str, ...] = (op.src, op.dst)
+        elif isinstance(op, (WriteFile, RemoveFile)):
+            files = (op.path,)
+        else:
+            files = (f"{op.path}/-",)  # a folder: every component of it must be a real folder
+        for rel in files:
+            check_existing_inside(root, rel)
+
+
 def _check_destinations(ops: tuple[Op, ...], root: Path) -> None:
     for op in ops:
         if isinstance(op, MoveFile) and os.path.lexists(root / op.dst):
@@ -123,40 +190,96 @@ def _check_destinations(ops: tuple[Op, ...], root: Path) -> None:
             raise StalePlan(f"{op.path} appeared since the preview; nothing was overwritten.")
 
 
-def _run_ops(fs: FS, ops: tuple[Op, ...]) -> None:
-    for op in ops:
+def _run_ops(
+    fs: FS,
+    ops: tuple[Op, ...],
+    expected: dict[str, str] | None = None,
+    *,
+    tolerant: bool = False,
+    progress: list[int] | None = None,
+) -> None:
+    """Run the steps. `expected`: the sha256 each replaced file must still have right before it is
+    replaced (else StalePlan). `tolerant` (doctor): removing what is already gone, or a folder that is
+    no longer empty, is not an error. `progress[0]` tells which step is running."""
+    for n, op in enumerate(ops):
+        if progress is not None:
+            progress[0] = n
         if isinstance(op, MakeDir):
             fs.makedirs(op.path)
         elif isinstance(op, WriteFile):
-            fs.write_atomic(op.path, op.content, create=op.create)
+            expect = expected.get(op.path) if expected is not None and not op.create else None
+            fs.write_atomic(op.path, op.content, create=op.create, expect=expect)
         elif isinstance(op, MoveFile):
             fs.makedirs(op.dst.rsplit("/", 1)[0] if "/" in op.dst else "")
             fs.move(op.src, op.dst)
         elif isinstance(op, RemoveFile):
-            fs.remove(op.path)
+            fs.remove(op.path, missing_ok=tolerant)
         elif isinstance(op, RemoveDir):
-            fs.rmdir(op.path)
+            fs.rmdir(op.path, only_if_empty=True)
 
 
-def _forget_intent(fs: FS) -> None:
-    """The journal could not be written: nothing ran, so remove whatever part of it exists."""
+def _forget_intent(fs: FS) -> bool:
+    """The journal could not be written: nothing ran, so remove whatever part of it exists.
+    True when no intent is left behind."""
     try:
-        if (fs.root / journal.INTENT).exists():
-            FS(fs.root).remove(journal.INTENT)
-        journal.clear_blobs(FS(fs.root))
+        fs.remove(journal.INTENT, missing_ok=True)
+        journal.clear_blobs(fs)
     except OSError:
-        pass  # harmless leftovers without an intent; doctor sweeps them
+        return not os.path.lexists(fs.root / journal.INTENT)
+    return True
 
 
-def _roll_back_now(root: Path, hook: StepHook | None, err: OSError) -> str:
-    """A step failed: undo the steps that ran, from the journal. Returns the sentence to show."""
-    from pmem_tui.core.doctor import plan_doctor  # doctor builds on the executor
+def _undo_now(root: Path, fs: FS, plan: Plan, reason: str, failed_step: int, *, stale: bool = False) -> str:
+    """A step failed: undo the steps that ran, from the journal (through the same shim and hook, so a
+    disk that keeps failing fails here too). Returns the one sentence to show."""
+    from pmem_tui.core import doctor  # doctor builds on the executor
 
-    reason = describe_os_error(err)
+    stuck = f"The action stopped part-way because {reason}; {RUN_DOCTOR}."
     try:
-        _run_ops(FS(root), plan_doctor(root, prefer="back").ops)
-    except (OSError, PmemError):
+        intent = journal.read_intent(root)
+        if intent is None:
+            return stuck
+        res = doctor.resolve(root, intent, prefer=doctor.BACK, ran=failed_step)
+        _run_ops(fs, res.ops, tolerant=True)
+        fs.remove(journal.INTENT)
+    except (OSError, ValueError, PmemError):
+        return stuck
+    with contextlib.suppress(OSError):
+        journal.clear_blobs(fs)
+    if res.direction == doctor.FORWARD:
+        # Only a permanent removal (purge) cannot be undone: it was finished instead.
         return (
-            f"The action stopped part-way because {reason}; run `pmem-tui doctor` to finish or undo it."
+            f"A step failed because {reason}, and what had run cannot be undone, so it was finished: "
+            f"{plan.outcome}"
         )
-    return f"Nothing was changed: {reason}."
+    return f"{NOTHING_CHANGED}: {reason}{'; preview again' if stale else ''}."
+
+
+def _apply_doctor(plan: Plan, root: Path, fs: FS) -> ApplyResult:
+    """Doctor's repairs, re-derived under the lock: they must be exactly the ones previewed."""
+    from pmem_tui.core import doctor
+
+    try:
+        fresh = doctor.plan_doctor(root, locked=True)
+        if fresh.ops != plan.ops:
+            raise StalePlan(
+                "The memory changed since the doctor's preview; nothing was changed. Preview again."
+            )
+        check_fresh(plan, root)
+        check_paths(plan.ops, root)
+        intent = doctor.read_intent_or_refuse(root)
+        if intent is not None:
+            # What the interrupted action already did must be durable before its journal goes.
+            for folder in sorted({_parent(p) for p in doctor.journaled_paths(intent)}):
+                if (root / folder).is_dir():
+                    fs.fsync_dir(folder)
+        _run_ops(fs, plan.ops, tolerant=True)
+    except OSError as err:
+        raise DiskError(
+            f"Doctor stopped because {describe_os_error(err)}; what it did is safe, run it again."
+        ) from err
+    return ApplyResult(plan, plan.outcome)
+
+
+def _parent(rel: str) -> str:
+    return rel.rsplit("/", 1)[0] if "/" in rel else ""

@@ -13,12 +13,14 @@ Signals
 inactive           no change for `inactive_days` (default 90) days or more: the newest of the file's mtime and
                    a date the file states (``Updated: …``, front matter ``updated:``/``date:``…); the detail
                    says which one was used.
-duplicate          the same words in the same order as another file (case, spacing and punctuation ignored).
+duplicate          the same words in the same order as another file (case, spacing and punctuation ignored):
+                   files with equal MinHash signatures and word counts, confirmed by the sha256 of their
+                   normalized texts.
 near-duplicate     at least `SIM_THRESHOLD` (85%) similar to another file: MinHash LSH over word 3-grams finds
                    candidates, rapidfuzz's Indel similarity of the normalized texts confirms them
                    (`health_sketch` documents the parameters and the probabilities).
-concluded          a status line or front matter says done/closed/shipped/已完成… (`health_text`), or every item
-                   of a checklist of two or more is ticked.
+concluded          a status line or front matter says done/closed/shipped/已完成… (`health_text`), or
+                   every item of a checklist of two or more is ticked.
 overlaps-core      at least `OVERLAP_THRESHOLD` (80%) of the file's word 3-grams are already in ``_core/``.
 orphan             on disk but not in ``_index.md``; fix: the line to add (`lifecycle.propose_index_line`).
 dead-route         in ``_index.md`` but no such file; fix: the line to drop.
@@ -38,27 +40,29 @@ Categories (PM-ARC-2)
 * **keep**: an inactive file whose status says it is still active (``Status: in progress``), and index drift
   alone (fix the index, keep the file).
 
-Certainty combines the signals' own certainties as independent evidence (``1 - Π(1 - c)``): exact duplicate
-0.98; near duplicate its similarity minus 0.05; concluded by status 0.8, by checklist 0.6; overlaps core 0.5 to
-0.9 with the overlap; inactive 0.4 at the threshold rising to 0.7 at three times it; index drift alone 0.9;
-keep despite inactivity 0.3.
+Certainty combines the signals' own certainties as independent evidence (``1 - Π(1 - c)``): exact
+duplicate 0.98; near duplicate its similarity minus 0.05; concluded by status 0.8, by checklist 0.6;
+overlaps core 0.5 to 0.9 with the overlap; inactive 0.4 at the threshold rising to 0.7 at three times it;
+index drift alone 0.9; keep despite inactivity 0.3.
 
 Performance
 -----------
 Each file is read at most once per run. Per-file features are cached by (path, size, mtime_ns) in
 ``.pmem/cache/`` (`health_cache`); a run in which nothing changed reuses the whole last report and reads no
-file. ``use_cache=False`` neither reads nor writes the cache.
+file; a run after a change reads only the changed files (and `_core/`, and the candidates a comparison
+needs). ``use_cache=False`` neither reads nor writes the cache. The cache is the tool's own metadata, never
+among memory files; nothing else is ever written.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import hashlib
 import os
+import re
 import stat
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -78,6 +82,7 @@ from pmem_tui.core.model import (
     ACTIVE_DIRS,
     ARCHIVE_INDEX,
     CORE_DIR,
+    DEFAULT_INACTIVE_DAYS,
     INDEX_FILE,
     TRASH_DIR,
     ArchiveRecord,
@@ -97,6 +102,7 @@ __all__ = [
     "NearPair",
     "Proposal",
     "Signal",
+    "archive_reason",
     "check_health",
     "health_dict",
     "health_lines",
@@ -104,7 +110,6 @@ __all__ = [
 ]
 
 ENGINE = "health-1"  # bump when features, normalization or sketches change: old caches are then ignored
-DEFAULT_INACTIVE_DAYS = 90
 SIM_THRESHOLD = sk.SIM_THRESHOLD
 DELETE_SIMILARITY = 0.95
 OVERLAP_THRESHOLD = 0.8
@@ -129,7 +134,7 @@ _MAX_REASON = 240
 
 @dataclass(frozen=True)
 class Signal:
-    """One piece of evidence. `other` names the related file (duplicates, core overlap); `score` is a share."""
+    """One piece of evidence. `other` names the related file (duplicates, core overlap); `score`: a share."""
 
     kind: str
     detail: str
@@ -245,7 +250,9 @@ class _Listing:
 
     def key(self, today: dt.date, inactive_days: int) -> str:
         h = hashlib.blake2b(digest_size=16)
-        h.update(f"{ENGINE}\0{today.isoformat()}\0{inactive_days}\0{self.index}\0{self.archive_index}\n".encode())
+        h.update(
+            f"{ENGINE}\0{today.isoformat()}\0{inactive_days}\0{self.index}\0{self.archive_index}\n".encode()
+        )
         for group in (self.active, self.core, self.trash):
             h.update("\n".join(f"{p}\0{s}\0{m}" for p, s, m in group).encode("utf-8", "surrogatepass"))
             h.update(b"\1")
@@ -274,14 +281,15 @@ def _list(root: str) -> _Listing:
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _read(path: str) -> bytes | None:
-    """A regular file's bytes, never through a symlink; None when it cannot be read."""
+def _read(path: str, size: int | None = None) -> bytes | None:
+    """A file's bytes, never through a symlink; None when it cannot be read. `size`: its size when listed."""
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
     except OSError:
         return None
     try:
-        size = os.fstat(fd).st_size
+        if size is None:
+            size = os.fstat(fd).st_size
         data = os.read(fd, size + 1) if size < (1 << 30) else b""
         if len(data) > size:  # it grew while being read: read the rest
             chunks = [data]
@@ -298,12 +306,11 @@ def _read(path: str) -> bytes | None:
 # -- per-file features ---------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _File:
     path: str
     size: int
     mtime_ns: int
-    digest: str
     tokens: int
     shingles: int
     facts: Facts
@@ -311,9 +318,9 @@ class _File:
     fresh: bool = False  # computed in this run (not from the cache)
     row: int = 0  # row in the signature matrix
 
-    @property
-    def indexed_key(self) -> tuple[int, int]:
-        return (self.size, self.mtime_ns)
+
+_NO_FACTS = Facts()
+_FRONT_STARTS = (b"---", b"\xef\xbb\xbf---")
 
 
 def _mtime_date(mtime_ns: int) -> dt.date:
@@ -334,7 +341,6 @@ class _Run:
     candidates: int = 0
     cache_state: str = "off"
     texts: dict[str, bytes] = field(default_factory=dict)  # raw bytes of files read in this run
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.prefix = os.fspath(self.root) + "/"
@@ -343,17 +349,15 @@ class _Run:
         data = self.texts.get(rel)
         if data is None:
             data = _read(self.prefix + rel)
-            with self.lock:
-                self.read += 1
-                if data is not None:
-                    self.texts[rel] = data
+            self.read += 1
+            if data is not None:
+                self.texts[rel] = data
         return data
 
-    def read_many(self, rels: list[str]) -> list[bytes]:
+    def read_many(self, entries: list[Entry]) -> list[bytes]:
         prefix = self.prefix
-        out = [_read(prefix + rel) or b"" for rel in rels]
-        with self.lock:
-            self.read += len(rels)
+        out = [_read(prefix + rel, size) or b"" for rel, size, _ in entries]
+        self.read += len(entries)
         return out
 
 
@@ -368,8 +372,18 @@ def check_health(
 
     Raises `LifecycleIncomplete` (naming `upgrade`) while the lifecycle structure is incomplete (PM-UPG-4).
     """
+    # Allocation-heavy and short: collections would only walk the same young objects again and again.
+    collect = gc.isenabled()
+    gc.disable()
+    try:
+        return _check(Path(root), inactive_days, today, use_cache)
+    finally:
+        if collect:
+            gc.enable()
+
+
+def _check(root: Path, inactive_days: int, today: dt.date | None, use_cache: bool) -> HealthReport:
     started = time.perf_counter()
-    root = Path(root)
     require_lifecycle(root, "run a health check")
     if inactive_days < 1:
         raise Refused("--inactive-days must be at least 1.")
@@ -380,8 +394,14 @@ def check_health(
     if use_cache:
         cached = _cached_report(root, key, listing, day, inactive_days)
         if cached is not None:
-            return _with_stats(cached, cache="report", files=len(listing.active), read=0,
-                               hits=len(listing.active), seconds=time.perf_counter() - started)
+            return _with_stats(
+                cached,
+                cache="report",
+                files=len(listing.active),
+                read=0,
+                hits=len(listing.active),
+                seconds=time.perf_counter() - started,
+            )
     run = _Run(root, day, inactive_days, use_cache)
     header, old_sig = (None, None)
     if use_cache:
@@ -389,19 +409,21 @@ def check_health(
         if loaded is not None and loaded[0].get("engine") == ENGINE:
             header, old_sig = loaded
     run.cache_state = "off" if not use_cache else ("features" if header is not None else "cold")
-    # Parsing the index and the archive records is pure Python; reading and sketching the files mostly runs
-    # outside the interpreter lock (system calls, numpy): the two overlap on a second core.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pmem-health") as pool:
-        entries_job = pool.submit(_index_entries, run, listing, header)
-        trash_job = pool.submit(_expired_trash, run, listing)
-        files, sig, sketches_fresh = _features(run, listing, header, old_sig)
-        entries = entries_job.result()
-        trash = trash_job.result()
+    entries, orphan_lines = _index_job(run, listing, header)
+    trash = _expired_trash(run, listing)
+    files, sig, sketches_fresh = _features(run, listing, header, old_sig)
+    for f in files:
+        if f.path in orphan_lines:
+            f.index_line = orphan_lines[f.path]
     checked = _checked_pairs(header, files)
-    pairs, checked_now = _near_pairs(run, files, sig, checked)
+    norm: dict[str, bytes] = {}
+    exact = _exact_groups(run, files, sig, norm)
+    pairs, checked_now = _near_pairs(run, files, sig, checked, exact, norm)
     overlaps = _core_overlaps(run, listing, files, sig, sketches_fresh)
-    proposals = _propose(run, listing, files, entries, pairs, overlaps)
-    near = tuple(sorted((NearPair(files[i].path, files[j].path, s) for i, j, s in pairs), key=lambda p: (p.a, p.b)))
+    proposals = _propose(run, files, entries, exact, pairs, overlaps)
+    near = tuple(
+        sorted((NearPair(files[i].path, files[j].path, s) for i, j, s in pairs), key=lambda p: (p.a, p.b))
+    )
     report = HealthReport(root, day, inactive_days, proposals, trash, near)
     hits = sum(1 for f in files if not f.fresh)
     written = False
@@ -425,10 +447,19 @@ def check_health(
     return HealthReport(root, day, inactive_days, proposals, trash, near, stats)
 
 
-def _with_stats(report: HealthReport, *, cache: str, files: int, read: int, hits: int, seconds: float) -> HealthReport:
+def _with_stats(
+    report: HealthReport, *, cache: str, files: int, read: int, hits: int, seconds: float
+) -> HealthReport:
     stats = HealthStats(files=files, read=read, cache=cache, cache_hits=hits, seconds=seconds)
-    return HealthReport(report.root, report.today, report.inactive_days, report.proposals, report.expired_trash,
-                        report.near_pairs, stats)
+    return HealthReport(
+        report.root,
+        report.today,
+        report.inactive_days,
+        report.proposals,
+        report.expired_trash,
+        report.near_pairs,
+        stats,
+    )
 
 
 def _racy(mtime_ns: int, written_ns: int) -> bool:
@@ -438,53 +469,65 @@ def _racy(mtime_ns: int, written_ns: int) -> bool:
 def _features(
     run: _Run, listing: _Listing, header: dict[str, Any] | None, old_sig: npt.NDArray[np.uint32] | None
 ) -> tuple[list[_File], npt.NDArray[np.uint32], dict[str, tuple[sk.Sketches, int]]]:
-    """Every active file's features: from the cache when its (size, mtime_ns) match, else read and computed."""
+    """Every active file's features: from the cache when its (size, mtime_ns) match, else read anew."""
     cached: dict[str, tuple[int, list[Any]]] = {}
     if header is not None and old_sig is not None:
         try:
             cols = header["files"]
             written = int(header["written_ns"])
+            facts_of, lines_of = cols["facts"], cols["lines"]
+            tokens, shingles = cols["tokens"], cols["shingles"]
             for row, (p, s, m) in enumerate(zip(cols["paths"], cols["sizes"], cols["mtimes"], strict=True)):
-                if not _racy(int(m), written):
-                    cached[p] = (row, [s, m, cols["digests"][row], cols["tokens"][row], cols["shingles"][row],
-                                       cols["facts"][row], cols["lines"][row]])
+                if not _racy(m, written):
+                    key = str(row)
+                    cached[p] = (
+                        row,
+                        [s, m, tokens[row], shingles[row], facts_of.get(key), lines_of.get(key)],
+                    )
         except (KeyError, TypeError, ValueError, IndexError):
             cached = {}
     files: list[_File] = []
     rows: list[int] = []
-    fresh_paths: list[str] = []
+    fresh_entries: list[Entry] = []
     for path, size, mtime in listing.active:
         hit = cached.get(path)
         if hit is not None and hit[1][0] == size and hit[1][1] == mtime:
-            row, (_, _, digest, tokens, shingles, facts_raw, line) = hit
+            row, (_, _, tokens, shingles, facts_raw, line) = hit
             try:
-                facts = Facts.from_list(facts_raw)
+                facts = _NO_FACTS if facts_raw is None else Facts.from_list(facts_raw)
             except (ValueError, TypeError):
                 hit = None
             else:
-                files.append(_File(path, size, mtime, str(digest), int(tokens), int(shingles), facts,
-                                   None if line is None else str(line)))
+                files.append(
+                    _File(
+                        path,
+                        size,
+                        mtime,
+                        int(tokens),
+                        int(shingles),
+                        facts,
+                        None if line is None else str(line),
+                    )
+                )
                 rows.append(row)
                 continue
-        files.append(_File(path, size, mtime, "", 0, 0, Facts(), fresh=True))
+        files.append(_File(path, size, mtime, 0, 0, _NO_FACTS, fresh=True))
         rows.append(-1)
-        fresh_paths.append(path)
-    fresh_data = run.read_many(fresh_paths)
-    run.texts.update(zip(fresh_paths, fresh_data, strict=True))
+        fresh_entries.append((path, size, mtime))
+    fresh_data = run.read_many(fresh_entries)
+    run.texts.update(zip((e[0] for e in fresh_entries), fresh_data, strict=True))
     sig = np.empty((len(files), sk.NUM_BINS), dtype=np.uint32)
     fresh: dict[str, tuple[sk.Sketches, int]] = {}
     if fresh_data:
         batch = sk.sketch(fresh_data)
-        k = 0
-        for i, f in enumerate(files):
-            if f.fresh:
-                f.digest = batch.digests[k]
-                f.tokens = int(batch.token_counts[k])
-                f.shingles = int(batch.shingle_counts[k])
-                f.facts = extract_facts(fresh_data[k], int(batch.hints[k]))
-                sig[i] = batch.signatures[k]
-                fresh[f.path] = (batch, k)
-                k += 1
+        fresh_rows = [i for i, f in enumerate(files) if f.fresh]
+        sig[fresh_rows] = batch.signatures
+        tokens, shingles = batch.token_counts.tolist(), batch.shingle_counts.tolist()
+        for k, (i, data, hints) in enumerate(zip(fresh_rows, fresh_data, batch.hints.tolist(), strict=True)):
+            f = files[i]
+            f.tokens, f.shingles = tokens[k], shingles[k]
+            f.facts = extract_facts(data, hints) if hints or data.startswith(_FRONT_STARTS) else _NO_FACTS
+            fresh[f.path] = (batch, k)
     if old_sig is not None:
         take = [i for i, r in enumerate(rows) if r >= 0]
         if take:
@@ -495,7 +538,7 @@ def _features(
 
 
 def _index_entries(run: _Run, listing: _Listing, header: dict[str, Any] | None) -> list[tuple[str, str, int]]:
-    """(route, raw line, line number) of every `_index.md` entry, from the cache when the file is unchanged."""
+    """(route, raw line, line number) of every `_index.md` entry, from the cache when it is unchanged."""
     if listing.index is None:
         return []
     _, size, mtime = listing.index
@@ -503,17 +546,106 @@ def _index_entries(run: _Run, listing: _Listing, header: dict[str, Any] | None) 
         try:
             idx = header["index"]
             if (idx["size"], idx["mtime"]) == (size, mtime) and not _racy(mtime, int(header["written_ns"])):
-                return [(str(r), str(raw), int(n)) for r, raw, n in idx["entries"]]
+                if not idx["lines"]:
+                    return []
+                routes, raws = str(idx["routes"]).split("\n"), str(idx["raws"]).split("\n")
+                return list(zip(routes, raws, (int(n) for n in idx["lines"]), strict=True))
         except (KeyError, TypeError, ValueError):
             pass
     data = run.read_file(INDEX_FILE)
     if data is None:
         return []
-    return [(e.route, e.raw, e.line_no) for e in index.parse_index(textio.decode(data))]
+    return index_routes(textio.decode(data))
+
+
+# The shape pmem-tui itself writes (`index.make_line`) with a plain title and route, followed by nothing, by
+# whitespace or by a separator: such a line is an entry naming exactly `route` (see `index._parse_rest`).
+_CANONICAL = re.compile(
+    r"[ \t]*[-*+][ \t]+\[[^\[\]\\`]*\]\((?P<route>[A-Za-z0-9][A-Za-z0-9._/-]*\.md)\)(?P<rest>.*)", re.S
+)
+_AFTER_ROUTE = frozenset("—–:：,")
+# A bare path (`- notes/a.md — summary`): an entry when the path is followed by the end of the line or a
+# separator (`index._after_route` without its loose forms).
+_BARE = re.compile(r"[ \t]*[-*+][ \t]+(?P<route>[A-Za-z0-9][A-Za-z0-9._/-]*\.md)(?P<rest>.*)", re.S)
+
+
+def _bare_separator(rest: str) -> bool:
+    s = rest.lstrip()
+    if not s or s[0] in "—–:：":
+        return True
+    return len(s) != len(rest) and s[0] == "-" and (len(s) == 1 or s[1] in " \t")
+
+
+def _simple_route(route: str) -> bool:
+    return ".persistent-memory/" not in route and not route.endswith("/.md")
+
+
+def index_routes(text: str) -> list[tuple[str, str, int]]:
+    """(route, raw line, line number) for every entry of an index text, as `index.parse_index` finds them.
+
+    Lines in the shape pmem-tui writes are recognised by one regular expression; every other line goes through
+    `index.parse_line`. A test checks the result against `index.parse_index` on generated indexes.
+    """
+    _, body = textio.split_bom(text)
+    lines = textio.split_lines(body)
+    out: list[tuple[str, str, int]] = []
+    for n, (line, allowed) in enumerate(zip(lines, index._entry_lines(lines), strict=True)):
+        if not allowed:
+            continue
+        raw = textio.strip_ending(line)
+        m = _CANONICAL.match(raw)
+        if m is not None:
+            route, rest = m.group("route"), m.group("rest").rstrip()
+            if (not rest or rest[0].isspace() or rest[0] in _AFTER_ROUTE) and _simple_route(route):
+                out.append((route, raw, n))
+                continue
+        m = _BARE.match(raw)
+        if m is not None:
+            route, rest = m.group("route"), m.group("rest").rstrip()
+            if _bare_separator(rest) and _simple_route(route):
+                out.append((route, raw, n))
+                continue
+        parsed = index.parse_line(raw)
+        if parsed is not None:
+            out.append((parsed[0], raw, n))
+    return out
+
+
+def _index_job(
+    run: _Run, listing: _Listing, header: dict[str, Any] | None
+) -> tuple[list[tuple[str, str, int]], dict[str, str | None]]:
+    """The index entries, and the line each orphan would get (`lifecycle.propose_index_line`, or cached)."""
+    entries = _index_entries(run, listing, header)
+    routes = {r for r, _, _ in entries}
+    orphans = [e for e in listing.active if e[0] not in routes]
+    cached: dict[str, tuple[int, int, str]] = {}
+    if orphans and header is not None:
+        try:
+            cols = header["files"]
+            written = int(header["written_ns"])
+            at = {p: i for i, p in enumerate(cols["paths"])}
+            for path, _, _ in orphans:
+                i = at.get(path)
+                line = cols["lines"].get(str(i)) if i is not None else None
+                if i is not None and line is not None and not _racy(cols["mtimes"][i], written):
+                    cached[path] = (cols["sizes"][i], cols["mtimes"][i], str(line))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            cached = {}
+    lines: dict[str, str | None] = {}
+    for path, size, mtime in orphans:
+        hit = cached.get(path)
+        if hit is not None and hit[:2] == (size, mtime):
+            lines[path] = hit[2]
+            continue
+        try:
+            lines[path] = propose_index_line(run.root, path, path)
+        except ValueError:  # a path no index line can carry
+            lines[path] = None
+    return entries, lines
 
 
 def _checked_pairs(header: dict[str, Any] | None, files: list[_File]) -> dict[tuple[str, str], float]:
-    """Pairs compared in an earlier run whose two files are unchanged since: (path a, path b) -> similarity."""
+    """Pairs compared in an earlier run whose files are both unchanged: (path a, path b) -> similarity."""
     if header is None:
         return {}
     unchanged = {f.path for f in files if not f.fresh}
@@ -527,6 +659,30 @@ def _checked_pairs(header: dict[str, Any] | None, files: list[_File]) -> dict[tu
     return out
 
 
+def _exact_groups(
+    run: _Run, files: list[_File], sig: npt.NDArray[np.uint32], norm: dict[str, bytes]
+) -> list[list[int]]:
+    """Groups (of rows) of files with the same words in the same order (case, spacing, punctuation ignored).
+
+    Candidates share a signature and a word count (or, without shingles, are tiny); each is confirmed by
+    comparing the sha256 of its normalized text, read only for candidates.
+    """
+    by_key: dict[tuple[int, int], list[int]] = defaultdict(list)
+    keys = sk.row_keys(sig).tolist() if len(files) else []
+    for f, key in zip(files, keys, strict=True):
+        if f.tokens > 0:
+            by_key[(key if f.shingles else -f.tokens, f.tokens)].append(f.row)
+    groups: list[list[int]] = []
+    for rows in by_key.values():
+        if len(rows) < 2:
+            continue
+        by_sha: dict[bytes, list[int]] = defaultdict(list)
+        for row in rows:
+            by_sha[hashlib.sha256(_normalized(run, files[row], norm)).digest()].append(row)
+        groups += [g for g in by_sha.values() if len(g) > 1]
+    return groups
+
+
 def _normalized(run: _Run, f: _File, cache: dict[str, bytes]) -> bytes:
     got = cache.get(f.path)
     if got is None:
@@ -536,7 +692,12 @@ def _normalized(run: _Run, f: _File, cache: dict[str, bytes]) -> bytes:
 
 
 def _near_pairs(
-    run: _Run, files: list[_File], sig: npt.NDArray[np.uint32], checked: dict[tuple[str, str], float]
+    run: _Run,
+    files: list[_File],
+    sig: npt.NDArray[np.uint32],
+    checked: dict[tuple[str, str], float],
+    exact: list[list[int]],
+    norm: dict[str, bytes],
 ) -> tuple[list[tuple[int, int, float]], dict[tuple[str, str], float]]:
     """Confirmed near-duplicate pairs (row a, row b, similarity), and every pair compared (for the cache)."""
     eligible = np.array([f.shingles >= sk.MIN_SHINGLES for f in files], dtype=bool)
@@ -545,12 +706,12 @@ def _near_pairs(
     if len(cand):
         est = sk.estimated_jaccard(sig, cand)
         cand = cand[est >= sk.JACCARD_FLOOR]
-    norm: dict[str, bytes] = {}
+    group_of = {row: n for n, rows in enumerate(exact) for row in rows}
     found: list[tuple[int, int, float]] = []
     compared: dict[tuple[str, str], float] = {}
     for i, j in cand.tolist():
         fa, fb = files[i], files[j]
-        if fa.digest and fa.digest == fb.digest:
+        if i in group_of and group_of[i] == group_of.get(j):
             continue  # an exact duplicate, reported as such
         key = (fa.path, fb.path)
         s = checked.get(key)
@@ -622,7 +783,9 @@ def _expired_trash(run: _Run, listing: _Listing) -> tuple[TrashItem, ...]:
         rec = matching[-1] if matching else None
         deadline = rec.deadline if rec else None
         if deadline is not None and run.today > deadline:
-            items.append(TrashItem(original, path, size, mtime, rec, rec.deleted if rec else None, deadline, True))
+            items.append(
+                TrashItem(original, path, size, mtime, rec, rec.deleted if rec else None, deadline, True)
+            )
     items.sort(key=lambda t: (t.deadline or dt.date.max, t.path))
     return tuple(items)
 
@@ -645,37 +808,38 @@ def _last_activity(run: _Run, f: _File) -> tuple[dt.date, str]:
 
 def _propose(
     run: _Run,
-    listing: _Listing,
     files: list[_File],
     entries: list[tuple[str, str, int]],
+    exact: list[list[int]],
     pairs: list[tuple[int, int, float]],
     overlaps: dict[int, tuple[float, str]],
 ) -> tuple[Proposal, ...]:
     signals: dict[str, list[Signal]] = defaultdict(list)
     fixes: dict[str, tuple[str, str]] = {}
+    cutoff = run.today - dt.timedelta(days=run.inactive_days)
+    cutoff_iso = cutoff.isoformat()
+    cutoff_ns = int(dt.datetime.combine(cutoff + dt.timedelta(days=1), dt.time()).timestamp()) * 1_000_000_000
     routes = Counter(r for r, _, _ in entries)
     first_line: dict[str, str] = {}
     for r, raw, _ in entries:
         first_line.setdefault(r, raw)
     on_disk = {f.path for f in files}
-    activity = {f.path: _last_activity(run, f) for f in files}
 
     # Duplicates: keep the best of each group (indexed, newest, path first); the others name a kept file.
-    by_digest: dict[str, list[int]] = defaultdict(list)
-    for f in files:
-        if f.digest and f.tokens > 0:
-            by_digest[f.digest].append(f.row)
     neighbours: dict[int, list[tuple[int, float]]] = defaultdict(list)
-    for rows in by_digest.values():
+    identical: set[tuple[int, int]] = set()
+    for rows in exact:
         for a in rows:
             neighbours[a] += [(b, 1.0) for b in rows if b != a]
+            identical.update((a, b) for b in rows if b != a)
     for a, b, s in pairs:
         neighbours[a].append((b, s))
         neighbours[b].append((a, s))
     if neighbours:
+
         def preference(row: int) -> tuple[bool, int, str]:
             f = files[row]
-            return (f.path not in routes, -activity[f.path][0].toordinal(), f.path)
+            return (f.path not in routes, -_last_activity(run, f)[0].toordinal(), f.path)
 
         kept: set[int] = set()
         for row in sorted(neighbours, key=preference):
@@ -685,7 +849,7 @@ def _propose(
                 continue
             other, s = max(keepers, key=lambda t: (t[1], -preference(t[0])[1]))
             f, o = files[row], files[other]
-            if f.digest == o.digest:
+            if (row, other) in identical:
                 signals[f.path].append(Signal("duplicate", f"identical to {o.path}", o.path, 1.0))
             else:
                 signals[f.path].append(Signal("near-duplicate", f"{_pct(s)}% similar to {o.path}", o.path, s))
@@ -701,26 +865,30 @@ def _propose(
         if f.row in overlaps:
             share, core_file = overlaps[f.row]
             signals[f.path].append(
-                Signal("overlaps-core", f"{_pct(share)}% of its text is already in {CORE_DIR}/ ({core_file})",
-                       core_file, share)
+                Signal(
+                    "overlaps-core",
+                    f"{_pct(share)}% of its text is already in {CORE_DIR}/ ({core_file})",
+                    core_file,
+                    share,
+                )
             )
-        last, source = activity[f.path]
-        days = (run.today - last).days
-        if days >= run.inactive_days:
-            signals[f.path].append(Signal("inactive", f"no change for {days} days ({source})", None, float(days)))
+        # Inactive when the newest of the mtime and the stated date is on or before the cut-off day; the
+        # cheap comparison first, the dates and words only for the files it keeps.
+        if f.mtime_ns < cutoff_ns and (facts.stated is None or facts.stated <= cutoff_iso):
+            last, source = _last_activity(run, f)
+            days = (run.today - last).days
+            signals[f.path].append(
+                Signal("inactive", f"no change for {days} days ({source})", None, float(days))
+            )
         if f.path not in routes:
             line = f.index_line
-            if line is None:
-                try:
-                    line = propose_index_line(run.root, f.path, f.path)
-                except ValueError:
-                    line = None
-                f.index_line = line
             signals[f.path].append(Signal("orphan", f"on disk but not in {INDEX_FILE}"))
             if line is not None:
                 fixes[f.path] = ("add", line)
         if facts.summary_state == "invalid":
-            signals[f.path].append(Signal("invalid-summary", f"its summary is invalid: {facts.summary_detail}"))
+            signals[f.path].append(
+                Signal("invalid-summary", f"its summary is invalid: {facts.summary_detail}")
+            )
     for route, count in routes.items():
         if route not in on_disk:
             signals[route].append(Signal("dead-route", f"in {INDEX_FILE} but no such file"))
@@ -732,23 +900,34 @@ def _propose(
                 fixes.setdefault(route, ("drop", extra))
 
     open_status = {f.path: f.facts.open_status for f in files}
-    drafts: list[tuple[float, int, str, Proposal]] = []
+    drafts: list[tuple[float, int, str, str, list[Signal], str, tuple[str, str] | None]] = []
     for path, sigs in signals.items():
         sigs.sort(key=lambda s: SIGNAL_KINDS.index(s.kind))
         category, certainty, note = _classify(sigs, open_status.get(path), run.inactive_days)
-        reason = _reason(sigs, note)
-        fix = fixes.get(path)
-        drafts.append((
-            certainty,
-            CATEGORIES.index(category),
-            path,
-            Proposal(0, path, category, tuple(sigs), reason, certainty, fix[1] if fix else None,
-                     fix[0] if fix else None),
-        ))
+        drafts.append(
+            (
+                certainty,
+                CATEGORIES.index(category),
+                path,
+                category,
+                sigs,
+                _reason(sigs, note),
+                fixes.get(path),
+            )
+        )
     drafts.sort(key=lambda d: (-d[0], d[1], d[2]))
     return tuple(
-        Proposal(n, p.path, p.category, p.signals, p.reason, p.certainty, p.fix, p.fix_action)
-        for n, (_, _, _, p) in enumerate(drafts, start=1)
+        Proposal(
+            n,
+            path,
+            category,
+            tuple(sigs),
+            reason,
+            certainty,
+            fix[1] if fix else None,
+            fix[0] if fix else None,
+        )
+        for n, (certainty, _, path, category, sigs, reason, fix) in enumerate(drafts, start=1)
     )
 
 
@@ -792,7 +971,6 @@ def _reason(sigs: list[Signal], note: str) -> str:
     text = "; ".join(parts)
     if note:
         text = f"{text}, {note}"
-    text = text[:1].upper() + text[1:]
     return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 1] + "…"
 
 
@@ -811,16 +989,23 @@ def _features_header(
         "engine": ENGINE,
         "written_ns": written_ns,
         "files": {
-            "paths": [f.path for f in files],
+            "paths": "\0".join(f.path for f in files),  # one string: much faster to encode than a list
             "sizes": [f.size for f in files],
             "mtimes": [f.mtime_ns for f in files],
-            "digests": [f.digest for f in files],
             "tokens": [f.tokens for f in files],
             "shingles": [f.shingles for f in files],
-            "facts": [f.facts.to_list() for f in files],
-            "lines": [f.index_line for f in files],
+            "facts": {str(i): f.facts.to_list() for i, f in enumerate(files) if f.facts != _NO_FACTS},
+            "lines": {str(i): f.index_line for i, f in enumerate(files) if f.index_line is not None},
         },
-        "index": None if idx is None else {"size": idx[1], "mtime": idx[2], "entries": [list(e) for e in entries]},
+        "index": None
+        if idx is None
+        else {
+            "size": idx[1],
+            "mtime": idx[2],
+            "routes": "\n".join(r for r, _, _ in entries),  # neither routes nor lines hold a line break
+            "raws": "\n".join(raw for _, raw, _ in entries),
+            "lines": [n for _, _, n in entries],
+        },
         "pairs": [[a, b, s] for (a, b), s in compared.items()],
     }
 
@@ -849,21 +1034,37 @@ def _report_cache(report: HealthReport, key: str, written_ns: int) -> dict[str, 
         "key": key,
         "written_ns": written_ns,
         "proposals": [
-            [p.n, p.path, p.category, [[s.kind, s.detail, s.other, s.score] for s in p.signals], p.reason,
-             p.certainty, p.fix, p.fix_action]
+            [
+                p.n,
+                p.path,
+                p.category,
+                [[s.kind, s.detail, s.other, s.score] for s in p.signals],
+                p.reason,
+                p.certainty,
+                p.fix,
+                p.fix_action,
+            ]
             for p in report.proposals
         ],
         "trash": [
-            [t.path, t.location, t.size, t.mtime_ns, _record_dict(t.record),
-             None if t.deleted is None else t.deleted.isoformat(),
-             None if t.deadline is None else t.deadline.isoformat()]
+            [
+                t.path,
+                t.location,
+                t.size,
+                t.mtime_ns,
+                _record_dict(t.record),
+                None if t.deleted is None else t.deleted.isoformat(),
+                None if t.deadline is None else t.deadline.isoformat(),
+            ]
             for t in report.expired_trash
         ],
         "near": [[p.a, p.b, p.similarity] for p in report.near_pairs],
     }
 
 
-def _cached_report(root: Path, key: str, listing: _Listing, today: dt.date, inactive_days: int) -> HealthReport | None:
+def _cached_report(
+    root: Path, key: str, listing: _Listing, today: dt.date, inactive_days: int
+) -> HealthReport | None:
     raw = health_cache.read_report(root)
     if raw is None or raw.get("engine") != ENGINE or raw.get("key") != key:
         return None
@@ -871,14 +1072,29 @@ def _cached_report(root: Path, key: str, listing: _Listing, today: dt.date, inac
         if _racy(listing.newest_ns(), int(raw["written_ns"])):
             return None
         proposals = tuple(
-            Proposal(int(n), str(path), str(cat), tuple(Signal(k, d, o, sc) for k, d, o, sc in sigs), str(reason),
-                     float(cert), fix, fa)
+            Proposal(
+                int(n),
+                str(path),
+                str(cat),
+                tuple(Signal(k, d, o, sc) for k, d, o, sc in sigs),
+                str(reason),
+                float(cert),
+                fix,
+                fa,
+            )
             for n, path, cat, sigs, reason, cert, fix, fa in raw["proposals"]
         )
         trash = tuple(
-            TrashItem(p, loc, int(size), int(mtime), _record_from(rec),
-                      dt.date.fromisoformat(deleted) if deleted else None,
-                      dt.date.fromisoformat(deadline) if deadline else None, True)
+            TrashItem(
+                p,
+                loc,
+                int(size),
+                int(mtime),
+                _record_from(rec),
+                dt.date.fromisoformat(deleted) if deleted else None,
+                dt.date.fromisoformat(deadline) if deadline else None,
+                True,
+            )
             for p, loc, size, mtime, rec, deleted, deadline in raw["trash"]
         )
         near = tuple(NearPair(str(a), str(b), float(s)) for a, b, s in raw["near"])
@@ -913,18 +1129,15 @@ def health_dict(report: HealthReport) -> dict[str, Any]:
             for p in report.proposals
         ],
         "expired_trash": [
-            {"path": t.path, "location": t.location, "deadline": t.deadline.isoformat() if t.deadline else None}
+            {
+                "path": t.path,
+                "location": t.location,
+                "deadline": t.deadline.isoformat() if t.deadline else None,
+            }
             for t in report.expired_trash
         ],
         "stats": asdict(report.stats),
     }
-
-
-_ACTIONS = {
-    "delete": "delete (archive, then trash)",
-    "archive": "archive",
-    "keep": "keep",
-}
 
 
 def health_lines(report: HealthReport) -> list[str]:
@@ -932,29 +1145,37 @@ def health_lines(report: HealthReport) -> list[str]:
     props = report.proposals
     counts = Counter(p.category for p in props)
     lines = [
-        f"Memory health of {report.root} ({report.today.isoformat()}, inactive after {report.inactive_days} days): "
+        f"Memory health of {report.root} ({report.today.isoformat()}, "
+        f"inactive after {report.inactive_days} days): "
         f"{report.stats.files} active files",
     ]
     if props:
         summary = ", ".join(f"{counts[c]} {c}" for c in CATEGORIES if counts[c])
-        lines.append(f"{len(props)} proposal{'s' if len(props) != 1 else ''} ({summary}), most certain first:")
+        lines.append(
+            f"{len(props)} proposal{'s' if len(props) != 1 else ''} ({summary}), most certain first "
+            "(delete = archive first, then move to the trash):"
+        )
         width = len(str(len(props)))
         for p in props:
-            lines.append(f"{p.n:>{width}}. {_ACTIONS[p.category]:<8} {textio.display(p.path)} — {p.reason}")
+            lines.append(f"{p.n:>{width}}. {p.category:<7} {textio.display(p.path)} — {p.reason}")
             if p.fix is not None:
                 verb = "add to" if p.fix_action == "add" else "drop from"
                 lines.append(f"{'':>{width}}  fix: {verb} {INDEX_FILE}: {textio.display(p.fix)}")
     else:
         lines.append("Nothing to propose: every active file looks current and the index is in sync.")
     if report.expired_trash:
-        lines.append(f"Expired trash ({len(report.expired_trash)}), removed only by `pmem-tui purge` after its own "
-                     "confirmation:")
+        lines.append(
+            f"Expired trash ({len(report.expired_trash)}), removed only by `pmem-tui purge` after its own "
+            "confirmation:"
+        )
         for t in report.expired_trash:
             deadline = t.deadline.isoformat() if t.deadline else "?"
-            lines.append(f"  {textio.display(t.path)}  at {textio.display(t.location)}  (deadline {deadline})")
+            lines.append(
+                f"  {textio.display(t.path)}  at {textio.display(t.location)}  (deadline {deadline})"
+            )
     lines.append(
-        "Nothing was changed. Act item by item: `pmem-tui archive PATH --reason ...`, then `pmem-tui delete PATH` "
-        "for a delete; each shows its preview first."
+        "Nothing was changed. Act item by item: `pmem-tui archive PATH --reason ...`, "
+        "then `pmem-tui delete PATH` for a delete; each shows its preview first."
     )
     return lines
 
@@ -962,8 +1183,14 @@ def health_lines(report: HealthReport) -> list[str]:
 # -- fixes ---------------------------------------------------------------------------------------------------
 
 
+def archive_reason(proposal: Proposal) -> str:
+    """The one-line reason to record when a proposal is archived (`lifecycle.plan_archive`'s reason)."""
+    text = f"health check: {proposal.reason}"
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
 def plan_fix(root: Path, proposal: Proposal) -> Plan:
-    """The `_index.md` change a drift proposal suggests, as a plan with its own preview (nothing is applied)."""
+    """The `_index.md` change a drift proposal suggests, as a plan with its own preview (nothing applied)."""
     require_lifecycle(root, "fix the index")
     if proposal.fix is None or proposal.fix_action not in ("add", "drop"):
         raise Refused(f"Proposal {proposal.n} ({proposal.path}) has no index fix.")
@@ -980,10 +1207,8 @@ def plan_fix(root: Path, proposal: Proposal) -> Plan:
         draft.index_added.append(proposal.fix)
         draft.outcomes.append(f"Added {route} to {INDEX_FILE}.")
     else:
-        if (root / route).is_file():
-            drop = existing[1:]  # a duplicate route: keep the first line
-        else:
-            drop = existing  # a dead route: every line naming it
+        # A duplicate route keeps its first line; a dead route loses every line naming it.
+        drop = existing[1:] if (root / route).is_file() else existing
         if not drop:
             raise Refused(f"{INDEX_FILE} has nothing to drop for {route} any more.")
         for entry in sorted(drop, key=lambda e: e.line_no, reverse=True):

@@ -6,8 +6,8 @@ Two files, each replaced atomically (a temporary file in the same folder, then `
   header holds, per active file, the key it was computed for (path, size, mtime_ns) and its features (word
   digest, counts, stated date, status, checklist, summary state, proposed index line), the parsed index for
   the `_index.md` it was read from, and every candidate pair already compared, with its similarity.
-* ``health-v1-report.json``: the last report and the key of everything it depends on (every listed file's path,
-  size and mtime_ns, the day and the options). A warm run whose key matches reads nothing else.
+* ``health-v1-report.json``: the last report and the key of everything it depends on (every listed file's
+  path, size and mtime_ns, the day and the options). A warm run whose key matches reads nothing else.
 
 A file modified less than `RACY_NS` before the cache was written is never trusted from it (its mtime may not
 change on a second write within the file system's timestamp granularity), so it is read again. A cache that
@@ -18,6 +18,7 @@ the file's current size and mtime_ns before use.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -100,11 +101,13 @@ def read_features(root: Path, num_bins: int) -> tuple[dict[str, Any], npt.NDArra
         header = json.loads(head)
         if not isinstance(header, dict):
             return None
+        joined = header["files"]["paths"]
+        header["files"]["paths"] = joined.split("\0") if joined else []
         rows = len(header["files"]["paths"])
         if len(body) != rows * num_bins * 4:
             return None
         sig = np.frombuffer(body, dtype="<u4").astype(np.uint32).reshape(rows, num_bins)
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
     return header, sig
 
@@ -116,20 +119,22 @@ def _write_one(folder: Path, name: str, data: bytes) -> None:
             f.write(data)
         os.replace(tmp, folder / name)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 
-def write(root: Path, features: dict[str, Any], signatures: npt.NDArray[np.uint32], report: dict[str, Any]) -> bool:
+def write(
+    root: Path, features: dict[str, Any], signatures: npt.NDArray[np.uint32], report: dict[str, Any]
+) -> bool:
     """Write both cache files; False (and nothing half-written) when the cache folder is not usable."""
     folder = _safe_dir(root, create=True)
     if folder is None:
         return False
     try:
-        head = json.dumps(features, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+        head = json.dumps(features, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8", "surrogatepass"
+        )
         body = np.ascontiguousarray(signatures, dtype="<u4").tobytes()
         _write_one(folder, FEATURES_FILE.rsplit("/", 1)[1], head + b"\n" + body)
         rep = json.dumps(report, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")

@@ -1,14 +1,14 @@
 """Near-duplicate sketches: word 3-gram shingles, MinHash signatures, LSH banding, exact verification.
 
-The whole batch is vectorized with numpy: no Python object is made per word or per shingle, which is what keeps
-a cold health check of 10,000 files within a few times the cost of reading them.
+The whole batch is vectorized with numpy: no Python object is made per word or per shingle, which is what
+keeps a cold health check of 10,000 files within a few times the cost of reading them.
 
-* **Words**: the bytes of a file normalized by `health_text.normalize_bytes` and `TABLE` (lower-cased, punctuation
-  as spaces, CJK characters one word each). A word's 64-bit hash mixes its first 16 and last 8 bytes and its
-  length (splitmix64 finalizer), read straight out of the joined buffer.
+* **Words**: the bytes of a file normalized by `health_text.normalize_bytes` and `TABLE` (lower-cased,
+  punctuation as spaces, CJK characters one word each). A word's 64-bit hash mixes its first 16 and last 8
+  bytes and its length (splitmix64 finalizer), read straight out of the joined buffer.
 * **Shingles**: every run of 3 consecutive words of a file, hashed to 32 bits.
-* **Signatures**: MinHash by one-permutation hashing (Li, Owen and Zhang, 2012) over `NUM_BINS` bins, with empty
-  bins filled by rotation densification (Shrivastava and Li, 2014). Two signatures agree in a bin with a
+* **Signatures**: MinHash by one-permutation hashing (Li, Owen and Zhang, 2012) over `NUM_BINS` bins, with
+  empty bins filled by rotation densification (Shrivastava and Li, 2014). Two signatures agree in a bin with a
   probability equal to the Jaccard similarity of the two shingle sets, as with k-permutation MinHash, at the
   cost of one pass over the shingles instead of one per permutation.
 * **LSH**: `BANDS` bands of `ROWS` bins each (bins `t, t+BANDS, t+2*BANDS, ...` form band `t`); two files that
@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 from rapidfuzz.distance import Indel
 
+from pmem_tui.core import health_text as ht
 from pmem_tui.core.health_text import TABLE, normalize_bytes
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "candidate_pairs",
     "candidates_datasketch",
     "estimated_jaccard",
+    "row_keys",
     "similarity",
     "sketch",
 ]
@@ -77,13 +79,31 @@ _K = [np.uint64(c) for c in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19
 
 
 def _mix(x: U64) -> U64:
-    """splitmix64's finalizer: a bijection that spreads every input bit over the output (wrapping arithmetic)."""
+    """splitmix64's finalizer: a bijection spreading every input bit over the output (wrapping arithmetic)."""
     x = x ^ (x >> _S30)
     x *= _M1
     x ^= x >> _S27
     x *= _M2
     x ^= x >> _S31
     return x
+
+
+# Words whose presence tells `health_text.extract_facts` which key words to look for in a file (`ht.H_*`).
+_HINT_WORDS: dict[bytes, int] = {
+    **dict.fromkeys(
+        (b"updated", b"lastupdated", b"updatedat", b"updatedon", b"lastupdatedat", b"lastupdatedon"),
+        ht.H_UPDATED,
+    ),
+    **dict.fromkeys((b"modified", b"lastmodified"), ht.H_MODIFIED),
+    "更".encode(): ht.H_CJK_DATE,
+    b"status": ht.H_STATUS,
+    b"state": ht.H_STATE,
+    **dict.fromkeys((c.encode() for c in "状狀进進"), ht.H_CJK_STATUS),
+    b"x": ht.H_X,
+    **dict.fromkeys(("✓".encode(), "✔".encode()), ht.H_MARK),
+    b"summary": ht.H_SUMMARY,
+    "摘".encode(): ht.H_CJK_SUMMARY,
+}
 
 
 @dataclass
@@ -93,36 +113,85 @@ class Sketches:
     signatures: U32  # (n, NUM_BINS); a row of _EMPTY for a file without shingles
     shingle_counts: I64  # (n,)
     token_counts: I64  # (n,)
-    digests: list[str]  # 128-bit hash of the word sequence ("" for a file without words)
     shingles: U32  # all shingle hashes, file after file
     shingle_offsets: I64  # (n + 1,): file i's shingles are shingles[offsets[i]:offsets[i + 1]]
-    hints: I64  # (n,): `HINT_*` bits, which key words a file contains (see `hint_words`)
+    hints: I64  # (n,): `health_text.H_*` bits: which key words each file contains
 
     def shingles_of(self, i: int) -> U32:
         return self.shingles[self.shingle_offsets[i] : self.shingle_offsets[i + 1]]
 
 
-# Words whose presence tells `health_text.extract_facts` which of its patterns can match in a file.
-HINT_DATES, HINT_STATUS, HINT_CHECKS, HINT_SUMMARY = 1, 2, 4, 8
-_HINT_WORDS: dict[bytes, int] = {
-    **dict.fromkeys(
-        (b"updated", b"modified", b"lastupdated", b"lastmodified", b"updatedat", b"updatedon", b"lastupdatedat",
-         b"lastupdatedon", "更".encode()),
-        HINT_DATES,
-    ),
-    **dict.fromkeys((b"status", b"state", *(c.encode() for c in "状狀进進")), HINT_STATUS),
-    **dict.fromkeys((b"x", "✓".encode(), "✔".encode()), HINT_CHECKS),
-    **dict.fromkeys((b"summary", "摘".encode()), HINT_SUMMARY),
-}
-
-
 def _word_hashes(joined: bytes, starts: I64, ends: I64) -> U64:
-    """The 64-bit hash of each word joined[starts[i]:ends[i]] (`joined` padded with at least 24 spaces)."""
+    """The 64-bit hash of each word ``joined[starts[i]:ends[i]]`` (`joined` ends with `_PAD` spaces)."""
+    lens = ends - starts  # int64, never negative: its uint64 view has the same values
+    view = np.ndarray(shape=(len(joined) - 7,), dtype="<u8", buffer=joined, strides=(1,))
+    th = _mix((view[starts] & _MASKS[np.minimum(lens, 8)]) ^ (lens.view(np.uint64) * _K[0]))
+    long = np.flatnonzero(lens > 8)  # words over 8 bytes also hash their next 8 and their last 8 bytes
+    if len(long):
+        ls, ll = starts[long], lens[long]
+        w1 = view[ls + 8] & _MASKS[np.minimum(ll - 8, 8)]
+        w2 = view[ls + ll - 8] * (ll > 16).astype(np.uint64)
+        th[long] ^= _mix(w1 + _K[1]) ^ _mix(w2 + _K[2])
+    return th
+
+
+def _join(parts: Sequence[bytes]) -> tuple[bytes, I64]:
+    """The normalized words of all parts in one buffer, and where each part starts in it.
+
+    A space first, one between parts and padding after: no word touches an edge or spans two parts.
+    """
+    joined = b" " + b" ".join(parts).translate(TABLE) + b" " * _PAD
+    starts = np.ones(len(parts), dtype=np.int64)
+    if len(parts) > 1:
+        starts[1:] += np.cumsum(
+            np.fromiter((len(p) + 1 for p in parts[:-1]), dtype=np.int64, count=len(parts) - 1)
+        )
+    return joined, starts
+
+
+def _words(joined: bytes) -> tuple[I64, I64]:
+    word = np.frombuffer(joined, dtype=np.uint8) != 32
+    edges = np.flatnonzero(word[1:] != word[:-1]) + 1  # alternately a word's start and its end
+    return edges[0::2], edges[1::2]
+
+
+def _hint_table() -> tuple[U64, I64, np.uint64]:
+    """A direct-mapped table of the hint words' hashes (no two share a slot), their bits, and its mask."""
+    words = list(_HINT_WORDS)
+    joined, _ = _join(words)
+    starts, ends = _words(joined)
+    hashes = _word_hashes(joined, starts, ends)
+    size = 64
+    while len(set((hashes & np.uint64(size - 1)).tolist())) < len(words):
+        size *= 2
+    table = np.zeros(size, dtype=np.uint64)
+    bits = np.zeros(size, dtype=np.int64)
+    slots = (hashes & np.uint64(size - 1)).astype(np.int64)
+    table[slots] = hashes
+    bits[slots] = [_HINT_WORDS[w] for w in words]
+    return table, bits, np.uint64(size - 1)
+
+
+_HINT_TABLE, _HINT_BITS, _HINT_MASK = _hint_table()
+
+
+@dataclass
+class _Chunk:
+    sig: U32
+    shingle_counts: I64
+    token_counts: I64
+    shingles: U32
+    hints: I64
+
+
+def _sketch_chunk(blobs: Sequence[bytes]) -> _Chunk:
+    n = len(blobs)
+    joined, file_starts = _join([normalize_bytes(b) for b in blobs])
+    starts, ends = _words(joined)
     th = _word_hashes(joined, starts, ends)
-    tok_off = np.searchsorted(starts, file_starts).astype(np.int64)
-    tok_counts = np.diff(np.append(tok_off, len(starts))).astype(np.int64)
+    tok_off = np.searchsorted(starts, file_starts)
+    tok_counts = np.diff(np.append(tok_off, len(starts)))
     fid = np.repeat(np.arange(n, dtype=np.int64), tok_counts)
-    digests = _digests(th, fid, tok_off, n)
     if len(th) >= 3:
         same = fid[:-2] == fid[2:]
         sh = _mix(th[:-2] * _K[1] + th[1:-1] * _K[2] + th[2:] * _K[3])[same]
@@ -131,44 +200,41 @@ def _word_hashes(joined: bytes, starts: I64, ends: I64) -> U64:
     else:
         hv = np.zeros(0, dtype=np.uint32)
         sfid = np.zeros(0, dtype=np.int64)
-    sh_counts = np.bincount(sfid, minlength=n).astype(np.int64)
+    sh_counts = np.bincount(sfid, minlength=n)
     sig = np.full(n * NUM_BINS, _EMPTY, dtype=np.uint32)
-    np.minimum.at(sig, sfid * NUM_BINS + (hv >> _BIN_SHIFT).astype(np.int64), hv)
+    np.minimum.at(sig, sfid * NUM_BINS + (hv >> _BIN_SHIFT), hv)  # uint32 + int64 -> int64
     hints = np.zeros(n, dtype=np.int64)
-    at = np.minimum(np.searchsorted(_HINT_HASHES, th), len(_HINT_HASHES) - 1)
-    hit = np.flatnonzero(_HINT_HASHES[at] == th)
-    np.bitwise_or.at(hints, fid[hit], _HINT_BITS[at[hit]])
-    return _Chunk(_densify(sig.reshape(n, NUM_BINS)), sh_counts, tok_counts, digests, hv, hints)
-
-
-def _digests(th: U64, fid: I64, tok_off: I64, n: int) -> list[str]:
-    """128 bits identifying each file's word sequence: two sums of position-keyed word hashes ("" when empty)."""
-    counts = np.bincount(fid, minlength=n)
-    if len(th) == 0:
-        return [""] * n
-    pos = (np.arange(len(th), dtype=np.int64) - tok_off[fid]).astype(np.uint64)
-    keyed = np.append(_mix(th + pos * _K[3]), np.uint64(0))  # a sentinel, so that every offset is valid
-    a = np.add.reduceat(keyed, tok_off)
-    keyed[:-1] *= pos * _K[1] | np.uint64(1)
-    b = np.add.reduceat(keyed, tok_off)
-    hexed = np.stack([a, b], axis=1).astype(">u8").tobytes().hex()
-    return [hexed[32 * i : 32 * i + 32] if counts[i] else "" for i in range(n)]
+    if len(th):
+        slot = th & _HINT_MASK  # unsigned integers index as well
+        hit = np.flatnonzero(_HINT_TABLE[slot] == th)
+        np.bitwise_or.at(hints, fid[hit], _HINT_BITS[slot[hit]])
+    return _Chunk(_densify(sig.reshape(n, NUM_BINS)), sh_counts, tok_counts, hv, hints)
 
 
 def _densify(sig: U32) -> U32:
-    """Fill each empty bin from the next non-empty bin to its right (circularly), shifted by the distance."""
+    """Fill each empty bin from the next non-empty bin to its right (circularly), shifted by the distance.
+
+    Rotation densification: bin i of a row takes the value of the first non-empty bin i+d (mod k) plus
+    d * `_ROTATE` (wrapping). Rows with no shingle at all stay empty.
+    """
     empty = sig == _EMPTY
     if not empty.any():
         return sig
-    n, k = sig.shape
-    wide = np.concatenate([sig, sig], axis=1)
-    idx = np.where(np.concatenate([~empty, ~empty], axis=1), np.arange(2 * k, dtype=np.int16), np.int16(2 * k))
-    nxt = np.minimum.accumulate(idx[:, ::-1], axis=1)[:, ::-1][:, :k]
-    found = nxt < 2 * k
-    src = np.take_along_axis(wide, np.minimum(nxt, 2 * k - 1).astype(np.intp), axis=1)
-    dist = (nxt - np.arange(k)).astype(np.uint32)
-    filled = src + _ROTATE * dist
-    out: U32 = np.where(empty & found, filled, sig).astype(np.uint32)
+    out = sig.copy()
+    rows = np.flatnonzero(empty.any(axis=1) & ~empty.all(axis=1))
+    todo, base, filled = empty[rows], sig[rows], sig[rows]
+    k = sig.shape[1]
+    d = 1
+    while len(rows) and d < k:
+        shifted = np.roll(base, -d, axis=1)
+        ok = todo & (shifted != _EMPTY)
+        filled[ok] = shifted[ok] + np.uint32((int(_ROTATE) * d) & 0xFFFFFFFF)
+        todo &= ~ok
+        d += 1
+        keep = todo.any(axis=1)
+        if not keep.all():
+            out[rows[~keep]] = filled[~keep]
+            rows, todo, base, filled = rows[keep], todo[keep], base[keep], filled[keep]
     return out
 
 
@@ -192,11 +258,18 @@ def sketch(blobs: Sequence[bytes]) -> Sketches:
         signatures=np.concatenate([c.sig for c in chunks]),
         shingle_counts=counts,
         token_counts=np.concatenate([c.token_counts for c in chunks]),
-        digests=[d for c in chunks for d in c.digests],
         shingles=np.concatenate([c.shingles for c in chunks]),
         shingle_offsets=offsets,
         hints=np.concatenate([c.hints for c in chunks]),
     )
+
+
+def row_keys(sig: U32) -> U64:
+    """A 64-bit key per signature row: equal rows, equal keys (files with the same shingle set)."""
+    keys = np.zeros(sig.shape[0], dtype=np.uint64)
+    for c in range(sig.shape[1]):
+        keys = _mix(keys ^ sig[:, c].astype(np.uint64))
+    return keys
 
 
 def _band_keys(sig: U32) -> U64:
@@ -216,7 +289,7 @@ def candidate_pairs(sig: U32, eligible: npt.NDArray[np.bool_]) -> I64:
     found: list[I64] = []
     for t in range(BANDS):
         col = keys[:, t]
-        order = np.argsort(col, kind="stable")
+        order = np.argsort(col)
         sorted_keys = col[order]
         same = sorted_keys[1:] == sorted_keys[:-1]
         if not same.any():
@@ -229,7 +302,9 @@ def candidate_pairs(sig: U32, eligible: npt.NDArray[np.bool_]) -> I64:
             members = sorted(rows[order[a:b]].tolist())
             star = len(members) if len(members) <= MAX_BUCKET else _STAR
             found.append(
-                np.array([(x, y) for n, x in enumerate(members[:star]) for y in members[n + 1 :]], dtype=np.int64)
+                np.array(
+                    [(x, y) for n, x in enumerate(members[:star]) for y in members[n + 1 :]], dtype=np.int64
+                )
             )
     if not found:
         return np.zeros((0, 2), dtype=np.int64)
@@ -251,7 +326,7 @@ def candidates_datasketch(sig: U32, eligible: npt.NDArray[np.bool_]) -> I64:
         lsh.insert(i, MinHash(hashvalues=sig[i][order], permutations=perms, scheme="affine32"))
     pairs: set[tuple[int, int]] = set()
     for table in lsh.hashtables:
-        for key in table.keys():
+        for key in table.keys():  # noqa: SIM118 - a datasketch storage, not a dict
             members = sorted(table.get(key))
             star = len(members) if len(members) <= MAX_BUCKET else _STAR
             pairs.update((a, b) for n, a in enumerate(members[:star]) for b in members[n + 1 :])

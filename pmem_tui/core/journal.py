@@ -9,16 +9,26 @@ Layout, inside the root's hidden metadata folder `.pmem/`:
 `intent.json` exists exactly while an action is unfinished. `doctor` reads it, works out how far
 each step got from the disk itself (never from a progress counter, which could lie after a crash),
 and rolls the action forward, or back when forward is impossible.
+
+Every journal file is written with `FS.write_atomic` (temp file, fsync, rename, fsync of the
+folder), the blobs before the intent: a crash while journaling leaves blobs without an intent,
+which mean nothing happened (doctor sweeps them). Besides the steps, the intent names what a person
+would want to read: the items, the exact `_index.md` lines that go or come back, and the record
+changes. JSON is written ASCII-only, so any file name (even undecodable bytes, kept as surrogates)
+survives the round trip.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import filelock
+
+from pmem_tui.core.errors import Busy, UnfinishedAction
 from pmem_tui.core.fingerprint import sha256_bytes
 from pmem_tui.core.fsops import FS
 from pmem_tui.core.model import META_DIR
@@ -26,6 +36,7 @@ from pmem_tui.core.plan import MakeDir, MoveFile, Op, RemoveDir, RemoveFile, Wri
 
 JOURNAL_DIR = f"{META_DIR}/journal"
 INTENT = f"{JOURNAL_DIR}/intent.json"
+LOCK_FILE = f"{META_DIR}/lock"
 VERSION = 1
 
 
@@ -43,10 +54,19 @@ class Intent:
     action: str
     title: str
     steps: tuple[JournalStep, ...]
+    detail: dict[str, Any] = field(default_factory=dict)
 
 
-def write_intent(fs: FS, action: str, title: str, ops: tuple[Op, ...], shas: dict[str, str]) -> Intent:
-    """Journal `ops` before any of them runs. `shas` gives the sha256 of every file the ops move or remove."""
+def write_intent(
+    fs: FS,
+    action: str,
+    title: str,
+    ops: tuple[Op, ...],
+    shas: dict[str, str],
+    detail: dict[str, Any] | None = None,
+) -> Intent:
+    """Journal `ops` before any of them runs. `shas` gives the sha256 of every file the ops move or remove;
+    `detail` what a person would want to read (items, index lines, record changes)."""
     fs.makedirs(JOURNAL_DIR)
     steps: list[JournalStep] = []
     for n, op in enumerate(ops):
@@ -68,33 +88,72 @@ def write_intent(fs: FS, action: str, title: str, ops: tuple[Op, ...], shas: dic
             steps.append(JournalStep(op, sha=shas.get(op.path)))
         else:
             steps.append(JournalStep(op))
-    intent = Intent(action, title, tuple(steps))
-    fs.write_atomic(INTENT, json.dumps(_to_json(intent), ensure_ascii=False, indent=1).encode())
+    intent = Intent(action, title, tuple(steps), dict(detail or {}))
+    fs.write_atomic(INTENT, json.dumps(_to_json(intent), ensure_ascii=True, indent=1).encode("ascii"))
     return intent
 
 
 def clear_intent(fs: FS) -> None:
     """The action is complete: remove the commit point first, then the blobs."""
-    fs.remove(INTENT)
+    fs.remove(INTENT, missing_ok=True)
     clear_blobs(fs)
 
 
 def clear_blobs(fs: FS) -> None:
-    journal = fs.abspath(JOURNAL_DIR)
-    if not journal.is_dir():
+    for entry in leftovers(fs.root):
+        fs.remove(f"{JOURNAL_DIR}/{entry}", missing_ok=True)
+
+
+def leftovers(root: Path) -> list[str]:
+    """The journal's files other than the intent (blobs, and temp files of an interrupted journal write)."""
+    try:
+        entries = os.listdir(root / JOURNAL_DIR)
+    except OSError:
+        return []
+    return sorted(e for e in entries if e != "intent.json")
+
+
+def action_running(root: Path) -> bool:
+    """Another process holds the root's lock right now (an action is being applied). A probe only: it
+    never creates the lock file or its folder."""
+    path = root / LOCK_FILE
+    if not path.is_file():
+        return False
+    probe = filelock.FileLock(str(path), timeout=0)
+    try:
+        probe.acquire()
+    except filelock.Timeout:
+        return True
+    except OSError:
+        return False
+    probe.release()
+    return False
+
+
+def check_quiet(root: Path) -> None:
+    """Planning reads without the lock: refuse while an action is half-applied, rather than plan from (and
+    describe) its intermediate state. Busy when another process is applying it; UnfinishedAction when it
+    was interrupted."""
+    if not os.path.lexists(root / INTENT):
         return
-    for entry in sorted(os.listdir(journal)):
-        if entry != "intent.json":
-            fs.remove(f"{JOURNAL_DIR}/{entry}")
+    if action_running(root):
+        raise Busy("Another pmem-tui action is changing this memory right now; try again in a moment.")
+    raise UnfinishedAction(
+        "An earlier action was interrupted; run `pmem-tui doctor` to finish or undo it first."
+    )
 
 
 def read_intent(root: Path) -> Intent | None:
-    """The unfinished action, or None. An unreadable intent is reported as such, never ignored."""
+    """The unfinished action, or None. An unreadable intent raises OSError or ValueError: it is reported as
+    such, never ignored."""
     path = root / INTENT
     if not path.exists():
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return _from_json(data)
+    data = json.loads(path.read_bytes().decode("utf-8"))
+    try:
+        return _from_json(data)
+    except (KeyError, TypeError, AttributeError) as err:
+        raise ValueError(f"the journal is malformed ({err!r})") from err
 
 
 def read_blob(root: Path, blob: str) -> bytes:
@@ -124,10 +183,18 @@ def _to_json(intent: Intent) -> dict[str, Any]:
             d = {"op": "mkdir", "path": op.path}
         d.update(new_sha=step.new_sha, old_sha=step.old_sha, old_blob=step.old_blob, sha=step.sha)
         steps.append(d)
-    return {"version": VERSION, "action": intent.action, "title": intent.title, "steps": steps}
+    return {
+        "version": VERSION,
+        "action": intent.action,
+        "title": intent.title,
+        "detail": intent.detail,
+        "steps": steps,
+    }
 
 
 def _from_json(data: dict[str, Any]) -> Intent:
+    if data.get("version") != VERSION:
+        raise ValueError(f"journal version {data.get('version')!r} is not {VERSION}")
     steps = []
     for n, d in enumerate(data["steps"]):
         kind = d["op"]
@@ -146,7 +213,14 @@ def _from_json(data: dict[str, Any]) -> Intent:
         else:
             raise ValueError(f"unknown journal step {n}: {kind!r}")
         steps.append(
-            JournalStep(op, new_sha=d.get("new_sha"), old_sha=d.get("old_sha"), old_blob=d.get("old_blob"),
-                        sha=d.get("sha"))
+            JournalStep(
+                op,
+                new_sha=d.get("new_sha"),
+                old_sha=d.get("old_sha"),
+                old_blob=d.get("old_blob"),
+                sha=d.get("sha"),
+            )
         )
-    return Intent(str(data["action"]), str(data["title"]), tuple(steps))
+    detail = data.get("detail")
+    detail = detail if isinstance(detail, dict) else {}
+    return Intent(str(data["action"]), str(data["title"]), tuple(steps), detail)

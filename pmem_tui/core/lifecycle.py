@@ -8,11 +8,13 @@ in the preview as skipped, with their reason.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from pmem_tui.core import index, records, summary, textio
+from pmem_tui.core import index, journal, records, summary, textio
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft, exists
 from pmem_tui.core.errors import LifecycleIncomplete, PmemError, Refused
@@ -23,6 +25,7 @@ from pmem_tui.core.model import (
     CORE_DIR,
     INDEX_FILE,
     LIFECYCLE_PATHS,
+    META_DIR,
     RECOVERY_DAYS,
     TRASH_DIR,
     ArchiveRecord,
@@ -128,6 +131,7 @@ def plan_archive_many(
     root: Path, paths: Sequence[str], reason: str, today: dt.date | None = None, *, strict: bool = False
 ) -> Plan:
     require_lifecycle(root, "archive")
+    journal.check_quiet(root)
     reason = _one_line(reason, "reason for archiving")
     day = today or clock_today()
     return _plan_items(root, paths, "archive", lambda d, p: _archive_into(d, p, reason, day), strict)
@@ -159,13 +163,17 @@ def _delete_into(draft: Draft, path: str, today: dt.date) -> None:
         new = replace(old, deleted=today, deadline=deadline)
         draft.set_text(ARCHIVE_INDEX, records.replace_record(text, old, new))
     else:
-        new = ArchiveRecord(path=rel, index_line=None, archived=None, reason=None, deleted=today, deadline=deadline)
+        new = ArchiveRecord(
+            path=rel, index_line=None, archived=None, reason=None, deleted=today, deadline=deadline
+        )
         draft.set_text(ARCHIVE_INDEX, records.add_record(text, new))
         draft.notes.append(f"{src} had no record; a new one is written with its deletion date.")
     draft.record_changes.append(
         f"Record of {rel}: deleted {today.isoformat()}, recoverable until {deadline.isoformat()}"
     )
-    draft.recovery.append(f"{rel} is recoverable until {deadline.isoformat()}; after that `purge` may remove it.")
+    draft.recovery.append(
+        f"{rel} is recoverable until {deadline.isoformat()}; after that `purge` may remove it."
+    )
     draft.outcomes.append(f"Moved {rel} to {dst}; recoverable until {deadline.isoformat()}.")
     draft.items.append(rel)
 
@@ -174,8 +182,11 @@ def plan_delete(root: Path, path: str, today: dt.date | None = None) -> Plan:
     return plan_delete_many(root, [path], today, strict=True)
 
 
-def plan_delete_many(root: Path, paths: Sequence[str], today: dt.date | None = None, *, strict: bool = False) -> Plan:
+def plan_delete_many(
+    root: Path, paths: Sequence[str], today: dt.date | None = None, *, strict: bool = False
+) -> Plan:
     require_lifecycle(root, "delete")
+    journal.check_quiet(root)
     day = today or clock_today()
     return _plan_items(root, paths, "delete", lambda d, p: _delete_into(d, p, day), strict)
 
@@ -195,9 +206,15 @@ def propose_index_line(root: Path, location: str, rel: str) -> str:
     return index.make_line(rel, title, gist)
 
 
+_LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
+
+
 def _first_prose_line(text: str) -> str | None:
-    for raw in text.splitlines():
-        line = raw.strip()
+    """The first line of prose (a list item without its marker), for a proposed index line."""
+    for n, raw in enumerate(text.splitlines()):
+        if n > 200:
+            break
+        line = _LIST_MARKER.sub("", raw.strip()).strip()
         if line and not line.startswith(("#", "---", ">", "<!--")) and ":" not in line[:20]:
             return line[:100]
     return None
@@ -209,7 +226,8 @@ def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
     in_archive, in_trash = (root / archive_location(rel)).is_file(), (root / trash_location(rel)).is_file()
     if in_archive and in_trash:
         raise Refused(
-            f"{rel} is both in the archive and in the trash; move one aside by hand so the right one comes back."
+            f"{rel} is both in the archive and in the trash; move one aside by hand so the right one "
+            "comes back."
         )
     if not (in_archive or in_trash):
         if (root / rel).is_file():
@@ -254,11 +272,13 @@ def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
 
 def plan_recover(root: Path, path: str, index_line: str | None = None) -> Plan:
     require_lifecycle(root, "recover")
+    journal.check_quiet(root)
     return _plan_items(root, [path], "recover", lambda d, p: _recover_into(d, p, index_line), True)
 
 
 def plan_recover_many(root: Path, paths: Sequence[str]) -> Plan:
     require_lifecycle(root, "recover")
+    journal.check_quiet(root)
     return _plan_items(root, paths, "recover", lambda d, p: _recover_into(d, p, None), False)
 
 
@@ -270,6 +290,7 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
     from pmem_tui.core.tree import scan
 
     require_lifecycle(root, "purge")
+    journal.check_quiet(root)
     snap = scan(root, deep=False, today=today or clock_today())
     draft = Draft(root)
     text = draft.text(ARCHIVE_INDEX) or ""
@@ -277,14 +298,18 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
     for item in expired:
         draft.remove(item.location)
         if item.record is not None:
-            current = [r for r in records.parse_records(text) if r.path == item.path and r.deleted is not None]
+            current = [
+                r for r in records.parse_records(text) if r.path == item.path and r.deleted is not None
+            ]
             if current:
                 text = records.remove_record(text, current[-1])
         draft.record_changes.append(f"Remove the record of {item.path} (deadline {item.deadline})")
         draft.items.append(item.path)
     if expired:
         draft.set_text(ARCHIVE_INDEX, text)
-        draft.recovery.append(f"{len(expired)} file(s) are removed for good: they cannot be recovered afterwards.")
+        draft.recovery.append(
+            f"{len(expired)} file(s) are removed for good: they cannot be recovered afterwards."
+        )
         draft.outcomes.append(f"Purged {len(expired)} expired trash item(s).")
     else:
         draft.outcomes.append("No expired trash to purge.")
@@ -298,6 +323,7 @@ def plan_upgrade(root: Path) -> Plan:
     """Create only the missing lifecycle paths; move, rewrite and summarise nothing."""
     if not root.is_dir():
         raise Refused(f"There is no memory at {root}; the first save creates the whole structure.")
+    journal.check_quiet(root)
     draft = Draft(root)
     missing = missing_lifecycle(root)
     for rel in missing:
@@ -309,7 +335,9 @@ def plan_upgrade(root: Path) -> Plan:
             draft.make_dir(rel)
     if missing:
         draft.notes.append(f"Missing lifecycle paths: {', '.join(missing)}.")
-        draft.notes.append("Upgrade creates only these; no memory file is moved, rewritten, summarised or deleted.")
+        draft.notes.append(
+            "Upgrade creates only these; no memory file is moved, rewritten, summarised or deleted."
+        )
         draft.outcomes.append(f"Created {', '.join(missing)}.")
     else:
         draft.outcomes.append("The lifecycle structure is complete; nothing to upgrade.")
@@ -318,15 +346,28 @@ def plan_upgrade(root: Path) -> Plan:
 
 # -- save -------------------------------------------------------------------------------------
 
+
+def is_unborn(root: Path) -> bool:
+    """No memory yet: the root is missing, or an empty folder (perhaps holding only the tool's own
+    metadata, which an interrupted first save leaves). The first save creates the whole structure."""
+    if not root.exists():
+        return True
+    try:
+        return root.is_dir() and all(name == META_DIR for name in os.listdir(root))
+    except OSError:
+        return False
+
+
 FIRST_SAVE_DIRS = (CORE_DIR, *ACTIVE_DIRS, ARCHIVE_DIR, TRASH_DIR)
 
 
 def plan_save(root: Path, path: str, content: bytes, index_line: str | None = None) -> Plan:
     """Create or update a memory file in `_core/`, `projects/` or `notes/` (and its index line)."""
-    first_save = not root.exists()
+    first_save = is_unborn(root)
     if root.exists() and not root.is_dir():
         raise Refused(f"{root} is not a folder.")
     rel = check_memory_path(root, path, Area.CORE)
+    journal.check_quiet(root)
     if not textio.is_valid_utf8(content):
         raise Refused(f"The content for {rel} is not valid UTF-8 text; memory files are plain text.")
     new_text = content.decode("utf-8")
@@ -349,17 +390,18 @@ def plan_save(root: Path, path: str, content: bytes, index_line: str | None = No
     if old == content:
         draft.outcomes.append(f"{rel} is unchanged; nothing to save.")
         return draft.plan("save", f"Save {rel}")
-    if old is not None:
+    if old is not None and rel.split("/", 1)[0] in ACTIVE_DIRS:  # the summary flow skips _core/ (PM-SUM-3)
         _summary_revision(draft, textio.decode(old), new_text)
     if rel.split("/", 1)[0] in ACTIVE_DIRS:
         _index_for_save(draft, rel, new_text, index_line)
     elif index_line is not None:
-        raise Refused(f"{CORE_DIR}/ files are always loaded and have no index line.")
+        raise Refused(f"{CORE_DIR}/ files are baseline context and have no index line.")
     draft.originals[rel] = None if old is None else textio.decode(old)
     draft.create_file(rel, content)
     draft.recovery.append(
-        "The previous content is replaced; it is shown above in the diff." if old is not None else
-        f"{rel} can later be archived and recovered like any memory file."
+        "The previous content is replaced; it is shown above in the diff."
+        if old is not None
+        else f"{rel} can later be archived and recovered like any memory file."
     )
     draft.outcomes.append(f"Saved {rel}{' (new file)' if old is None else ''}.")
     draft.items.append(rel)

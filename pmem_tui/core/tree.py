@@ -168,8 +168,8 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snap
     archive_text = _read_control(root / ARCHIVE_INDEX)
     recs: list[ArchiveRecord] = records.parse_records(archive_text) if archive_text is not None else []
     by_path: dict[str, list[ArchiveRecord]] = {}
-    for rec in recs:
-        by_path.setdefault(rec.path, []).append(rec)
+    for record in recs:
+        by_path.setdefault(record.path, []).append(record)
     archived: list[ArchivedItem] = []
     trash: list[TrashItem] = []
     if (root / ARCHIVE_DIR).is_dir():

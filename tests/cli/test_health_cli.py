@@ -1,0 +1,125 @@
+"""`pmem-tui health`: plain and JSON output, options, the lifecycle refusal, and no Textual."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pmem_tui.cli import main
+from tests.core.test_health import build, snapshot
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(*argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run(
+        [sys.executable, "-m", "pmem_tui", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def planted(tmp_path: Path) -> Path:
+    return build(tmp_path / "mem")
+
+
+@pytest.mark.rule("PM-HEALTH-4", "PM-HEALTH-6")
+def test_plain_output_is_a_numbered_list(planted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(planted), "health"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    numbered = [line for line in lines if line.lstrip()[:1].isdigit() and ". " in line]
+    assert [int(line.split(".")[0]) for line in numbered] == list(range(1, len(numbered) + 1))
+    assert numbered[0].split()[1:3] == ["delete", "notes/dup-b.md"]
+    assert any(line.startswith("Expired trash (1)") for line in lines)
+    assert any("notes/expired.md" in line and "2026-10-31" in line for line in lines)
+
+
+def test_json_shape(planted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["health", "--root", str(planted), "--json"]) == 0  # --root after the command too
+    data = json.loads(capsys.readouterr().out)
+    assert [p["n"] for p in data["proposals"]] == list(range(1, len(data["proposals"]) + 1))
+    for p in data["proposals"]:
+        assert {"n", "path", "category", "signals", "reason"} <= set(p)
+        assert p["category"] in ("keep", "archive", "delete")
+        assert all({"kind", "detail"} <= set(s) for s in p["signals"])
+    assert data["expired_trash"] == [
+        {"path": "notes/expired.md", "location": "_archive/_trash/notes/expired.md", "deadline": "2026-10-31"}
+    ]
+
+
+def test_inactive_days_option(planted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(planted), "health", "--json", "--inactive-days", "500", "--no-cache"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["inactive_days"] == 500
+    assert not any(s["kind"] == "inactive" for p in data["proposals"] for s in p["signals"])
+    assert not (planted / ".pmem").exists()
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "soon"])
+def test_inactive_days_must_be_positive(planted: Path, value: str) -> None:
+    proc = run("--root", str(planted), "health", "--inactive-days", value)
+    assert proc.returncode == 2 and "--inactive-days" in proc.stderr
+
+
+@pytest.mark.rule("PM-UPG-4")
+def test_refused_while_lifecycle_is_incomplete(tmp_path: Path) -> None:
+    root = tmp_path / "legacy"
+    (root / "projects").mkdir(parents=True)
+    (root / "projects/a.md").write_text("# A\n\nStatus: done\n", encoding="utf-8")
+    (root / "_index.md").write_text("- projects/a.md — a\n", encoding="utf-8")
+    before = snapshot(root)
+    proc = run("--root", str(root), "health")
+    assert proc.returncode == 1
+    assert "upgrade" in proc.stderr and proc.stderr.count("\n") == 1
+    assert proc.stdout == ""
+    assert snapshot(root) == before and not (root / ".pmem").exists()
+
+
+@pytest.mark.rule("PM-HEALTH-5", "PM-CORE-3")
+def test_the_cli_changes_no_memory_file(planted: Path) -> None:
+    before = snapshot(planted)
+    for _ in range(2):
+        assert run("--root", str(planted), "health").returncode == 0
+    assert snapshot(planted) == before
+
+
+def test_health_never_imports_textual(planted: Path) -> None:
+    code = (
+        "import sys\n"
+        "from pmem_tui.cli import main\n"
+        f"rc = main(['--root', {str(planted)!r}, 'health', '--json'])\n"
+        "roots = ('textual', 'rich')\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in roots or m.startswith('pmem_tui.tui'))\n"
+        "assert rc == 0 and not bad, bad\n"
+        "print('ok', file=sys.stderr)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.endswith("ok\n")
+
+
+def test_output_is_utf8_whatever_the_terminal_encoding(planted: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONIOENCODING": "ascii"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pmem_tui", "--root", str(planted), "health"],
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "identical to notes/dup-a.md" in proc.stdout.decode("utf-8")
+    assert "— " in proc.stdout.decode("utf-8")
