@@ -1,0 +1,719 @@
+"""The pmem-tui app: owns the watcher, scans in workers, routes keys to core plans and their previews.
+
+Data flows one way: files -> snapshot -> panes, and key -> plan -> preview modal -> confirm ->
+executor (in a worker) -> files; the watcher (or the app after its own action) then brings the new
+state back as a new snapshot. Nothing here writes a memory file except through `executor.apply`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import shlex
+import shutil
+import stat
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import ClassVar
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.worker import Worker, WorkerState
+
+from pmem_tui.core import doctor, executor, lifecycle, report, tree
+from pmem_tui.core.clock import today as clock_today
+from pmem_tui.core.errors import PmemError
+from pmem_tui.core.model import ACTIVE_DIRS, ActiveFile, Snapshot
+from pmem_tui.core.plan import Plan
+from pmem_tui.core.report import Baseline
+from pmem_tui.tui.messages import FilesChanged, PlanApplied, ScanDone
+from pmem_tui.tui.modals.new_file import NewFileModal, NewFileRequest
+from pmem_tui.tui.modals.plan_modal import PlanBuilder, PlanModal
+from pmem_tui.tui.rows import DEAD, Row, index_row_for
+from pmem_tui.tui.screens.health import HealthScreen, HealthSource, problems_report
+from pmem_tui.tui.screens.help import HelpScreen
+from pmem_tui.tui.screens.main import MainScreen
+from pmem_tui.tui.screens.welcome import WelcomeScreen
+from pmem_tui.tui.undo import NoUndo, undo_offer
+from pmem_tui.tui.watcher import MemoryWatcher
+from pmem_tui.tui.widgets.pane import ExtraPane
+
+Editor = Callable[[Path], None]
+
+DEBOUNCE_S = 0.03  # quiet time before a rescan
+MAX_WAIT_S = 0.15  # ...but never later than this after the first pending change (steady writes)
+MAX_NOTIFIED_ITEMS = 6
+
+
+def display_path(path: Path) -> str:
+    home = Path.home()
+    try:
+        return "~/" + path.relative_to(home).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def run_editor(path: Path) -> None:
+    """$VISUAL, else $EDITOR, else vi, on `path` (the app is suspended around this call)."""
+    command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    subprocess.run([*shlex.split(command), str(path)], check=False)
+
+
+def split_outcome(outcome: str) -> list[str]:
+    """One sentence per item of a batch outcome ("Archived a to b. Archived c to d.")."""
+    parts = [p.strip() for p in re.split(r"(?<=\.)\s+(?=[A-Z])", outcome) if p.strip()]
+    return parts or [outcome]
+
+
+class PmemApp(App[int]):
+    CSS_PATH = Path(__file__).with_name("app.tcss")
+    TITLE = "pmem-tui"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", id="help"),
+    ]
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        watch: bool = True,
+        project: str | None = None,
+        root_label: str | None = None,
+        editor: Editor | None = None,
+        extra_panes: Sequence[ExtraPane] = (),
+        health_source: HealthSource | None = None,
+    ) -> None:
+        super().__init__()
+        self.root = Path(root)
+        self.root_label = root_label or display_path(self.root)
+        self.watch_enabled = watch
+        self.project = project
+        self.editor: Editor = editor or run_editor
+        self.extra_panes: list[ExtraPane] = list(extra_panes)
+        self.health_source: HealthSource = health_source or problems_report
+        self.snapshot: Snapshot | None = None
+        self.baseline: Baseline | None = None
+        self.last_plan: Plan | None = None
+        self.kept: set[str] = set()  # health proposals dismissed with `k` this session
+        self.watcher = MemoryWatcher(self.root, self._watcher_notify)
+        self._generation = 0
+        self._shown_generation = 0
+        self._pending: set[str] | None = set()
+        self._first_pending: float | None = None
+        self._debounce: Timer | None = None
+        self._continuations: dict[int, Callable[[], None]] = {}
+        self.scans_done = 0
+        self.rows_updated_in_place = 0
+        self.monotonic: Callable[[], float] = time.monotonic  # the debouncer's clock (tests drive it)
+
+    # -- lifecycle of the app -----------------------------------------------------------------
+
+    def today(self) -> dt.date:
+        return clock_today()
+
+    def on_mount(self) -> None:
+        self.push_screen(MainScreen())
+        if not self.root.is_dir():
+            self.push_screen(WelcomeScreen())
+        self.request_rescan()
+        self._maybe_start_watcher()
+
+    def on_unmount(self) -> None:
+        self.watcher.stop()
+
+    def _maybe_start_watcher(self) -> None:
+        if self.watch_enabled and not self.watcher.running and self.root.is_dir():
+            self._start_watcher()
+
+    @work(thread=True, exclusive=True, group="watcher", exit_on_error=False)
+    def _start_watcher(self) -> None:
+        self.watcher.start()
+        self.call_from_thread(self._refresh_headers)
+
+    def _refresh_headers(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.refresh_header()
+
+    @property
+    def main_screen(self) -> MainScreen | None:
+        return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+
+    # -- scanning -----------------------------------------------------------------------------
+
+    def request_rescan(self, changed: frozenset[str] | None = None) -> None:
+        self._generation += 1
+        self._scan(self._generation, changed)
+
+    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
+    def _scan(self, generation: int, changed: frozenset[str] | None) -> None:
+        snap = tree.scan(self.root, deep=False)
+        base = report.baseline(snap) if snap.exists else None
+        self.post_message(ScanDone(generation, snap, base, changed))
+
+    def on_scan_done(self, message: ScanDone) -> None:
+        if message.generation < self._shown_generation:
+            return  # an older scan finishing late
+        self._shown_generation = message.generation
+        self.snapshot = message.snapshot
+        self.baseline = message.baseline
+        self.scans_done += 1
+        main = self.main_screen
+        if main is not None:
+            main.update_snapshot(message.snapshot, message.baseline)
+        if message.snapshot.exists:
+            if isinstance(self.screen, WelcomeScreen):
+                self.pop_screen()
+            self._maybe_start_watcher()
+        for screen in self.screen_stack:
+            if isinstance(screen, HealthScreen) and message.changed != frozenset():
+                screen.snapshot_changed()
+
+    # -- the watcher --------------------------------------------------------------------------
+
+    def _watcher_notify(self) -> None:
+        """Called from the observer thread: post only."""
+        self.post_message(FilesChanged())
+
+    def on_files_changed(self, message: FilesChanged) -> None:
+        paths = self.watcher.drain()
+        if paths is not None and not paths:
+            return
+        if paths is None or self._pending is None:
+            self._pending = None
+        else:
+            self._pending |= paths
+        now = self.monotonic()
+        if self._first_pending is None:
+            self._first_pending = now
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
+        if now - self._first_pending >= MAX_WAIT_S:
+            self._flush_changes()
+        else:
+            self._debounce = self.set_timer(DEBOUNCE_S, self._flush_changes)
+
+    def _flush_changes(self) -> None:
+        changed = None if self._pending is None else frozenset(self._pending)
+        self._pending = set()
+        self._first_pending = None
+        self._debounce = None
+        for screen in self.screen_stack:
+            if isinstance(screen, PlanModal):
+                screen.notice_change(changed)
+        if changed is not None and self._update_in_place(changed):
+            return
+        self.request_rescan(changed)
+
+    def _update_in_place(self, changed: frozenset[str]) -> bool:
+        """Fast path for the common case (an agent or an editor rewrote known memory files): stat them
+        and redraw their rows only. False when anything else may have changed: then the app rescans."""
+        snap = self.snapshot
+        main = self.main_screen
+        if snap is None or main is None or not snap.exists:
+            return False
+        positions: dict[str, int] | None = None
+        updated: dict[int, ActiveFile] = {}
+        for rel in changed:
+            top = rel.split("/", 1)[0]
+            if rel in ACTIVE_DIRS:
+                continue  # the folder's own event: its files are reported one by one
+            if top not in ACTIVE_DIRS:
+                return False  # _index.md, _core/, _archive/...: rescan
+            if positions is None:
+                positions = {a.path: i for i, a in enumerate(snap.active)}
+            try:
+                st = (self.root / rel).lstat()
+            except FileNotFoundError:
+                if rel in positions or any(p.startswith(rel + "/") for p in positions):
+                    return False  # a memory file (or a folder of them) went away
+                continue  # an editor's temporary file, already renamed
+            except OSError:
+                return False
+            if stat.S_ISDIR(st.st_mode):
+                if any(p.startswith(rel + "/") for p in positions):
+                    continue  # a known folder: its files are reported one by one
+                return False
+            if not rel.endswith(".md"):
+                continue  # not memory (a temp or swap file)
+            if rel not in positions or not stat.S_ISREG(st.st_mode):
+                return False  # a new memory file, or a symlink
+            i = positions[rel]
+            old = snap.active[i]
+            if (old.size, old.mtime_ns) != (st.st_size, st.st_mtime_ns):
+                updated[i] = replace(old, size=st.st_size, mtime_ns=st.st_mtime_ns)
+        if not updated:
+            return True
+        active = list(snap.active)
+        for i, file in updated.items():
+            active[i] = file
+        new_snap = replace(snap, active=tuple(active))
+        rows = [index_row_for(new_snap, file) for file in updated.values()]
+        if any(row is None for row in rows):
+            return False
+        self.snapshot = new_snap
+        if not main.update_index_rows([row for row in rows if row is not None]):
+            self.request_rescan(changed)
+        self.rows_updated_in_place += len(rows)
+        for screen in self.screen_stack:
+            if isinstance(screen, HealthScreen):
+                screen.snapshot_changed()
+        return True
+
+    # -- selection ----------------------------------------------------------------------------
+
+    def _selection(self) -> tuple[str, list[Row]]:
+        main = self.main_screen
+        if main is None:
+            return "", []
+        return main.selection()
+
+    # -- opening previews ---------------------------------------------------------------------
+
+    def refuse(self, message: str) -> None:
+        self.notify(message, severity="error")
+
+    def open_plan(
+        self,
+        *,
+        title: str,
+        plan: Plan | None = None,
+        builder: PlanBuilder | None = None,
+        prompt: str = "",
+        initial: str = "",
+        explanation: str | None = None,
+        danger: bool = False,
+        then: Callable[[], None] | None = None,
+    ) -> PlanModal:
+        modal = PlanModal(
+            self.root,
+            title=title,
+            plan=plan,
+            builder=builder,
+            prompt=prompt,
+            initial=initial,
+            explanation=explanation,
+            danger=danger,
+            on_refusal=self.refuse,
+        )
+
+        def closed(confirmed: bool | None) -> None:
+            if confirmed and modal.plan is not None:
+                self.apply_plan(modal.plan, then)
+            else:
+                self.notify("Cancelled: nothing was changed.")
+
+        self.push_screen(modal, closed)
+        return modal
+
+    def _plan_or_refuse(self, make: Callable[[], Plan]) -> Plan | None:
+        try:
+            return make()
+        except PmemError as err:
+            self.refuse(str(err))
+            return None
+
+    # -- applying -----------------------------------------------------------------------------
+
+    def apply_plan(self, plan: Plan, then: Callable[[], None] | None = None) -> None:
+        if then is not None:
+            self._continuations[id(plan)] = then
+        self._apply(plan)
+
+    @work(thread=True, group="apply", exit_on_error=False)
+    def _apply(self, plan: Plan) -> None:
+        try:
+            result = executor.apply(plan, self.root)
+        except PmemError as err:
+            self.post_message(PlanApplied(plan, None, str(err)))
+        else:
+            self.post_message(PlanApplied(plan, result.outcome, None))
+
+    def on_plan_applied(self, message: PlanApplied) -> None:
+        then = self._continuations.pop(id(message.plan), None)
+        if message.error is not None:
+            self.refuse(message.error)
+            self.request_rescan()
+            return
+        outcome = message.outcome or "Done."
+        sentences = split_outcome(outcome)
+        for sentence in sentences[:MAX_NOTIFIED_ITEMS]:
+            self.notify(sentence, title=message.plan.title)
+        if len(sentences) > MAX_NOTIFIED_ITEMS:
+            self.notify(f"…and {len(sentences) - MAX_NOTIFIED_ITEMS} more.", title=message.plan.title)
+        skipped = [n for n in message.plan.preview.notes if n.startswith("Skipped ")]
+        for note in skipped[:MAX_NOTIFIED_ITEMS]:
+            self.notify(note, severity="warning")
+        if not message.plan.is_empty:
+            self.last_plan = message.plan
+        main = self.main_screen
+        if main is not None:
+            for name in ("index", "core", "archive", "trash"):
+                main.view(name).list.clear_marks()
+        self.request_rescan()
+        if then is not None:
+            then()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one error handler for workers: an unexpected failure becomes a notification."""
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
+            err = event.worker.error
+            self.refuse(f"{event.worker.name or 'A background task'} failed: {err}")
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_health(self) -> None:
+        if not any(isinstance(s, HealthScreen) for s in self.screen_stack):
+            self.push_screen(HealthScreen(self.health_source))
+
+    def action_archive(self) -> None:
+        _pane, rows = self._selection()
+        self.start_archive([r.path for r in rows])
+
+    def start_archive(
+        self,
+        paths: list[str],
+        *,
+        default_reason: str = "",
+        explanation: str | None = None,
+        then: Callable[[], None] | None = None,
+        title: str | None = None,
+    ) -> None:
+        """Archive: check it can be planned, then ask for the reason in the preview modal."""
+        if not paths:
+            self.refuse("Nothing selected to archive.")
+            return
+        root = self.root
+
+        def builder(reason: str) -> Plan:
+            if len(paths) == 1:
+                return lifecycle.plan_archive(root, paths[0], reason)
+            return lifecycle.plan_archive_many(root, paths, reason)
+
+        # Refuse before asking for a reason when the files cannot be archived at all.
+        if self._plan_or_refuse(lambda: builder("(reason)")) is None:
+            return
+        what = paths[0] if len(paths) == 1 else f"{len(paths)} files"
+        self.open_plan(
+            title=title or f"Archive {what}",
+            builder=builder,
+            prompt="Why archive it? The reason is kept in the archive record. Type it, then press enter:",
+            initial=default_reason,
+            explanation=explanation,
+            then=then,
+        )
+
+    def action_delete(self) -> None:
+        pane, rows = self._selection()
+        if not rows:
+            self.refuse("Nothing selected to delete.")
+            return
+        active = [r for r in rows if r.is_active_file]
+        if pane == "index" and active:
+            paths = [r.path for r in active]
+            what = paths[0] if len(paths) == 1 else f"{len(paths)} files"
+            self.start_archive(
+                paths,
+                explanation=(
+                    f"{what} {'is' if len(paths) == 1 else 'are'} active. Only an archived file can be "
+                    "deleted (delete = archive first, then the trash, recoverable for 30 days). Here is the "
+                    "archive preview instead; delete it afterwards from the Archive pane."
+                ),
+            )
+            return
+        self.start_delete([r.path for r in rows])
+
+    def start_delete(self, paths: list[str]) -> None:
+        root = self.root
+        plan = self._plan_or_refuse(
+            lambda: (
+                lifecycle.plan_delete(root, paths[0])
+                if len(paths) == 1
+                else lifecycle.plan_delete_many(root, paths)
+            )
+        )
+        if plan is not None:
+            self.open_plan(title=plan.title, plan=plan)
+
+    def action_recover(self) -> None:
+        _pane, rows = self._selection()
+        if not rows:
+            self.refuse("Nothing selected to recover.")
+            return
+        self.start_recover([r.path for r in rows])
+
+    def start_recover(self, paths: list[str]) -> None:
+        root = self.root
+        if len(paths) > 1:
+            plan = self._plan_or_refuse(lambda: lifecycle.plan_recover_many(root, paths))
+            if plan is not None:
+                self.open_plan(title=plan.title, plan=plan)
+            return
+        path = paths[0]
+        try:
+            plan = lifecycle.plan_recover(root, path)
+        except lifecycle.NeedsIndexLine as need:
+            self.open_plan(
+                title=f"Recover {path}",
+                builder=lambda line: lifecycle.plan_recover(root, path, index_line=line),
+                prompt="The archive record has no saved index line. pmem-tui proposes this one from the "
+                "file; edit it if needed, then press enter:",
+                initial=need.proposal,
+                explanation=f"Recovering {path} restores its line in _index.md; confirm which line.",
+            )
+            return
+        except PmemError as err:
+            self.refuse(str(err))
+            return
+        self.open_plan(title=plan.title, plan=plan)
+
+    def action_purge(self) -> None:
+        plan = self._plan_or_refuse(lambda: lifecycle.plan_purge(self.root))
+        if plan is None:
+            return
+        if plan.is_empty:
+            self.notify(plan.outcome or "No expired trash to purge.")
+            return
+        self.open_plan(
+            title=plan.title,
+            plan=plan,
+            danger=True,
+            explanation="These expired trash items are removed for good; they cannot be recovered "
+            "afterwards.",
+        )
+
+    def action_upgrade(self) -> None:
+        plan = self._plan_or_refuse(lambda: lifecycle.plan_upgrade(self.root))
+        if plan is None:
+            return
+        if plan.is_empty:
+            self.notify(plan.outcome or "The lifecycle structure is complete; nothing to upgrade.")
+            return
+        self.open_plan(title=plan.title, plan=plan)
+
+    def action_doctor(self) -> None:
+        plan = self._plan_or_refuse(lambda: doctor.plan_doctor(self.root))
+        if plan is None:
+            return
+        if plan.is_empty:
+            self.notify(plan.outcome or "Nothing needed repair.")
+            return
+        self.open_plan(title=plan.title, plan=plan)
+
+    def action_undo(self) -> None:
+        try:
+            offer = undo_offer(self.root, self.last_plan)
+        except NoUndo as err:
+            self.notify(str(err), severity="warning")
+            return
+        except PmemError as err:
+            self.refuse(f"Cannot undo: {err}")
+            return
+        if offer.plan is not None:
+            self.open_plan(title=offer.title, plan=offer.plan, explanation=offer.explanation)
+        else:
+            self.start_archive(
+                list(offer.archive_paths),
+                default_reason=offer.reason,
+                explanation=offer.explanation,
+                title=offer.title,
+            )
+
+    # -- editing ------------------------------------------------------------------------------
+
+    def run_editor_on(self, path: Path) -> bool:
+        """Suspend the app and run the editor; False (and a notification) when it cannot run."""
+        from textual.app import SuspendNotSupported
+
+        try:
+            try:
+                with self.suspend():
+                    self.editor(path)
+            except SuspendNotSupported:
+                self.editor(path)
+        except OSError as err:
+            self.refuse(f"The editor could not start: {err.strerror or err}.")
+            return False
+        self.refresh()
+        return True
+
+    def _edit_in_temp(self, name: str, initial: bytes) -> bytes | None:
+        folder = Path(tempfile.mkdtemp(prefix="pmem-edit-"))
+        temp = folder / name
+        try:
+            temp.write_bytes(initial)
+            if not self.run_editor_on(temp):
+                return None
+            return temp.read_bytes()
+        except OSError as err:
+            self.refuse(f"The edited copy could not be read back: {err.strerror or err}.")
+            return None
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def action_edit(self) -> None:
+        _pane, rows = self._selection()
+        row = rows[0] if len(rows) == 1 else None
+        if len(rows) > 1:
+            self.refuse("Edit works on one file at a time; unmark the others first.")
+            return
+        if row is None:
+            self.refuse("Nothing selected to edit.")
+            return
+        if row.kind == DEAD:
+            self.refuse(f"{row.path} does not exist; press n to write it.")
+            return
+        if not (row.is_active_file or row.kind == "core"):
+            self.refuse(f"{row.path} is not active; recover it first to edit it.")
+            return
+        self.start_edit(row.path)
+
+    def start_edit(self, rel: str) -> None:
+        """Edit a copy in $EDITOR (never the file itself), then preview the save."""
+        try:
+            original = (self.root / rel).read_bytes()
+        except OSError as err:
+            self.refuse(f"{rel} cannot be read: {err.strerror or err}.")
+            return
+        edited = self._edit_in_temp(Path(rel).name, original)
+        if edited is None:
+            return
+        if edited == original:
+            self.notify(f"No changes to {rel}: nothing to save.")
+            return
+        explanation = None
+        try:
+            if (self.root / rel).read_bytes() != original:
+                explanation = (
+                    f"{rel} changed on disk while you were editing. The diff below is against the file as "
+                    "it is now: confirming replaces that change with yours."
+                )
+        except OSError:
+            pass
+        self.offer_save(rel, edited, None, explanation)
+
+    def offer_save(
+        self, rel: str, content: bytes, index_line: str | None, explanation: str | None = None
+    ) -> None:
+        plan = self._plan_or_refuse(lambda: lifecycle.plan_save(self.root, rel, content, index_line))
+        if plan is None:
+            return
+        if plan.is_empty:
+            self.notify(plan.outcome or f"{rel} is unchanged; nothing to save.")
+            return
+        self.open_plan(title=plan.title, plan=plan, explanation=explanation)
+
+    def action_new_file(self) -> None:
+        pane, _rows = self._selection()
+        initial = "_core/" if pane == "core" else "notes/"
+        self.push_screen(
+            NewFileModal(first_save=not self.root.is_dir(), initial_path=initial), self._new_file_chosen
+        )
+
+    def _new_file_chosen(self, request: NewFileRequest | None) -> None:
+        if request is None:
+            self.notify("Cancelled: nothing was changed.")
+            return
+        if (self.root / request.path).exists():
+            self.refuse(f"{request.path} already exists; select it and press e to edit it.")
+            return
+        title = (
+            Path(request.path).stem.replace("-", " ").replace("_", " ").strip().capitalize() or "New memory"
+        )
+        template = f"# {title}\n\n".encode()
+        content = self._edit_in_temp(Path(request.path).name or "new.md", template)
+        if content is None:
+            return
+        if not content.strip():
+            self.notify("The new file is empty: nothing to save.")
+            return
+        self.offer_save(request.path, content, request.index_line)
+
+    # -- command palette ----------------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        commands: list[tuple[str, str, Callable[[], object]]] = [
+            ("Help: keys", "Every key of the app (?)", self.action_help),
+            ("Health review", "Review active memory: keep, archive, delete (H)", self.action_health),
+            (
+                "Purge expired trash",
+                "Remove expired trash for good, after its preview (P)",
+                self.action_purge,
+            ),
+            ("Upgrade lifecycle structure", "Create the missing lifecycle folders (U)", self.action_upgrade),
+            ("Doctor", "Finish or undo an interrupted action (D)", self.action_doctor),
+            ("Undo last action", "Plan the inverse of the last action (ctrl+z)", self.action_undo),
+            ("New memory file", "Path, index line, editor, save preview (n)", self.action_new_file),
+        ]
+        if isinstance(screen, MainScreen):
+            commands += [
+                ("Archive selected", "Archive the selected active file(s) (a)", self.action_archive),
+                (
+                    "Delete selected",
+                    "Move the selected archived file(s) to the trash (d)",
+                    self.action_delete,
+                ),
+                (
+                    "Recover selected",
+                    "Recover the selected archived or trashed file(s) (r)",
+                    self.action_recover,
+                ),
+                (
+                    "Edit selected",
+                    "Edit the selected file in $EDITOR, then preview the save (e)",
+                    self.action_edit,
+                ),
+                ("Filter pane", "Filter the current pane (/)", screen.action_filter),
+                ("Focus preview", "Scroll the preview (p)", screen.action_focus_preview),
+            ]
+            for i, pane_id in enumerate(screen.pane_ids):
+                name = pane_id.removeprefix("pane-").capitalize()
+                commands.append(
+                    (
+                        f"Show {name} pane",
+                        f"Switch to the {name} pane ({i + 1})",
+                        partial(screen.action_show_pane, i),
+                    )
+                )
+        for title, help_text, callback in commands:
+            yield SystemCommand(title, help_text, callback)
+
+
+def _extra_panes(project: str | None) -> list[ExtraPane]:
+    """The fifth-pane slot: the Epics pane (the project's .claude/memory/) plugs in here."""
+    return []
+
+
+def run_app(root: Path, demo: bool = False, project: str | None = None) -> int:
+    """Open the app (the CLI's entry point). `demo`: a fresh sample memory in a temporary folder."""
+    label = None
+    demo_dir: Path | None = None
+    if demo:
+        from pmem_tui.demo import build_demo
+
+        demo_dir = Path(tempfile.mkdtemp(prefix="pmem-demo-"))
+        root = demo_dir / ".persistent-memory"
+        build_demo(root, clock_today())
+        label = f"{root}  (demo)"
+    app = PmemApp(root, project=project, root_label=label, extra_panes=_extra_panes(project))
+    try:
+        result = app.run()
+    finally:
+        if demo_dir is not None:
+            shutil.rmtree(demo_dir, ignore_errors=True)
+    return int(result or 0)

@@ -1,0 +1,50 @@
+"""App-wide messages. Threads (the watcher, workers) reach the UI only by posting these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import RenderableType
+from textual.message import Message
+
+from pmem_tui.core.model import Snapshot
+from pmem_tui.core.plan import Plan
+from pmem_tui.core.report import Baseline
+
+
+class FilesChanged(Message):
+    """The watcher saw something change under the root.
+
+    It carries no paths: the receiver drains them from the watcher, so a burst of events collapses
+    into one message (`can_replace`) without losing any path.
+    """
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, FilesChanged)
+
+
+@dataclass
+class ScanDone(Message):
+    """A scan finished in a worker thread."""
+
+    generation: int
+    snapshot: Snapshot
+    baseline: Baseline | None
+    changed: frozenset[str] | None  # the paths the watcher reported, None: unknown / everything
+
+
+@dataclass
+class PlanApplied(Message):
+    """The executor finished (or refused) a plan in a worker thread."""
+
+    plan: Plan
+    outcome: str | None  # None when it failed
+    error: str | None
+
+
+@dataclass
+class ShowInPreview(Message):
+    """Any pane (e.g. a future Epics pane) can ask the preview to show a ready renderable."""
+
+    title: str
+    renderable: RenderableType

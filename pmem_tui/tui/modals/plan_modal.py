@@ -1,0 +1,200 @@
+"""The preview modal: every change is shown as its plan and confirmed by a key before anything runs.
+
+`PlanModal` is a `ModalScreen[bool]`: True means "apply `modal.plan`". When the action needs a line
+of input first (the archive reason, a proposed index line), the input sits at the top and has the
+focus; `enter` in it builds the plan and shows its preview. `y` (or the Confirm button) confirms,
+`n`/`escape` cancel. If the watcher reports a change to anything the plan read, the modal re-checks
+the plan and refuses confirmation once it is stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Label, Static
+
+from pmem_tui.core import executor
+from pmem_tui.core.errors import PmemError, StalePlan
+from pmem_tui.core.plan import Plan
+from pmem_tui.tui.widgets.diff_view import plain_text, render_plan
+
+PlanBuilder = Callable[[str], Plan]
+
+
+def touches(plan: Plan, paths: Iterable[str] | None) -> bool:
+    """Whether any changed path concerns something the plan read (a file, or a folder around it)."""
+    if paths is None:
+        return True
+    keys = list(plan.reads)
+    for path in paths:
+        for key in keys:
+            if (
+                key == ""
+                or path == ""
+                or key == path
+                or key.startswith(path + "/")
+                or path.startswith(key + "/")
+            ):
+                return True
+    return False
+
+
+class PlanModal(ModalScreen[bool]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "confirm", "Confirm", id="plan.confirm"),
+        Binding("n", "cancel", "Cancel", show=False, id="plan.cancel"),
+        Binding("escape", "cancel", "Cancel", key_display="n/esc", id="plan.escape"),
+    ]
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        title: str,
+        plan: Plan | None = None,
+        builder: PlanBuilder | None = None,
+        prompt: str = "",
+        initial: str = "",
+        placeholder: str = "",
+        explanation: str | None = None,
+        danger: bool = False,
+        on_refusal: Callable[[str], None] | None = None,
+    ) -> None:
+        super().__init__(classes="plan-modal")
+        self.root = root
+        self.heading = title
+        self.plan = plan
+        self.builder = builder
+        self.prompt = prompt
+        self.initial = initial
+        self.placeholder = placeholder
+        self.explanation = explanation
+        self.danger = danger
+        self.stale: str | None = None
+        self.error: str | None = None
+        self._on_refusal = on_refusal
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="plan-dialog"):
+            yield Static(Text(self.heading), id="plan-title")
+            if self.explanation:
+                yield Static(Text(self.explanation), id="plan-explanation")
+            if self.builder is not None:
+                yield Label(Text(self.prompt), id="plan-prompt")
+                yield Input(value=self.initial, placeholder=self.placeholder, id="plan-input")
+            with VerticalScroll(id="plan-body"):
+                yield Static(self._body(), id="plan-preview")
+            yield Static("", id="plan-status")
+            with Horizontal(id="plan-buttons"):
+                yield Button(
+                    "Confirm (y)",
+                    id="plan-confirm",
+                    variant="error" if self.danger else "primary",
+                    disabled=self.plan is None,
+                )
+                yield Button("Cancel (n)", id="plan-cancel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.builder is not None:
+            self.query_one("#plan-input", Input).focus()
+        elif self.danger:
+            self.query_one("#plan-cancel", Button).focus()  # a stray enter never purges; `y` confirms
+        else:
+            self.query_one("#plan-confirm", Button).focus()
+
+    @property
+    def preview_text(self) -> str:
+        """What the preview shows, as plain text."""
+        return plain_text(self._body())
+
+    def _body(self) -> RenderableType:
+        if self.plan is None:
+            return Text("Enter the value above, then press enter to see the preview.", style="dim")
+        return render_plan(self.plan)
+
+    # -- building -----------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#plan-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.build(event.value)
+
+    def build(self, value: str) -> bool:
+        """Build (or rebuild) the plan from the input; show its preview or the refusal."""
+        assert self.builder is not None
+        try:
+            plan = self.builder(value)
+        except PmemError as err:
+            self.plan = None
+            self._set_status(str(err), error=True)
+            self.query_one("#plan-preview", Static).update(self._body())
+            self.query_one("#plan-confirm", Button).disabled = True
+            if self._on_refusal:
+                self._on_refusal(str(err))
+            return False
+        self.plan = plan
+        self.stale = None
+        self._set_status("")
+        self.query_one("#plan-preview", Static).update(self._body())
+        confirm = self.query_one("#plan-confirm", Button)
+        confirm.disabled = False
+        confirm.focus()
+        return True
+
+    def _set_status(self, message: str, *, error: bool = False) -> None:
+        self.error = message if error else None
+        status = self.query_one("#plan-status", Static)
+        status.update(Text(message, style="bold red" if error else ""))
+        status.set_class(bool(message), "-shown")
+
+    # -- staleness ----------------------------------------------------------------------------
+
+    def notice_change(self, paths: frozenset[str] | None) -> None:
+        """The watcher saw changes: re-check the plan against the disk when they concern it."""
+        if self.plan is None or self.stale or not touches(self.plan, paths):
+            return
+        try:
+            executor.check_fresh(self.plan, self.root)
+        except StalePlan as err:
+            self.stale = str(err)
+            self._set_status(f"⚠ {err} Confirmation is refused.", error=True)
+            self.query_one("#plan-confirm", Button).disabled = True
+
+    # -- decisions ----------------------------------------------------------------------------
+
+    def action_confirm(self) -> None:
+        if self.plan is None:
+            self.app.bell()
+            if self.builder is not None:
+                self.query_one("#plan-input", Input).focus()
+            return
+        if self.stale:
+            self.app.bell()
+            self.notify(
+                "The files changed since this preview; nothing was changed. Preview again.", severity="error"
+            )
+            return
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#plan-confirm")
+    def _confirm_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_confirm()
+
+    @on(Button.Pressed, "#plan-cancel")
+    def _cancel_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_cancel()

@@ -1,0 +1,220 @@
+"""Rows of the panes, built from a Snapshot. Plain data: no widget, no Rich markup.
+
+A Row's `key` is stable across rescans (a route, a path), so the list keeps its selection and
+marks when the snapshot is replaced; `location` is the file to preview (None: no file).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from pmem_tui.core.model import (
+    INDEX_FILE,
+    ActiveFile,
+    ArchivedItem,
+    FileInfo,
+    IndexEntry,
+    Snapshot,
+    TrashItem,
+)
+from pmem_tui.core.report import human_size
+
+PANES = ("index", "core", "archive", "trash")
+PANE_TITLES = {"index": "Index", "core": "Core", "archive": "Archive", "trash": "Trash"}
+
+# Row kinds
+ENTRY = "entry"  # an index entry whose file exists
+DEAD = "dead"  # an index entry whose file does not exist (dead route)
+ORPHAN = "orphan"  # an active file without an index entry
+CORE = "core"
+ARCHIVED = "archived"
+TRASHED = "trash"
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    kind: str
+    path: str  # the memory path: the route, the original active path, or the _core/ path
+    location: str | None  # the file on disk (relative to the root), None for a dead route
+    cells: tuple[str, ...]
+    flag: str = ""  # a short badge: "orphan", "dead", "expired", "legacy"...
+    size: int | None = None
+    mtime_ns: int | None = None
+    index_line: str | None = None
+    note: str = ""  # one line shown in the preview's facts (a reason, a deadline...)
+    in_index: bool | None = None  # for active files: listed in _index.md (None: not known / not relevant)
+
+    @property
+    def is_active_file(self) -> bool:
+        return self.kind in (ENTRY, ORPHAN)
+
+
+def fmt_mtime(mtime_ns: int | None) -> str:
+    if mtime_ns is None:
+        return ""
+    return dt.datetime.fromtimestamp(mtime_ns / 1e9).strftime("%Y-%m-%d %H:%M")
+
+
+def fmt_date(day: dt.date | None) -> str:
+    return day.isoformat() if day else "?"
+
+
+def countdown(item: TrashItem, today: dt.date) -> str:
+    """'purged in 12 days', 'expired', or why there is no deadline."""
+    left = item.days_left(today)
+    if left is None:
+        return "no deadline (no record)"
+    if item.expired or left < 0:
+        return "expired"
+    if left == 0:
+        return "purge allowed after today"
+    return f"purged in {left} day{'s' if left != 1 else ''}"
+
+
+def index_rows(snap: Snapshot) -> list[Row]:
+    active = {a.path: a for a in snap.active}
+    rows: list[Row] = []
+    seen: dict[str, int] = {}
+    for entry in snap.index_entries:
+        rows.append(_entry_row(entry, active.get(entry.route), seen))
+    for file in snap.active:
+        if file.index_line is None:
+            rows.append(_orphan_row(file))
+    return rows
+
+
+def _orphan_row(file: ActiveFile) -> Row:
+    return Row(
+        key=f"orphan:{file.path}",
+        kind=ORPHAN,
+        path=file.path,
+        location=file.path,
+        cells=(file.path, file.title or "", f"not in {INDEX_FILE}"),
+        flag="orphan",
+        size=file.size,
+        mtime_ns=file.mtime_ns,
+        in_index=False,
+        note=f"On disk but not in {INDEX_FILE}: agents cannot find it by its route.",
+    )
+
+
+def index_row_for(snap: Snapshot, file: ActiveFile) -> Row | None:
+    """The Index row of one active file (None when it is listed more than once: rebuild the pane)."""
+    entries = [e for e in snap.index_entries if e.route == file.path]
+    if len(entries) > 1:
+        return None
+    if entries:
+        return _entry_row(entries[0], file, {})
+    return _orphan_row(file)
+
+
+def _entry_row(entry: IndexEntry, file: ActiveFile | None, seen: dict[str, int]) -> Row:
+    n = seen.get(entry.route, 0)
+    seen[entry.route] = n + 1
+    key = f"route:{entry.route}" if n == 0 else f"route:{entry.route}#{n + 1}"
+    cells = (entry.route, entry.title or "", entry.summary or "")
+    if file is None:
+        return Row(
+            key=key,
+            kind=DEAD,
+            path=entry.route,
+            location=None,
+            cells=cells,
+            flag="dead",
+            index_line=entry.raw,
+            in_index=True,
+            note=f"In {INDEX_FILE} (line {entry.line_no + 1}) but there is no such file: a dead route.",
+        )
+    return Row(
+        key=key,
+        kind=ENTRY,
+        path=entry.route,
+        location=entry.route,
+        cells=cells,
+        flag="dup" if n else "",
+        size=file.size,
+        mtime_ns=file.mtime_ns,
+        index_line=entry.raw,
+        in_index=True,
+        note=f"Listed in {INDEX_FILE} (line {entry.line_no + 1})" + (f", copy {n + 1}" if n else "") + ".",
+    )
+
+
+def core_rows(snap: Snapshot) -> list[Row]:
+    return [_core_row(f) for f in snap.core]
+
+
+def _core_row(f: FileInfo) -> Row:
+    return Row(
+        key=f"core:{f.path}",
+        kind=CORE,
+        path=f.path,
+        location=f.path,
+        cells=(f.path, human_size(f.size), fmt_mtime(f.mtime_ns)),
+        size=f.size,
+        mtime_ns=f.mtime_ns,
+        note="Baseline context: read when an agent loads memory.",
+    )
+
+
+def archive_rows(snap: Snapshot) -> list[Row]:
+    return [_archive_row(a) for a in snap.archived]
+
+
+def _archive_row(a: ArchivedItem) -> Row:
+    rec = a.record
+    when = fmt_date(rec.archived) if rec else "?"
+    reason = (rec.reason or "") if rec else "no record"
+    flag = "no record" if rec is None else ("legacy" if rec.legacy else "")
+    note = f"Archived {when}" + (f" - reason: {rec.reason}" if rec and rec.reason else "")
+    if rec is not None and rec.legacy:
+        note += ". The record has no saved index line: recovering it asks you to confirm one."
+    return Row(
+        key=f"archived:{a.path}",
+        kind=ARCHIVED,
+        path=a.path,
+        location=a.location,
+        cells=(a.path, when, reason),
+        flag=flag,
+        size=a.size,
+        mtime_ns=a.mtime_ns,
+        index_line=rec.index_line if rec else None,
+        note=note,
+    )
+
+
+def trash_rows(snap: Snapshot) -> list[Row]:
+    return [_trash_row(t, snap.today) for t in snap.trash]  # the scan sorts the trash by deadline
+
+
+def _trash_row(t: TrashItem, today: dt.date) -> Row:
+    when = countdown(t, today)
+    deadline = f"recoverable until {t.deadline.isoformat()}" if t.deadline else "no deadline recorded"
+    return Row(
+        key=f"trash:{t.path}",
+        kind=TRASHED,
+        path=t.path,
+        location=t.location,
+        cells=(t.path, fmt_date(t.deleted), when),
+        flag="expired" if t.expired else "",
+        size=t.size,
+        mtime_ns=t.mtime_ns,
+        index_line=t.record.index_line if t.record else None,
+        note=f"Deleted {fmt_date(t.deleted)}, {deadline}"
+        + (": expired, `P` purges it for good." if t.expired else "."),
+    )
+
+
+BUILDERS = {"index": index_rows, "core": core_rows, "archive": archive_rows, "trash": trash_rows}
+COLUMNS = {
+    "index": ("route", "title", "summary"),
+    "core": ("path", "size", "modified"),
+    "archive": ("path", "archived", "reason"),
+    "trash": ("path", "deleted", "purge"),
+}
+
+
+def rows_for(pane: str, snap: Snapshot) -> list[Row]:
+    return BUILDERS[pane](snap)

@@ -1,0 +1,230 @@
+"""The main screen: header, banner, the panes on the left, the preview on the right, the footer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from pmem_tui.core.model import Snapshot
+from pmem_tui.core.report import Baseline
+from pmem_tui.tui.messages import ShowInPreview
+from pmem_tui.tui.rows import PANE_TITLES, PANES, Row, rows_for
+from pmem_tui.tui.widgets.header import StatusHeader
+from pmem_tui.tui.widgets.memory_list import MemoryList
+from pmem_tui.tui.widgets.pane import PaneView
+from pmem_tui.tui.widgets.preview import PreviewView
+
+if TYPE_CHECKING:
+    from pmem_tui.tui.app import PmemApp
+
+
+def pane_id(name: str) -> str:
+    return f"pane-{name}"
+
+
+class MainScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "show_pane(0)", "Index", show=False, id="pane.1"),
+        Binding("2", "show_pane(1)", "Core", show=False, id="pane.2"),
+        Binding("3", "show_pane(2)", "Archive", show=False, id="pane.3"),
+        Binding("4", "show_pane(3)", "Trash", show=False, id="pane.4"),
+        Binding("5", "show_pane(4)", "Pane 5", show=False, id="pane.5"),
+        Binding("tab", "cycle_pane(1)", "Next pane", show=False, id="pane.next"),
+        Binding("shift+tab", "cycle_pane(-1)", "Previous pane", show=False, id="pane.previous"),
+        Binding("p", "focus_preview", "Preview", show=False, id="preview.focus"),
+        Binding("slash", "filter", "Filter", id="filter"),
+        Binding("a", "app.archive", "Archive", id="archive"),
+        Binding("d", "app.delete", "Delete", id="delete"),
+        Binding("r", "app.recover", "Recover", id="recover"),
+        Binding("e", "app.edit", "Edit", id="edit"),
+        Binding("n", "app.new_file", "New", id="new"),
+        Binding("H", "app.health", "Health", id="health"),
+        # Shown by the banner / trash pane when they matter; always in help and the command palette.
+        Binding("P", "app.purge", "Purge", show=False, id="purge"),
+        Binding("U", "app.upgrade", "Upgrade", show=False, id="upgrade"),
+        Binding("D", "app.doctor", "Doctor", show=False, id="doctor"),
+        Binding("ctrl+z", "app.undo", "Undo", id="undo"),
+        Binding("q", "app.quit", "Quit", id="quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._labels: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        app = self._app
+        yield StatusHeader(id="header")
+        yield Static("", id="banner")
+        with Horizontal(id="body"):
+            with TabbedContent(id="panes", initial=pane_id(PANES[0])):
+                for name in PANES:
+                    with TabPane(PANE_TITLES[name], id=pane_id(name)):
+                        yield PaneView(name, id=f"view-{name}")
+                for extra in app.extra_panes:
+                    with TabPane(extra.title, id=pane_id(extra.pane_id)):
+                        yield extra.make_widget(app)
+            yield PreviewView(app.root, id="preview")
+        yield Footer()
+
+    @property
+    def _app(self) -> PmemApp:
+        return cast("PmemApp", self.app)
+
+    def on_mount(self) -> None:
+        self.query_one("#banner", Static).display = False
+        self.refresh_header()
+        view = self.current_view()
+        if view is not None:
+            view.list.focus()
+
+    # -- panes --------------------------------------------------------------------------------
+
+    @property
+    def pane_ids(self) -> list[str]:
+        return [pane_id(n) for n in PANES] + [pane_id(e.pane_id) for e in self._app.extra_panes]
+
+    @property
+    def tabbed(self) -> TabbedContent:
+        return self.query_one("#panes", TabbedContent)
+
+    @property
+    def preview(self) -> PreviewView:
+        return self.query_one("#preview", PreviewView)
+
+    def view(self, name: str) -> PaneView:
+        return self.query_one(f"#view-{name}", PaneView)
+
+    def current_pane(self) -> str:
+        active = self.tabbed.active or pane_id(PANES[0])
+        return active.removeprefix("pane-")
+
+    def current_view(self) -> PaneView | None:
+        name = self.current_pane()
+        return self.view(name) if name in PANES else None
+
+    def selection(self) -> tuple[str, list[Row]]:
+        view = self.current_view()
+        if view is None:
+            return self.current_pane(), []
+        return view.pane, view.list.selection()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "show_pane" and parameters:
+            return int(str(parameters[0])) < len(self.pane_ids)
+        return True
+
+    def action_show_pane(self, index: int) -> None:
+        ids = self.pane_ids
+        if 0 <= index < len(ids):
+            self.tabbed.active = ids[index]
+            self._focus_active()
+
+    def action_cycle_pane(self, step: int) -> None:
+        if self.preview.has_focus:  # from the preview, tab goes back to the pane
+            self._focus_active()
+            return
+        ids = self.pane_ids
+        current = self.tabbed.active
+        index = ids.index(current) if current in ids else 0
+        self.action_show_pane((index + step) % len(ids))
+
+    def action_focus_preview(self) -> None:
+        self.preview.focus()
+
+    def action_filter(self) -> None:
+        view = self.current_view()
+        if view is not None:
+            view.open_filter()
+
+    def _focus_active(self) -> None:
+        view = self.current_view()
+        if view is not None:
+            view.list.focus()
+            self.preview.show_row(view.list.current_row)
+            return
+        pane = self.tabbed.get_pane(self.tabbed.active)
+        focusable = [w for w in pane.query("*") if isinstance(w, Widget) and w.focusable]
+        if focusable:
+            focusable[0].focus()
+
+    @on(TabbedContent.TabActivated, "#panes")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        event.stop()
+        self._focus_active()
+        self.refresh_bindings()
+
+    @on(MemoryList.Highlighted)
+    def _highlighted(self, event: MemoryList.Highlighted) -> None:
+        event.stop()
+        view = self.current_view()
+        if view is not None and event.memory_list is view.list:
+            self.preview.show_row(event.row)
+
+    @on(MemoryList.MarksChanged)
+    def _marks_changed(self, event: MemoryList.MarksChanged) -> None:
+        event.stop()
+        self._update_tab_labels()
+
+    @on(ShowInPreview)
+    def _show_in_preview(self, event: ShowInPreview) -> None:
+        event.stop()
+        self.preview.show_renderable(event.renderable)
+
+    # -- state --------------------------------------------------------------------------------
+
+    def refresh_header(self) -> None:
+        app = self._app
+        self.query_one("#header", StatusHeader).update_state(
+            app.root_label, app.snapshot, app.baseline, app.watcher.mode
+        )
+
+    def update_snapshot(self, snap: Snapshot, base: Baseline | None) -> None:
+        """New scan: update every pane's rows in place, the header, the banner and the tab labels."""
+        for name in PANES:
+            self.view(name).set_rows(rows_for(name, snap))
+        self.refresh_header()
+        self._update_banner(snap)
+        self._update_tab_labels()
+        for extra in self._app.extra_panes:
+            extra.update(self, snap)
+        self.refresh_bindings()
+
+    def update_index_rows(self, rows: list[Row]) -> bool:
+        """A few files changed content: redraw their rows only (False: the pane needs a rebuild)."""
+        memory_list = self.view("index").list
+        return all(memory_list.update_row(row) for row in rows)
+
+    def _update_tab_labels(self) -> None:
+        for name in PANES:
+            lst = self.view(name).list
+            label = Text(f"{PANES.index(name) + 1} {PANE_TITLES[name]} ")
+            label.append(f"{len(lst.all_rows)}", style="bold")
+            marks = len(lst.marked_keys)
+            if marks:
+                label.append(f" ●{marks}", style="bold magenta")
+            if self._labels.get(name) != label.markup:
+                self._labels[name] = label.markup
+                self.tabbed.get_tab(pane_id(name)).label = label
+
+    def _update_banner(self, snap: Snapshot) -> None:
+        banner = self.query_one("#banner", Static)
+        text = Text()
+        if snap.unfinished_action:
+            text.append("An earlier action was interrupted: ", style="bold")
+            text.append(f"'{snap.unfinished_action}'")
+            text.append(". Press D to preview the doctor's repair.\n")
+        if snap.exists and snap.lifecycle_missing:
+            text.append("This memory has no lifecycle structure yet ", style="bold")
+            text.append(f"(missing {', '.join(snap.lifecycle_missing)})")
+            text.append(". Archive, delete, recover and health need it: press U to preview the upgrade.")
+        text.rstrip()
+        banner.update(text)
+        banner.display = bool(text.plain)

@@ -1,0 +1,163 @@
+"""Watch the memory root with watchdog and tell the app, through one coalescing message, to look again.
+
+The observer thread never touches a widget: the handler adds the changed paths to a locked set and
+calls `notify` (which posts `FilesChanged`, a message that replaces any pending copy of itself). The
+app drains the set when the message arrives and rescans (debounced there, with a maximum wait).
+The watcher is a hint: a lost or doubled event only delays the view, the scan is the truth.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirModifiedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
+
+# Reads (opened, closed without writing) are not changes: the app's own scans and previews would
+# otherwise wake it up again and again. Moves matter: editors save with a temp file and a rename.
+WATCHED_EVENTS: list[type[FileSystemEvent]] = [
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileClosedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirModifiedEvent,
+    DirMovedEvent,
+]
+IGNORED_TYPES = frozenset({"opened", "closed_no_write"})
+# Beyond this many pending paths, stop collecting them: "everything may have changed".
+MAX_PENDING_PATHS = 2000
+POLL_INTERVAL_S = 1.0
+
+
+def _relative(root: str, raw: str | bytes) -> str | None:
+    """The POSIX path of `raw` relative to the root; None when outside it or hidden (e.g. `.pmem/`)."""
+    path = os.fsdecode(raw)
+    if not path:
+        return None
+    if path == root:
+        return ""
+    if not path.startswith(root + os.sep):
+        return None
+    rel = path[len(root) + 1 :].replace(os.sep, "/")
+    if any(part.startswith(".") for part in rel.split("/")):
+        return None
+    return rel
+
+
+class ChangeHandler(FileSystemEventHandler):
+    """Turns watchdog events into relative paths. Safe to call `dispatch` directly (tests do)."""
+
+    def __init__(self, root: Path, sink: Callable[[set[str]], None]) -> None:
+        super().__init__()
+        self._root = os.path.abspath(root)
+        self._sink = sink
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in IGNORED_TYPES:
+            return
+        paths: set[str] = set()
+        for raw in (event.src_path, getattr(event, "dest_path", "")):
+            rel = _relative(self._root, raw)
+            if rel is not None:
+                paths.add(rel)
+        if paths:
+            self._sink(paths)
+
+
+class MemoryWatcher:
+    """Owns the observer. `mode` is "live", "polling" (the native observer could not start) or "off"."""
+
+    def __init__(self, root: Path, notify: Callable[[], None]) -> None:
+        self.root = root
+        self._notify = notify
+        self._lock = threading.Lock()
+        self._pending: set[str] = set()
+        self._overflow = False
+        self._observer: Any = None
+        self.mode = "off"
+        self.error: str | None = None
+        self.handler = ChangeHandler(root, self._collect)
+
+    def _collect(self, paths: set[str]) -> None:
+        with self._lock:
+            if self._overflow or len(self._pending) + len(paths) > MAX_PENDING_PATHS:
+                self._overflow = True
+                self._pending.clear()
+            else:
+                self._pending |= paths
+        self._notify()
+
+    def drain(self) -> frozenset[str] | None:
+        """The paths seen since the last drain; None when too many to list (rescan everything)."""
+        with self._lock:
+            if self._overflow:
+                self._overflow = False
+                self._pending.clear()
+                return None
+            paths = frozenset(self._pending)
+            self._pending.clear()
+            return paths
+
+    @property
+    def running(self) -> bool:
+        return self._observer is not None
+
+    def start(self) -> str:
+        """Start watching; falls back to polling when the native observer cannot start (watch limits)."""
+        if self._observer is not None:
+            return self.mode
+        from watchdog.observers import Observer
+        from watchdog.observers.polling import PollingObserver
+
+        attempts: list[tuple[str, Callable[[], Any]]] = [
+            ("live", Observer),
+            ("polling", lambda: PollingObserver(timeout=POLL_INTERVAL_S)),
+        ]
+        for mode, factory in attempts:
+            observer = factory()
+            try:
+                observer.schedule(self.handler, str(self.root), recursive=True, event_filter=WATCHED_EVENTS)
+                observer.daemon = True
+                observer.start()
+            except (OSError, RuntimeError) as err:
+                self.error = str(err) or type(err).__name__
+                _stop_quietly(observer)
+                continue
+            self._observer = observer
+            self.mode = mode
+            return mode
+        self.mode = "off"
+        return self.mode
+
+    def stop(self) -> None:
+        observer, self._observer = self._observer, None
+        if observer is not None:
+            _stop_quietly(observer)
+        self.mode = "off"
+
+
+def _stop_quietly(observer: Any) -> None:
+    try:
+        observer.stop()
+        if observer.is_alive():
+            observer.join(timeout=2)
+    except (OSError, RuntimeError):
+        pass

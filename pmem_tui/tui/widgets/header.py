@@ -1,0 +1,75 @@
+"""The header: root, counts, lifecycle state, problems, baseline cost, watcher state."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from pmem_tui.core.model import Snapshot
+from pmem_tui.core.report import CORE_TOKEN_WARNING, Baseline
+from pmem_tui.core.textio import display
+
+WATCH_LABELS = {
+    "live": ("● live", "green"),
+    "polling": ("● polling (the file watcher could not start; checking every second)", "yellow"),
+    "off": ("○ not watching", "grey50"),
+}
+
+
+def header_text(
+    root_label: str, snap: Snapshot | None, base: Baseline | None, watch_mode: str, scanning: bool = False
+) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append("pmem-tui ", style="bold")
+    text.append(display(root_label))
+    label, colour = WATCH_LABELS.get(watch_mode, WATCH_LABELS["off"])
+    text.append("  ")
+    text.append(label, style=colour)
+    text.append("\n")
+    if snap is None:
+        text.append("scanning…", style="dim")
+        return text
+    if not snap.exists:
+        text.append("no memory here yet", style="yellow")
+        return text
+    counts = [
+        (len(snap.active), "active"),
+        (len(snap.core), "core"),
+        (len(snap.archived), "archived"),
+        (len(snap.trash), "trash"),
+    ]
+    for n, what in counts:
+        text.append(f"{n}", style="bold")
+        text.append(f" {what}  ")
+    expired = len(snap.expired_trash)
+    text.append(f"{expired}", style="bold red" if expired else "bold")
+    text.append(" expired  ")
+    if snap.lifecycle_ready:
+        text.append("lifecycle ready", style="green")
+    else:
+        text.append("lifecycle incomplete", style="bold yellow")
+    text.append("  ")
+    problems = len(snap.problems)
+    text.append(f"{problems}", style="bold yellow" if problems else "bold")
+    text.append(" problems")
+    if base is not None:
+        text.append("  ·  baseline ", style="dim")
+        text.append(f"≈{base.tokens:,} tokens", style="bold")
+        text.append(f" ({base.files} files)", style="dim")
+        if base.core_too_big:
+            text.append(f"  ⚠ _core/ ≈{base.core_tokens:,} tokens > {CORE_TOKEN_WARNING:,}", style="bold red")
+    if scanning:
+        text.append("  ↻", style="dim")
+    return text
+
+
+class StatusHeader(Static):
+    def update_state(
+        self,
+        root_label: str,
+        snap: Snapshot | None,
+        base: Baseline | None,
+        watch_mode: str,
+        scanning: bool = False,
+    ) -> None:
+        self.update(header_text(root_label, snap, base, watch_mode, scanning))

@@ -1,0 +1,109 @@
+"""A pane: its column titles, a filter input (shown by `/`) and the virtual list."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Protocol
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from pmem_tui.core.model import Snapshot
+from pmem_tui.tui.rows import COLUMNS, Row
+from pmem_tui.tui.widgets.memory_list import MemoryList
+
+EMPTY_TEXT = {
+    "index": "No index entries and no active files yet. Press n to write the first memory file.",
+    "core": "No _core/ files: nothing is loaded at baseline besides _index.md.",
+    "archive": "The archive is empty.",
+    "trash": "The trash is empty.",
+}
+
+
+class FilterInput(Input):
+    """`enter` puts focus on the first match; `escape` clears the filter."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="filter.clear"),
+    ]
+
+    def action_clear_filter(self) -> None:
+        pane = self.query_ancestor(PaneView)
+        pane.clear_filter()
+
+
+class PaneView(Vertical):
+    """Titles, filter and list of one pane (Index, Core, Archive, Trash)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="pane.clear_filter"),
+    ]
+
+    def __init__(self, pane: str, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="pane-view")
+        self.pane = pane
+        self.list = MemoryList(pane, empty_text="Scanning…", id=f"list-{pane}")
+        self.filter_input = FilterInput(
+            placeholder="filter: path, title, summary", id=f"filter-{pane}", classes="pane-filter"
+        )
+        self.filter_input.display = False
+        self.titles = Static(self._titles_text(), classes="pane-titles")
+
+    def compose(self) -> ComposeResult:
+        yield self.filter_input
+        yield self.titles
+        yield self.list
+
+    def _titles_text(self) -> Text:
+        names = COLUMNS.get(self.pane, ())
+        return Text("  " + "  ·  ".join(names), no_wrap=True, overflow="ellipsis")
+
+    def set_rows(self, rows: list[Row]) -> None:
+        self.list.empty_text = EMPTY_TEXT.get(self.pane, "Nothing here.")
+        self.list.set_rows(rows)
+
+    def open_filter(self) -> None:
+        self.list.prepare_filter()
+        self.filter_input.display = True
+        self.filter_input.focus()
+
+    def clear_filter(self) -> None:
+        self.filter_input.value = ""
+        self.list.set_query("")
+        self.filter_input.display = False
+        self.list.focus()
+
+    def action_clear_filter(self) -> None:
+        if self.list.filter_query or self.filter_input.display:
+            self.clear_filter()
+
+    @on(Input.Changed)
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.list.set_query(event.value)
+
+    @on(Input.Submitted)
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.list.focus()
+        self.list.action_first()
+
+
+class ExtraPane(Protocol):
+    """A pane beyond the four built-in ones (the slot the Epics pane plugs into, key `5`).
+
+    `make_widget` builds the pane's content once; `update` is called after every scan. To show
+    something in the preview, the widget posts `messages.ShowInPreview`.
+    """
+
+    pane_id: str
+    title: str
+
+    def make_widget(self, app: App[Any]) -> Widget: ...
+
+    def update(self, screen: Screen[Any], snap: Snapshot) -> None: ...

@@ -1,0 +1,260 @@
+"""The preview of the selected item: facts, the summary with its badge, then the Markdown.
+
+The file is read (capped) and rendered to lines in a worker thread, off the UI thread; the widget
+only scrolls ready-made lines (Line API). User text is never parsed as Rich markup.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.console import Console, Group, RenderableType
+from rich.markdown import Markdown
+from rich.rule import Rule
+from rich.segment import Segment
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from pmem_tui.core import textio
+from pmem_tui.core.model import INDEX_FILE, SummaryInfo, SummaryState
+from pmem_tui.core.report import human_size
+from pmem_tui.tui.rows import ARCHIVED, CORE, TRASHED, Row, fmt_mtime
+
+PREVIEW_CAP = 64 * 1024  # bytes shown; bigger files are cut (textual#4586: big Markdown freezes)
+PLAIN_ABOVE = 256 * 1024  # beyond this size, show plain text instead of rendering Markdown
+
+
+@dataclass(frozen=True)
+class FileRead:
+    text: str  # for display: undecodable bytes shown as U+FFFD
+    valid_utf8: bool
+    truncated: bool
+    total_size: int
+
+
+def _trim_partial(data: bytes) -> bytes:
+    """Drop a UTF-8 sequence cut in half by the cap (it is not an encoding error of the file)."""
+    for k in range(1, min(4, len(data)) + 1):
+        b = data[-k]
+        if b & 0xC0 == 0x80:
+            continue
+        if b >= 0xC0:
+            need = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+            return data[:-k] if need > k else data
+        return data
+    return data
+
+
+def read_capped(path: Path, cap: int = PREVIEW_CAP) -> FileRead:
+    with path.open("rb") as fh:
+        data = fh.read(cap + 1)
+        total = max(path.stat().st_size, len(data))
+    truncated = len(data) > cap
+    if truncated:
+        data = _trim_partial(data[:cap])
+    return FileRead(textio.display(textio.decode(data)), textio.is_valid_utf8(data), truncated, total)
+
+
+def summary_badge(info: SummaryInfo) -> Text:
+    if info.state is SummaryState.VALID:
+        return Text(f" valid · {len(info.bullets)} bullets ", style="bold black on green")
+    if info.state is SummaryState.INVALID:
+        return Text(" invalid ", style="bold white on red")
+    if info.state is SummaryState.MISSING:
+        return Text(" missing ", style="bold black on yellow")
+    return Text(" not read ", style="bold white on grey37")
+
+
+def facts_block(row: Row) -> Text:
+    text = Text()
+    text.append(textio.display(row.path), style="bold")
+    if row.location and row.location != row.path:
+        text.append(f"\nat {textio.display(row.location)}", style="dim")
+    facts: list[str] = []
+    if row.size is not None:
+        facts.append(human_size(row.size))
+    if row.mtime_ns is not None:
+        facts.append(f"modified {fmt_mtime(row.mtime_ns)}")
+    if row.in_index is not None:
+        facts.append(f"in {INDEX_FILE}" if row.in_index else f"not in {INDEX_FILE}")
+    if facts:
+        text.append("\n" + " · ".join(facts), style="dim")
+    if row.note:
+        text.append("\n" + textio.display(row.note))
+    if row.index_line is not None and row.kind in (ARCHIVED, TRASHED):
+        text.append("\nsaved index line: ", style="dim")
+        text.append(textio.display(row.index_line))
+    elif row.index_line is not None:
+        text.append("\nindex line: ", style="dim")
+        text.append(textio.display(row.index_line))
+    return text
+
+
+def build_preview(row: Row, read: FileRead | None, error: str | None = None) -> RenderableType:
+    """The whole preview as one renderable (pure: used by the worker and by tests)."""
+    from pmem_tui.core import summary as summary_mod
+
+    parts: list[RenderableType] = [facts_block(row)]
+    if error:
+        parts.append(Text(f"Cannot read the file: {error}", style="bold red"))
+        return Group(*parts)
+    if read is None:
+        return Group(*parts)
+    if not read.valid_utf8:
+        parts.append(Text("⚠ Not valid UTF-8: undecodable bytes are shown as \ufffd.", style="bold yellow"))
+    if read.truncated:
+        parts.append(
+            Text(
+                f"⚠ Large file: the preview shows the first {human_size(PREVIEW_CAP)} "
+                f"of {human_size(read.total_size)}.",
+                style="bold yellow",
+            )
+        )
+    if row.kind in ("entry", "orphan"):
+        info = summary_mod.inspect_summary(read.text)
+        head = Text("Summary ", style="bold")
+        head.append_text(summary_badge(info))
+        if info.state is SummaryState.INVALID and info.detail:
+            head.append(" " + info.detail, style="red")
+        elif info.state is SummaryState.MISSING:
+            head.append(" agents read the whole file", style="dim")
+        parts.append(Text())
+        parts.append(head)
+        if info.bullets:
+            bullets = Table.grid(padding=(0, 1))
+            bullets.add_column(width=3, justify="right")
+            bullets.add_column(ratio=1)
+            for bullet in info.bullets:
+                bullets.add_row(Text("•"), Text(bullet))
+            parts.append(bullets)
+    elif row.kind in (CORE, ARCHIVED, TRASHED):
+        where = "_core/" if row.kind == CORE else "_archive/"
+        parts.append(Text(f"Summary-first loading does not apply to {where}.", style="dim italic"))
+    parts.append(Rule(style="grey37"))
+    if len(read.text) > PLAIN_ABOVE:
+        parts.append(Text(read.text))
+    else:
+        parts.append(Markdown(read.text, hyperlinks=False))
+    return Group(*parts)
+
+
+def render_lines(renderable: RenderableType, width: int) -> list[list[Segment]]:
+    console = Console(
+        width=width,
+        file=io.StringIO(),
+        color_system="truecolor",
+        force_terminal=True,
+        legacy_windows=False,
+        markup=False,
+        emoji=False,
+        highlight=False,
+    )
+    return console.render_lines(renderable, console.options.update_width(width), pad=True)
+
+
+class PreviewView(ScrollView, can_focus=True):
+    """Scrolls lines rendered in a worker."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "scroll_up", "Scroll up", show=False, id="preview.up"),
+        Binding("down,j", "scroll_down", "Scroll down", show=False, id="preview.down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="preview.page_up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="preview.page_down"),
+        Binding("home,g", "scroll_home", "Top", show=False, id="preview.top"),
+        Binding("end,G", "scroll_end", "Bottom", show=False, id="preview.bottom"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, token: int, lines: list[list[Segment]], width: int) -> None:
+            super().__init__()
+            self.token = token
+            self.lines = lines
+            self.width = width
+
+    def __init__(self, root: Path, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.root = root
+        self._lines: list[Strip] = []
+        self._token = 0
+        self._subject: Row | RenderableType | None = None
+        self._rendered_width = 0
+        self.loading_row: Row | None = None
+
+    @property
+    def text(self) -> str:
+        """The preview as plain text (tests read it)."""
+        return "\n".join("".join(seg.text for seg in strip).rstrip() for strip in self._lines)
+
+    def show_row(self, row: Row | None) -> None:
+        self._subject = row
+        self._start()
+
+    def show_renderable(self, renderable: RenderableType) -> None:
+        self._subject = renderable
+        self._start()
+
+    def _start(self) -> None:
+        self._token += 1
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return  # rendered on the first resize
+        subject = self._subject
+        if subject is None:
+            self._set_lines(render_lines(Text("Nothing selected.", style="dim"), width), width)
+            return
+        self._load(self._token, subject, width)
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def _load(self, token: int, subject: Row | RenderableType, width: int) -> None:
+        worker = get_current_worker()
+        if isinstance(subject, Row):
+            read: FileRead | None = None
+            error: str | None = None
+            if subject.location is not None:
+                try:
+                    read = read_capped(self.root / subject.location)
+                except OSError as err:
+                    error = err.strerror or str(err)
+            renderable = build_preview(subject, read, error)
+        else:
+            renderable = subject
+        if worker.is_cancelled:
+            return
+        lines = render_lines(renderable, width)
+        if not worker.is_cancelled:
+            self.post_message(self.Loaded(token, lines, width))
+
+    def on_preview_view_loaded(self, message: PreviewView.Loaded) -> None:
+        message.stop()
+        if message.token != self._token:
+            return
+        self._set_lines(message.lines, message.width)
+
+    def _set_lines(self, lines: list[list[Segment]], width: int) -> None:
+        self._lines = [Strip(line, width) for line in lines]
+        self._rendered_width = width
+        self.virtual_size = Size(width, len(self._lines))
+        self.scroll_to(y=0, animate=False)
+        self.refresh()
+
+    def on_resize(self) -> None:
+        width = self.scrollable_content_region.width
+        if width > 0 and width != self._rendered_width:
+            self._start()
+
+    def render_line(self, y: int) -> Strip:
+        index = round(self.scroll_y) + y
+        width = self.scrollable_content_region.width
+        if 0 <= index < len(self._lines):
+            return self._lines[index].crop_extend(0, width, self.rich_style)
+        return Strip.blank(width, self.rich_style)

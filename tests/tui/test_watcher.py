@@ -1,0 +1,192 @@
+"""The live view: watchdog events -> one coalescing message -> debounced rescan -> rows updated in place."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from tui_helpers import RecordingApp, fill, settle, until
+from watchdog.events import (
+    DirModifiedEvent,
+    FileClosedNoWriteEvent,
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileOpenedEvent,
+)
+
+from pmem_tui.tui.messages import FilesChanged
+from pmem_tui.tui.modals.plan_modal import PlanModal, touches
+from pmem_tui.tui.watcher import MAX_PENDING_PATHS, ChangeHandler, MemoryWatcher
+from pmem_tui.tui.widgets.memory_list import MemoryList
+
+
+def index_list(app: RecordingApp) -> MemoryList:
+    main = app.main_screen
+    assert main is not None
+    return main.view("index").list
+
+
+def test_handler_turns_events_into_relative_paths(tmp_path: Path) -> None:
+    got: list[set[str]] = []
+    handler = ChangeHandler(tmp_path, got.append)
+    handler.dispatch(FileModifiedEvent(str(tmp_path / "notes/a.md")))
+    handler.dispatch(FileMovedEvent(str(tmp_path / "notes/.a.md.swp"), str(tmp_path / "notes/a.md")))
+    handler.dispatch(FileCreatedEvent(str(tmp_path / ".pmem/journal/intent.json")))  # our metadata: ignored
+    handler.dispatch(FileOpenedEvent(str(tmp_path / "notes/b.md")))  # reads are not changes
+    handler.dispatch(FileClosedNoWriteEvent(str(tmp_path / "notes/b.md")))
+    handler.dispatch(FileModifiedEvent(str(tmp_path.parent / "elsewhere.md")))
+    assert got == [{"notes/a.md"}, {"notes/a.md"}]
+
+
+def test_watcher_collects_until_drained_and_overflows_to_everything(tmp_path: Path) -> None:
+    posts: list[int] = []
+    watcher = MemoryWatcher(tmp_path, lambda: posts.append(1))
+    watcher.handler.dispatch(FileModifiedEvent(str(tmp_path / "notes/a.md")))
+    watcher.handler.dispatch(FileModifiedEvent(str(tmp_path / "notes/b.md")))
+    assert len(posts) == 2 and watcher.drain() == frozenset({"notes/a.md", "notes/b.md"})
+    assert watcher.drain() == frozenset()
+    for n in range(MAX_PENDING_PATHS + 1):
+        watcher.handler.dispatch(FileModifiedEvent(str(tmp_path / f"notes/{n}.md")))
+    assert watcher.drain() is None  # too many: rescan everything
+
+
+def test_files_changed_messages_coalesce() -> None:
+    assert FilesChanged().can_replace(FilesChanged())
+
+
+def test_touches_matches_files_and_folders_the_plan_read(demo_root: Path) -> None:
+    from pmem_tui.core import lifecycle
+
+    plan = lifecycle.plan_archive(demo_root, "projects/atlas.md", "r")
+    assert touches(plan, {"projects/atlas.md"})
+    assert touches(plan, {"projects"})  # a folder around it moved
+    assert touches(plan, {"_index.md"})
+    assert not touches(plan, {"notes/standup-habits.md"})
+    assert touches(plan, None)
+
+
+async def test_dispatched_events_update_rows_in_place_keeping_selection(demo_root: Path, make_app) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        rows = index_list(app)
+        assert rows.select_key("route:notes/reading-list.md")
+        selected_at = rows.cursor
+        scans = app.scans_done
+        # An agent writes a new file and lists it at the top of the index.
+        (demo_root / "notes/new-agent-note.md").write_text("# From an agent\n", encoding="utf-8")
+        index_text = (demo_root / "_index.md").read_text(encoding="utf-8")
+        (demo_root / "_index.md").write_text(
+            index_text.replace(
+                "## Projects\n", "## Projects\n- [Agent note](notes/new-agent-note.md) — new\n"
+            ),
+            encoding="utf-8",
+        )
+        for rel in ("notes/new-agent-note.md", "_index.md", "_index.md", "_index.md"):
+            app.watcher.handler.dispatch(FileModifiedEvent(str(demo_root / rel)))
+        assert await until(pilot, lambda: app.scans_done > scans)
+        await settle(pilot)
+        assert app.scans_done == scans + 1  # a burst of events, one rescan
+        assert index_list(app) is rows  # the same widget, rows replaced in place
+        assert "route:notes/new-agent-note.md" in {r.key for r in rows.all_rows}
+        current = rows.current_row
+        assert current is not None and current.path == "notes/reading-list.md"  # selection kept
+        assert rows.cursor == selected_at + 1
+
+
+async def test_an_editor_atomic_save_updates_the_row_and_the_preview(demo_root: Path, make_app) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        scans = app.scans_done
+        target = demo_root / "projects/atlas.md"
+        temp = demo_root / "projects/atlas.md.tmp123"
+        temp.write_text("# Atlas\n\nRewritten by an editor.\n", encoding="utf-8")
+        os.replace(temp, target)
+        app.watcher.handler.dispatch(FileCreatedEvent(str(temp)))
+        app.watcher.handler.dispatch(FileMovedEvent(str(temp), str(target)))
+        app.watcher.handler.dispatch(DirModifiedEvent(str(demo_root / "projects")))
+        main = app.main_screen
+        assert main is not None
+        assert await until(pilot, lambda: "Rewritten by an editor." in main.preview.text)
+        row = index_list(app).current_row
+        assert row is not None and row.size == target.stat().st_size
+        # One row redrawn in place, no rescan of the whole memory.
+        assert app.rows_updated_in_place == 1 and app.scans_done == scans
+
+
+@pytest.mark.rule("PM-SAFE-6", "PM-CORE-3")
+async def test_watcher_change_makes_the_open_preview_refuse_confirmation(demo_root: Path, make_app) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await fill(pilot, "old")
+        await pilot.press("enter")
+        modal = app.screen
+        assert isinstance(modal, PlanModal) and modal.plan is not None
+        # An agent edits the file while the preview is open.
+        (demo_root / "projects/atlas.md").write_text("# Atlas\n\nnew facts\n", encoding="utf-8")
+        app.watcher.handler.dispatch(FileModifiedEvent(str(demo_root / "projects/atlas.md")))
+        assert await until(pilot, lambda: modal.stale is not None)
+        assert "changed since the preview" in str(modal.query_one("#plan-status").render())
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen is modal  # confirmation refused, the modal stays
+        assert (demo_root / "projects/atlas.md").exists()
+        assert "changed since this preview" in app.errors()[-1]
+        await pilot.press("escape")
+
+
+async def test_steady_events_still_refresh_within_the_maximum_wait(demo_root: Path, make_app) -> None:
+    now = [1000.0]
+    app = make_app(demo_root)
+    app.monotonic = lambda: now[0]
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        generation = app._generation
+        path = str(demo_root / "_index.md")  # a control file: always a full rescan
+        for _ in range(3):  # events 50 ms apart: each one would reset a plain debouncer
+            app.watcher.handler.dispatch(FileModifiedEvent(path))
+            app.on_files_changed(FilesChanged())
+            now[0] += 0.05
+        assert app._generation == generation  # still debouncing
+        now[0] += 0.1
+        app.watcher.handler.dispatch(FileModifiedEvent(path))
+        app.on_files_changed(FilesChanged())
+        assert app._generation == generation + 1  # the maximum wait forced a rescan
+        await settle(pilot)
+
+
+async def test_real_observer_sees_an_external_write(demo_root: Path) -> None:
+    app = RecordingApp(demo_root, watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert await until(pilot, lambda: app.watcher.mode in ("live", "polling"))
+        assert "● live" in str(app.main_screen.query_one("#header").render()) or app.watcher.mode == "polling"
+        (demo_root / "notes/live.md").write_text("# Live\n", encoding="utf-8")
+        found = await until(
+            pilot, lambda: "orphan:notes/live.md" in {r.key for r in index_list(app).all_rows}
+        )
+        assert found
+    assert not app.watcher.running and app.watcher.mode == "off"  # stopped on unmount
+
+
+async def test_observer_that_cannot_start_falls_back_to_polling(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import watchdog.observers
+
+    class NoWatches(watchdog.observers.Observer):  # type: ignore[misc, valid-type]
+        def start(self) -> None:
+            raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(watchdog.observers, "Observer", NoWatches)
+    app = RecordingApp(demo_root, watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert await until(pilot, lambda: app.watcher.mode != "off")
+        assert app.watcher.mode == "polling"
+        assert "polling" in str(app.main_screen.query_one("#header").render())

@@ -1,0 +1,96 @@
+"""Helpers shared by the app's Pilot and snapshot tests (imported as a plain module, not a conftest)."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from pmem_tui.demo import build_demo
+from pmem_tui.tui.app import PmemApp
+
+TODAY = dt.date(2026, 3, 10)
+# A fixed modification time (2026-03-01 12:00 UTC) so facts and snapshots never depend on the run.
+FIXED_MTIME = 1772366400
+ROOT_LABEL = "~/.persistent-memory"
+
+
+def fix_mtimes(root: Path) -> None:
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            os.utime(Path(dirpath) / name, (FIXED_MTIME, FIXED_MTIME))
+
+
+def make_demo(parent: Path) -> Path:
+    root = build_demo(parent / "memory", TODAY)
+    fix_mtimes(root)
+    return root
+
+
+class RecordingApp(PmemApp):
+    """The real app, with every notification kept for the assertions."""
+
+    def __init__(self, root: Path, **kwargs: Any) -> None:
+        kwargs.setdefault("watch", False)
+        kwargs.setdefault("root_label", ROOT_LABEL)
+        super().__init__(root, **kwargs)
+        self.notes: list[tuple[str, str]] = []
+
+    def notify(self, message: Any, *, title: str = "", severity: Any = "information", **kwargs: Any) -> None:
+        self.notes.append((str(message), str(severity)))
+        super().notify(message, title=title, severity=severity, **kwargs)
+
+    def notes_text(self) -> str:
+        return "\n".join(m for m, _ in self.notes)
+
+    def errors(self) -> list[str]:
+        return [m for m, s in self.notes if s == "error"]
+
+
+async def wait_workers(app: Any) -> None:
+    """Wait for the running workers; a cancelled one (an older scan replaced by a newer) is fine."""
+    from textual.worker import WorkerCancelled, WorkerFailed
+
+    for worker in list(app.workers):
+        if not worker.is_finished:
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Let workers finish and their messages be handled (awaits the app; no fixed sleeps)."""
+    app = pilot.app
+    for _ in range(30):
+        busy = any(not w.is_finished for w in app.workers)
+        await wait_workers(app)
+        await pilot.pause()
+        if not busy and not any(not w.is_finished for w in app.workers):
+            return
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 15.0) -> bool:
+    """Poll a condition, awaiting the app between checks; bounded by `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        await wait_workers(pilot.app)
+        await pilot.pause(0.01)
+    return condition()
+
+
+async def fill(pilot: Pilot[Any], text: str) -> None:
+    """Put `text` into the focused input (typing it key by key costs a frame per key)."""
+    from textual.widgets import Input
+
+    focused = pilot.app.focused
+    assert isinstance(focused, Input), focused
+    focused.value = text
+    focused.cursor_position = len(text)
+    await pilot.pause()
