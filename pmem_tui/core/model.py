@@ -57,7 +57,7 @@ class SummaryInfo:
     detail: str = ""  # why it is invalid
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IndexEntry:
     """One line of `_index.md` that names a route. `raw` is the line verbatim, without its line ending."""
 
@@ -68,14 +68,14 @@ class IndexEntry:
     summary: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileInfo:
     path: str  # relative to the root, POSIX
     size: int
     mtime_ns: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ActiveFile(FileInfo):
     index_line: str | None = None
     index_summary: str | None = None

@@ -7,51 +7,93 @@ state back as a new snapshot. Nothing here writes a memory file except through `
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import gc
+import importlib
 import os
 import re
 import shlex
 import shutil
-import stat
 import subprocess
+import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
+from textual.notifications import SeverityLevel
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from pmem_tui.core import doctor, executor, lifecycle, report, tree
+from pmem_tui.core import report, tree
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import PmemError
-from pmem_tui.core.model import ACTIVE_DIRS, ActiveFile, Snapshot
+from pmem_tui.core.model import Snapshot
 from pmem_tui.core.plan import Plan
 from pmem_tui.core.report import Baseline
+from pmem_tui.tui import patch as patch_mod
 from pmem_tui.tui.messages import FilesChanged, PlanApplied, ScanDone
-from pmem_tui.tui.modals.new_file import NewFileModal, NewFileRequest
-from pmem_tui.tui.modals.plan_modal import PlanBuilder, PlanModal
-from pmem_tui.tui.rows import DEAD, Row, index_row_for
-from pmem_tui.tui.screens.health import HealthScreen, HealthSource, problems_report
+from pmem_tui.tui.rows import DEAD, PANES, Row, rows_for
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.screens.welcome import WelcomeScreen
-from pmem_tui.tui.undo import NoUndo, undo_offer
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.pane import ExtraPane
+
+# Action-only modules load on first use, not at start-up (the first frame does not need them).
+if TYPE_CHECKING:
+    from pmem_tui.core import doctor, executor, lifecycle
+    from pmem_tui.tui import undo
+    from pmem_tui.tui.modals.new_file import NewFileRequest
+    from pmem_tui.tui.modals.plan_modal import PlanBuilder, PlanModal
+    from pmem_tui.tui.screens.health import HealthScreen, HealthSource
+else:
+
+    class _LazyModule:
+        def __init__(self, name: str) -> None:
+            self._name = name
+
+        def __getattr__(self, attr: str) -> object:
+            return getattr(importlib.import_module(self._name), attr)
+
+    doctor = _LazyModule("pmem_tui.core.doctor")
+    executor = _LazyModule("pmem_tui.core.executor")
+    lifecycle = _LazyModule("pmem_tui.core.lifecycle")
+    undo = _LazyModule("pmem_tui.tui.undo")
 
 Editor = Callable[[Path], None]
 
 DEBOUNCE_S = 0.03  # quiet time before a rescan
 MAX_WAIT_S = 0.15  # ...but never later than this after the first pending change (steady writes)
 MAX_NOTIFIED_ITEMS = 6
+
+
+_gc_lock = threading.Lock()
+_gc_pauses = 0
+
+
+@contextlib.contextmanager
+def _cycle_collector_paused() -> Iterator[None]:
+    """No automatic cycle collection while a scan builds its snapshot (nested and concurrent safe)."""
+    global _gc_pauses
+    with _gc_lock:
+        _gc_pauses += 1
+        gc.disable()
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses -= 1
+            if not _gc_pauses:
+                gc.enable()
 
 
 def display_path(path: Path) -> str:
@@ -99,7 +141,7 @@ class PmemApp(App[int]):
         self.project = project
         self.editor: Editor = editor or run_editor
         self.extra_panes: list[ExtraPane] = list(extra_panes)
-        self.health_source: HealthSource = health_source or problems_report
+        self.health_source: HealthSource | None = health_source  # None: the health screen's default
         self.snapshot: Snapshot | None = None
         self.baseline: Baseline | None = None
         self.last_plan: Plan | None = None
@@ -111,6 +153,7 @@ class PmemApp(App[int]):
         self._first_pending: float | None = None
         self._debounce: Timer | None = None
         self._continuations: dict[int, Callable[[], None]] = {}
+        self._index_sig: patch_mod.IndexSignature | None = None
         self.scans_done = 0
         self.rows_updated_in_place = 0
         self.monotonic: Callable[[], float] = time.monotonic  # the debouncer's clock (tests drive it)
@@ -151,14 +194,41 @@ class PmemApp(App[int]):
     # -- scanning -----------------------------------------------------------------------------
 
     def request_rescan(self, changed: frozenset[str] | None = None) -> None:
+        """Bring the view up to date in a worker: a patch of the shown snapshot when `changed` lists a few
+        known files or `_index.md` lines and nothing else is in flight, else a full scan."""
+        base = None
+        if changed is not None and self._generation == self._shown_generation and self.snapshot is not None:
+            base = (self.snapshot, self.baseline, self._index_sig)
         self._generation += 1
-        self._scan(self._generation, changed)
+        self._scan(self._generation, changed, base)
 
-    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
-    def _scan(self, generation: int, changed: frozenset[str] | None) -> None:
-        snap = tree.scan(self.root, deep=False)
-        base = report.baseline(snap) if snap.exists else None
-        self.post_message(ScanDone(generation, snap, base, changed))
+    # `description`: the decorator would otherwise build the worker's name from the arguments' reprs
+    # (a whole snapshot).
+    @work(thread=True, exclusive=True, group="scan", exit_on_error=False, description="scan")
+    def _scan(
+        self,
+        generation: int,
+        changed: frozenset[str] | None,
+        base: tuple[Snapshot, Baseline | None, patch_mod.IndexSignature | None] | None = None,
+    ) -> None:
+        if base is not None and changed is not None:
+            found = patch_mod.patch(self.root, base[0], base[1], base[2], changed)
+            if found is not None:
+                self.post_message(
+                    ScanDone(
+                        generation, found.snapshot, found.baseline, changed, found.signature, None, found.rows
+                    )
+                )
+                return
+        with _cycle_collector_paused():  # the scan allocates only acyclic objects, 10^5-10^6 at 100k files
+            snap = tree.scan(self.root, deep=False)
+            base_line = report.baseline(snap) if snap.exists else None
+            signature = patch_mod.index_signature(self.root, snap) if snap.exists else None
+            rows = {name: rows_for(name, snap) for name in PANES}  # built here, off the UI thread
+        self.post_message(ScanDone(generation, snap, base_line, changed, signature, rows))
+        if signature is not None:  # the patches' lookup tables, ready before the first external save
+            signature.folders(snap.active)
+            signature.first_entry(snap.index_entries)
 
     def on_scan_done(self, message: ScanDone) -> None:
         if message.generation < self._shown_generation:
@@ -166,16 +236,23 @@ class PmemApp(App[int]):
         self._shown_generation = message.generation
         self.snapshot = message.snapshot
         self.baseline = message.baseline
-        self.scans_done += 1
+        self._index_sig = message.signature  # type: ignore[assignment]
         main = self.main_screen
+        if message.patched is not None:  # a few rows changed in place: no rescan, no rebuild
+            self._apply_patch(message.patched, message.changed)
+            return
+        self.scans_done += 1
         if main is not None:
-            main.update_snapshot(message.snapshot, message.baseline)
+            main.update_snapshot(message.snapshot, message.baseline, message.rows)
+        # The snapshot and its rows are long-lived and acyclic (freed by reference counting): keep them out
+        # of the cycle collector, whose full passes over 10^5-10^6 objects would stall keystrokes.
+        gc.freeze()
         if message.snapshot.exists:
             if isinstance(self.screen, WelcomeScreen):
                 self.pop_screen()
             self._maybe_start_watcher()
-        for screen in self.screen_stack:
-            if isinstance(screen, HealthScreen) and message.changed != frozenset():
+        for screen in self._health_screens():
+            if message.changed != frozenset():
                 screen.snapshot_changed()
 
     # -- the watcher --------------------------------------------------------------------------
@@ -208,67 +285,38 @@ class PmemApp(App[int]):
         self._pending = set()
         self._first_pending = None
         self._debounce = None
-        for screen in self.screen_stack:
-            if isinstance(screen, PlanModal):
-                screen.notice_change(changed)
-        if changed is not None and self._update_in_place(changed):
-            return
+        for modal in self._plan_modals():
+            modal.notice_change(changed)
         self.request_rescan(changed)
 
-    def _update_in_place(self, changed: frozenset[str]) -> bool:
-        """Fast path for the common case (an agent or an editor rewrote known memory files): stat them
-        and redraw their rows only. False when anything else may have changed: then the app rescans."""
-        snap = self.snapshot
+    def _apply_patch(self, rows: list[Row], changed: frozenset[str] | None) -> None:
+        """Known files or index lines changed in place: redraw their rows only."""
         main = self.main_screen
-        if snap is None or main is None or not snap.exists:
-            return False
-        positions: dict[str, int] | None = None
-        updated: dict[int, ActiveFile] = {}
-        for rel in changed:
-            top = rel.split("/", 1)[0]
-            if rel in ACTIVE_DIRS:
-                continue  # the folder's own event: its files are reported one by one
-            if top not in ACTIVE_DIRS:
-                return False  # _index.md, _core/, _archive/...: rescan
-            if positions is None:
-                positions = {a.path: i for i, a in enumerate(snap.active)}
-            try:
-                st = (self.root / rel).lstat()
-            except FileNotFoundError:
-                if rel in positions or any(p.startswith(rel + "/") for p in positions):
-                    return False  # a memory file (or a folder of them) went away
-                continue  # an editor's temporary file, already renamed
-            except OSError:
-                return False
-            if stat.S_ISDIR(st.st_mode):
-                if any(p.startswith(rel + "/") for p in positions):
-                    continue  # a known folder: its files are reported one by one
-                return False
-            if not rel.endswith(".md"):
-                continue  # not memory (a temp or swap file)
-            if rel not in positions or not stat.S_ISREG(st.st_mode):
-                return False  # a new memory file, or a symlink
-            i = positions[rel]
-            old = snap.active[i]
-            if (old.size, old.mtime_ns) != (st.st_size, st.st_mtime_ns):
-                updated[i] = replace(old, size=st.st_size, mtime_ns=st.st_mtime_ns)
-        if not updated:
-            return True
-        active = list(snap.active)
-        for i, file in updated.items():
-            active[i] = file
-        new_snap = replace(snap, active=tuple(active))
-        rows = [index_row_for(new_snap, file) for file in updated.values()]
-        if any(row is None for row in rows):
-            return False
-        self.snapshot = new_snap
-        if not main.update_index_rows([row for row in rows if row is not None]):
-            self.request_rescan(changed)
+        if not rows:
+            return
+        if main is not None:
+            if not main.update_index_rows(rows):
+                self.request_rescan()
+                return
+            main.refresh_header()
         self.rows_updated_in_place += len(rows)
-        for screen in self.screen_stack:
-            if isinstance(screen, HealthScreen):
-                screen.snapshot_changed()
-        return True
+        for screen in self._health_screens():
+            screen.snapshot_changed()
+
+    def _health_screens(self) -> list[HealthScreen]:
+        """The health screens open (none while its module was never loaded)."""
+        if "pmem_tui.tui.screens.health" not in sys.modules:
+            return []
+        from pmem_tui.tui.screens.health import HealthScreen
+
+        return [s for s in self.screen_stack if isinstance(s, HealthScreen)]
+
+    def _plan_modals(self) -> list[PlanModal]:
+        if "pmem_tui.tui.modals.plan_modal" not in sys.modules:
+            return []
+        from pmem_tui.tui.modals.plan_modal import PlanModal
+
+        return [s for s in self.screen_stack if isinstance(s, PlanModal)]
 
     # -- selection ----------------------------------------------------------------------------
 
@@ -279,6 +327,19 @@ class PmemApp(App[int]):
         return main.selection()
 
     # -- opening previews ---------------------------------------------------------------------
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification shows its text literally: refusals and outcomes carry user paths, and a file
+        named `[red]x[/red].md` must show its brackets. Widgets' and screens' notify land here too."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def refuse(self, message: str) -> None:
         self.notify(message, severity="error")
@@ -295,6 +356,8 @@ class PmemApp(App[int]):
         danger: bool = False,
         then: Callable[[], None] | None = None,
     ) -> PlanModal:
+        from pmem_tui.tui.modals.plan_modal import PlanModal
+
         modal = PlanModal(
             self.root,
             title=title,
@@ -377,8 +440,10 @@ class PmemApp(App[int]):
             self.push_screen(HelpScreen())
 
     def action_health(self) -> None:
-        if not any(isinstance(s, HealthScreen) for s in self.screen_stack):
-            self.push_screen(HealthScreen(self.health_source))
+        if not self._health_screens():
+            from pmem_tui.tui.screens.health import HealthScreen, run_health
+
+            self.push_screen(HealthScreen(self.health_source or run_health))
 
     def action_archive(self) -> None:
         _pane, rows = self._selection()
@@ -516,8 +581,8 @@ class PmemApp(App[int]):
 
     def action_undo(self) -> None:
         try:
-            offer = undo_offer(self.root, self.last_plan)
-        except NoUndo as err:
+            offer = undo.undo_offer(self.root, self.last_plan)
+        except undo.NoUndo as err:
             self.notify(str(err), severity="warning")
             return
         except PmemError as err:
@@ -620,6 +685,8 @@ class PmemApp(App[int]):
     def action_new_file(self) -> None:
         pane, _rows = self._selection()
         initial = "_core/" if pane == "core" else "notes/"
+        from pmem_tui.tui.modals.new_file import NewFileModal
+
         self.push_screen(
             NewFileModal(first_save=not self.root.is_dir(), initial_path=initial), self._new_file_chosen
         )
@@ -696,7 +763,9 @@ class PmemApp(App[int]):
 
 def _extra_panes(project: str | None) -> list[ExtraPane]:
     """The fifth-pane slot: the Epics pane (the project's .claude/memory/) plugs in here."""
-    return []
+    from pmem_tui.tui.widgets.epics import epics_panes
+
+    return epics_panes(project)
 
 
 def run_app(root: Path, demo: bool = False, project: str | None = None) -> int:
@@ -710,6 +779,9 @@ def run_app(root: Path, demo: bool = False, project: str | None = None) -> int:
         root = demo_dir / ".persistent-memory"
         build_demo(root, clock_today())
         label = f"{root}  (demo)"
+        from pmem_tui.demo_epics import build_epics_demo  # the Epics pane's sample project
+
+        project = str(build_epics_demo(demo_dir, clock_today()))
     app = PmemApp(root, project=project, root_label=label, extra_panes=_extra_panes(project))
     try:
         result = app.run()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import RenderableType
 from textual.message import Message
@@ -31,6 +32,9 @@ class ScanDone(Message):
     snapshot: Snapshot
     baseline: Baseline | None
     changed: frozenset[str] | None  # the paths the watcher reported, None: unknown / everything
+    signature: object = None  # what `_index.md` looked like besides its entries (tui.patch.IndexSignature)
+    rows: dict[str, list[Any]] | None = None  # each pane's rows, built in the worker (None: build them)
+    patched: list[Any] | None = None  # a patch, not a scan: only these Index rows changed
 
 
 @dataclass

@@ -32,7 +32,7 @@ ARCHIVED = "archived"
 TRASHED = "trash"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     key: str
     kind: str
@@ -85,6 +85,11 @@ def index_rows(snap: Snapshot) -> list[Row]:
     return rows
 
 
+def orphan_row(file: ActiveFile) -> Row:
+    """The Index row of an active file that no index line lists."""
+    return _orphan_row(file)
+
+
 def _orphan_row(file: ActiveFile) -> Row:
     return Row(
         key=f"orphan:{file.path}",
@@ -108,6 +113,11 @@ def index_row_for(snap: Snapshot, file: ActiveFile) -> Row | None:
     if entries:
         return _entry_row(entries[0], file, {})
     return _orphan_row(file)
+
+
+def entry_row(entry: IndexEntry, file: ActiveFile | None) -> Row:
+    """The Index row of one entry whose route is listed once (`file`: None for a dead route)."""
+    return _entry_row(entry, file, {})
 
 
 def _entry_row(entry: IndexEntry, file: ActiveFile | None, seen: dict[str, int]) -> Row:

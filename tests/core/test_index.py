@@ -393,6 +393,9 @@ def test_remove_then_insert_gives_back_the_same_text(text: str, data: st.DataObj
     raw = strip_ending(lines[n])
     after, before = neighbours(text, n)
     removed = remove_line(text, n)
+    # A U+FEFF that starts the next line becomes the file's first character: its bytes are kept exactly,
+    # but it now reads as a BOM, so the line-by-line comparisons below no longer apply.
+    assume(split_bom(removed)[0] == split_bom(text)[0])
 
     # remove_line changes exactly one line.
     bodies = _bodies(text)

@@ -182,9 +182,18 @@ def test_modal_upgrade(snap_compare: Any, tmp_path: Path) -> None:
 # -- other screens ---------------------------------------------------------------------------------
 
 
-@pytest.mark.rule("PM-HEALTH-4", "PM-HEALTH-6")
+@pytest.mark.rule("PM-HEALTH-3", "PM-HEALTH-4", "PM-HEALTH-6")
 def test_health_screen(snap_compare: Any, demo_root: Path) -> None:
+    import os
+
+    # One inactive file (last changed 2025-01-05; today is 2026-03-10): every category shows.
+    os.utime(demo_root / "projects/cobalt-migration.md", (1736078400, 1736078400))
     assert shot(snap_compare, RecordingApp(demo_root), keys("H"))
+
+
+@pytest.mark.rule("PM-UPG-4")
+def test_health_screen_without_lifecycle(snap_compare: Any, tmp_path: Path) -> None:
+    assert shot(snap_compare, RecordingApp(_pre_lifecycle_root(tmp_path)), keys("H"))
 
 
 def test_help_screen(snap_compare: Any, demo_root: Path) -> None:

@@ -533,3 +533,18 @@ async def test_unfinished_action_banner_and_doctor(demo_root: Path, make_app) ->
         await pilot.press("y")
         await settle(pilot)
         assert app.snapshot is not None and app.snapshot.unfinished_action is None
+
+
+async def test_notifications_show_user_text_literally(demo_root: Path, make_app) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.refuse("Refusing 'notes/[red]x[/red].md': it does not exist.")
+        app.screen.notify("[bold]from a screen[/bold]")
+        await pilot.pause()
+        shown = list(app._notifications)
+        assert [n.message for n in shown][-2:] == [
+            "Refusing 'notes/[red]x[/red].md': it does not exist.",
+            "[bold]from a screen[/bold]",
+        ]
+        assert not any(n.markup for n in shown)

@@ -45,6 +45,10 @@ HEALTH_KEYS: tuple[tuple[str, str], ...] = (
     ("k", "keep: dismiss the proposal"),
     ("a", "archive the file, through its preview"),
     ("d", "archive, then delete to the trash, each through its preview"),
+    ("f", "apply the index fix of a drift proposal (add or drop a line), through its preview"),
+    ("e", "edit the file in $EDITOR, then the save preview"),
+    ("space", "mark several proposals; k / a / d then take them together, f one after the other"),
+    ("U", "upgrade, when the review is blocked by an incomplete lifecycle structure"),
     ("P", "purge expired trash (its own confirmation)"),
     ("escape", "back to the panes"),
 )

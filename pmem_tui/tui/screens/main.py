@@ -186,10 +186,14 @@ class MainScreen(Screen[None]):
             app.root_label, app.snapshot, app.baseline, app.watcher.mode
         )
 
-    def update_snapshot(self, snap: Snapshot, base: Baseline | None) -> None:
-        """New scan: update every pane's rows in place, the header, the banner and the tab labels."""
+    def update_snapshot(
+        self, snap: Snapshot, base: Baseline | None, rows: dict[str, list[Row]] | None = None
+    ) -> None:
+        """New scan: update every pane's rows in place (only those that changed when the pane has the same
+        rows in the same order), the header, the banner and the tab labels. `rows`: built by the scan."""
         for name in PANES:
-            self.view(name).set_rows(rows_for(name, snap))
+            view = self.view(name)
+            view.apply_rows(rows[name] if rows is not None and name in rows else rows_for(name, snap))
         self.refresh_header()
         self._update_banner(snap)
         self._update_tab_labels()

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import compress
-from operator import attrgetter, itemgetter
-from typing import ClassVar
+from itertools import compress, repeat
+from operator import attrgetter, contains, itemgetter, not_
+from typing import ClassVar, TypeVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -24,15 +24,38 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from pmem_tui.core.textio import display
 from pmem_tui.tui.rows import Row
 
 _COLUMN_GAP = 2
+MAX_ROWS_PATCHED = 256  # beyond this many changed rows, rebuilding the list is as cheap
 
 
+_T = TypeVar("_T")
 _KEY = attrgetter("key")
 _FLAG = attrgetter("flag")
+
+
+def _pick(items: Sequence[_T], indices: list[int]) -> list[_T]:
+    """`[items[i] for i in indices]`, in C."""
+    if len(indices) > 1:
+        return list(itemgetter(*indices)(items))
+    return [items[i] for i in indices]
+
+
+def set_virtual_size(widget: ScrollView, size: Size) -> None:
+    """Change a scroll view's virtual size without a layout of the whole screen (the widget's own size
+    does not change; the scrollbars are updated, and relaid out by Textual only if one appears or goes)."""
+    if widget.virtual_size == size:
+        return
+    if widget.size.height <= 0:
+        widget.virtual_size = size  # not laid out yet: the first layout takes it
+        return
+    widget.set_reactive(Widget.virtual_size, size)
+    widget._scroll_update(size)
+    widget.refresh()
 
 
 def subsequence_source(term: str) -> str | None:
@@ -113,6 +136,9 @@ class MemoryList(ScrollView, can_focus=True):
         self._flag_width = 0
         self._hay: list[str] | None = None
         self._last_filter: tuple[list[str], list[int]] | None = None
+        # Queries already answered since the rows last changed (backspace goes back to one): the hits in
+        # pane order and the rows in display order.
+        self._filter_memo: dict[tuple[str, ...], tuple[list[int], list[int]]] = {}
         self._last_highlight: Row | None = None
         self._all_pos: dict[str, int] | None = None
         self._rows_pos: dict[str, int] | None = None
@@ -171,6 +197,7 @@ class MemoryList(ScrollView, can_focus=True):
         self._all = rows
         self._hay = None
         self._last_filter = None
+        self._filter_memo.clear()
         self._all_pos = self._rows_pos = None
         self._measure()
         keys = {r.key for r in rows} if self._marked else set()
@@ -184,6 +211,22 @@ class MemoryList(ScrollView, can_focus=True):
         self.refresh()
         self._announce()
 
+    def apply_rows(self, rows: list[Row]) -> None:
+        """Replace the rows; when the pane keeps the same keys in the same order (a rescan after a few
+        files changed), only the rows that differ are replaced and redrawn, the list is not rebuilt."""
+        old = self._all
+        if not old or len(old) != len(rows):
+            self.set_rows(rows)
+            return
+        changed = [i for i, (a, b) in enumerate(zip(old, rows, strict=True)) if a != b]
+        if not changed:
+            return
+        if len(changed) > MAX_ROWS_PATCHED or any(old[i].key != rows[i].key for i in changed):
+            self.set_rows(rows)
+            return
+        for i in changed:
+            self.update_row(rows[i])
+
     def update_row(self, row: Row) -> bool:
         """Replace one row (same key) in place: only its line is redrawn. False if the key is unknown."""
         if self._all_pos is None:
@@ -196,6 +239,10 @@ class MemoryList(ScrollView, can_focus=True):
         if old.cells != row.cells or old.path != row.path:
             self._hay = None
             self._last_filter = None
+            self._filter_memo.clear()
+        if row.flag != old.flag and len(row.flag) >= self._flag_width:
+            self._measure()
+            self.refresh()
         if self._rows is not self._all:
             if self._rows_pos is None:
                 self._rows_pos = dict(zip(map(_KEY, self._rows), range(len(self._rows)), strict=True))
@@ -241,7 +288,7 @@ class MemoryList(ScrollView, can_focus=True):
         self._cache.clear()
 
     def _update_virtual_size(self) -> None:
-        self.virtual_size = Size(0, len(self._rows))
+        set_virtual_size(self, Size(0, len(self._rows)))
 
     # -- filter -------------------------------------------------------------------------------
 
@@ -285,6 +332,11 @@ class MemoryList(ScrollView, can_focus=True):
         if not terms:
             self._last_filter = None
             return list(self._all)
+        rows = self._all
+        memo = self._filter_memo.get(tuple(terms))
+        if memo is not None:
+            self._last_filter = (terms, memo[0])
+            return _pick(rows, memo[1])
         hays = self._haystacks()
         candidates: list[int] | None = None
         last = self._last_filter
@@ -312,13 +364,16 @@ class MemoryList(ScrollView, can_focus=True):
         hits = candidates or []
         self._last_filter = (terms, hits)
         # Rows containing the query as typed come first, then the looser matches, each in pane order.
+        # (Iterated in C: `contains`/`compress` over the hits' texts.)
         needle = " ".join(terms)
-        rows = self._all
-        first = [rows[i] for i in hits if needle in hays[i]]
-        if len(first) == len(hits):
-            return first
-        rest = [rows[i] for i in hits if needle not in hays[i]]
-        return first + rest
+        texts = _pick(hays, hits)
+        exact = list(map(contains, texts, repeat(needle)))
+        first = list(compress(hits, exact))
+        order = first if len(first) == len(hits) else first + list(compress(hits, map(not_, exact)))
+        if len(self._filter_memo) >= 64:
+            self._filter_memo.clear()
+        self._filter_memo[tuple(terms)] = (hits, order)
+        return _pick(rows, order)
 
     # -- movement -----------------------------------------------------------------------------
 

@@ -67,6 +67,11 @@ class PaneView(Vertical):
         self.list.empty_text = EMPTY_TEXT.get(self.pane, "Nothing here.")
         self.list.set_rows(rows)
 
+    def apply_rows(self, rows: list[Row]) -> None:
+        """Like `set_rows`; with the same keys in the same order, only the changed rows are redrawn."""
+        self.list.empty_text = EMPTY_TEXT.get(self.pane, "Nothing here.")
+        self.list.apply_rows(rows)
+
     def open_filter(self) -> None:
         self.list.prepare_filter()
         self.filter_input.display = True

@@ -7,12 +7,12 @@ only scrolls ready-made lines (Line API). User text is never parsed as Rich mark
 from __future__ import annotations
 
 import io
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from rich.console import Console, Group, RenderableType
-from rich.markdown import Markdown
 from rich.rule import Rule
 from rich.segment import Segment
 from rich.table import Table
@@ -29,8 +29,10 @@ from pmem_tui.core import textio
 from pmem_tui.core.model import INDEX_FILE, SummaryInfo, SummaryState
 from pmem_tui.core.report import human_size
 from pmem_tui.tui.rows import ARCHIVED, CORE, TRASHED, Row, fmt_mtime
+from pmem_tui.tui.widgets.memory_list import set_virtual_size
 
 PREVIEW_CAP = 64 * 1024  # bytes shown; bigger files are cut (textual#4586: big Markdown freezes)
+REST_S = 0.05  # while selections come faster than this, the preview waits for the cursor to rest
 PLAIN_ABOVE = 256 * 1024  # beyond this size, show plain text instead of rendering Markdown
 
 
@@ -102,6 +104,8 @@ def facts_block(row: Row) -> Text:
 
 def build_preview(row: Row, read: FileRead | None, error: str | None = None) -> RenderableType:
     """The whole preview as one renderable (pure: used by the worker and by tests)."""
+    from rich.markdown import Markdown  # loaded with the first preview, in its worker
+
     from pmem_tui.core import summary as summary_mod
 
     parts: list[RenderableType] = [facts_block(row)]
@@ -189,6 +193,7 @@ class PreviewView(ScrollView, can_focus=True):
         self._subject: Row | RenderableType | None = None
         self._rendered_width = 0
         self.loading_row: Row | None = None
+        self._last_start = 0.0
 
     @property
     def text(self) -> str:
@@ -212,11 +217,20 @@ class PreviewView(ScrollView, can_focus=True):
         if subject is None:
             self._set_lines(render_lines(Text("Nothing selected.", style="dim"), width), width)
             return
-        self._load(self._token, subject, width)
+        # The first selection after a pause loads at once; while the cursor keeps moving (key repeat),
+        # each load waits until the cursor has rested for REST_S (a newer one cancels it meanwhile).
+        now = time.monotonic()
+        delay = REST_S if now - self._last_start < REST_S else 0.0
+        self._last_start = now
+        self._load(self._token, subject, width, delay)
 
-    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
-    def _load(self, token: int, subject: Row | RenderableType, width: int) -> None:
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False, description="preview")
+    def _load(self, token: int, subject: Row | RenderableType, width: int, delay: float = 0.0) -> None:
         worker = get_current_worker()
+        if delay:
+            time.sleep(delay)
+            if worker.is_cancelled:
+                return
         if isinstance(subject, Row):
             read: FileRead | None = None
             error: str | None = None
@@ -243,7 +257,7 @@ class PreviewView(ScrollView, can_focus=True):
     def _set_lines(self, lines: list[list[Segment]], width: int) -> None:
         self._lines = [Strip(line, width) for line in lines]
         self._rendered_width = width
-        self.virtual_size = Size(width, len(self._lines))
+        set_virtual_size(self, Size(width, len(self._lines)))  # no relayout: only the content changed
         self.scroll_to(y=0, animate=False)
         self.refresh()
 

@@ -1,0 +1,104 @@
+"""External edits patch the shown rows (no rescan, no rebuild) unless they change the structure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_helpers import RecordingApp, settle, until
+from watchdog.events import DirModifiedEvent, FileMovedEvent
+
+from pmem_tui.core import report, tree
+from pmem_tui.tui import patch
+from pmem_tui.tui.rows import PANES, rows_for
+from pmem_tui.tui.widgets.memory_list import MemoryList
+
+ATLAS = "- [Atlas routing service](projects/atlas.md) — Go rewrite live, p95 180 ms; PostGIS"
+
+
+def index_list(app: RecordingApp) -> MemoryList:
+    main = app.main_screen
+    assert main is not None
+    return main.view("index").list
+
+
+def _save_index(root: Path, text: str) -> None:
+    """An agent's atomic save of `_index.md` (temp file, rename), as the observer reports it."""
+    temp = root / "._index.md.tmp"
+    temp.write_text(text, encoding="utf-8")
+    temp.replace(root / "_index.md")
+
+
+def _renamed(app: RecordingApp, root: Path) -> None:
+    app.watcher.handler.dispatch(FileMovedEvent(str(root / "._index.md.tmp"), str(root / "_index.md")))
+
+
+def _rows_equal_disk(app: RecordingApp, root: Path) -> bool:
+    main = app.main_screen
+    assert main is not None
+    snap = tree.scan(root, deep=False)
+    return all(list(main.view(name).list.all_rows) == rows_for(name, snap) for name in PANES)
+
+
+async def test_an_index_line_edited_in_place_patches_its_row_only(demo_root: Path) -> None:
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        rows = index_list(app)
+        scans = app.scans_done
+        passed: list[int] = []
+        set_rows = rows.set_rows
+        rows.set_rows = lambda new: (passed.append(len(new)), set_rows(new))  # type: ignore[method-assign]
+        text = (demo_root / "_index.md").read_text(encoding="utf-8")
+        _save_index(demo_root, text.replace(ATLAS, ATLAS.replace("PostGIS", "PostGIS 16")))
+        _renamed(app, demo_root)
+        app.watcher.handler.dispatch(DirModifiedEvent(str(demo_root)))
+        row = lambda: next(r for r in rows.all_rows if r.key == "route:projects/atlas.md")  # noqa: E731
+        assert await until(pilot, lambda: row().cells[2].endswith("PostGIS 16"))
+        await settle(pilot)
+        assert app.scans_done == scans and not passed  # no rescan, the list not rebuilt
+        assert app.rows_updated_in_place == 1
+        assert row().index_line == ATLAS.replace("PostGIS", "PostGIS 16")
+        assert _rows_equal_disk(app, demo_root)
+        snap = app.snapshot
+        assert snap is not None and snap.active_file("projects/atlas.md") is not None
+        assert app.baseline == report.baseline(tree.scan(demo_root, deep=False))
+
+
+async def test_a_structural_index_edit_rescans_and_updates_only_changed_rows(demo_root: Path) -> None:
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        scans = app.scans_done
+        text = (demo_root / "_index.md").read_text(encoding="utf-8")
+        # A heading renamed: not an entry, so which lines are entries may have changed: rescan.
+        _save_index(demo_root, text.replace("## Notes\n", "## Notes and habits\n"))
+        _renamed(app, demo_root)
+        assert await until(pilot, lambda: app.scans_done > scans)
+        await settle(pilot)
+        assert _rows_equal_disk(app, demo_root)
+        # A line added: rescan, and the new entry shows.
+        scans = app.scans_done
+        _save_index(demo_root, text.replace(ATLAS + "\n", ATLAS + "\n- [Ghost](projects/ghost.md) — gone\n"))
+        _renamed(app, demo_root)
+        assert await until(pilot, lambda: app.scans_done > scans)
+        await settle(pilot)
+        assert "route:projects/ghost.md" in {r.key for r in index_list(app).all_rows}
+        assert _rows_equal_disk(app, demo_root)
+
+
+def test_patch_refuses_what_only_a_rescan_can_tell(demo_root: Path) -> None:
+    snap = tree.scan(demo_root, deep=False)
+    sig = patch.index_signature(demo_root, snap)
+    assert patch.patch(demo_root, snap, None, sig, frozenset({"_core/profile.md"})) is None
+    gone = patch.patch(demo_root, snap, None, sig, frozenset({"notes/brand-new.md"}))
+    assert gone is not None and gone.rows == []  # an unknown path already gone: a temp file, nothing to do
+    (demo_root / "projects/beacon.md").unlink()
+    assert patch.patch(demo_root, snap, None, sig, frozenset({"projects/beacon.md"})) is None  # deleted
+    (demo_root / "notes/brand-new.md").write_text("# New\n", encoding="utf-8")
+    assert patch.patch(demo_root, snap, None, sig, frozenset({"notes/brand-new.md"})) is None  # a new file
+    text = (demo_root / "_index.md").read_text(encoding="utf-8")
+    (demo_root / "_index.md").write_text(text.replace("(projects/atlas.md)", "(projects/beacon.md)"), "utf-8")
+    assert patch.patch(demo_root, snap, None, sig, frozenset({"_index.md"})) is None  # another route
+    (demo_root / "_index.md").write_text(text, encoding="utf-8")
+    same = patch.patch(demo_root, snap, None, sig, frozenset({"_index.md", ""}))
+    assert same is not None and same.rows == [] and same.snapshot is snap  # nothing changed
