@@ -104,13 +104,9 @@ def _add_optional_commands(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
     """Commands that live in their own modules (they never import Textual either)."""
-    from pmem_tui import cli_loader
+    from pmem_tui import cli_health, cli_loader
 
     cli_loader.add_parser(sub)
-    try:
-        from pmem_tui import cli_health
-    except ImportError:  # the health engine lands separately
-        return
     cli_health.add_parser(sub, common)
 
 
