@@ -149,10 +149,15 @@ def test_modal_changed_since_preview(snap_compare: Any, demo_root: Path) -> None
         target = demo_root / "projects/atlas.md"
         target.write_text("# Atlas\n\nchanged by an agent\n", encoding="utf-8")
         app.watcher.handler.dispatch(FileModifiedEvent(str(target)))
-        for _ in range(100):
+        main = app.main_screen
+        assert main is not None
+        # Wait for both effects of the change: the modal turns stale, and the preview behind it shows the
+        # new (short) content, so the frame does not depend on which of the two lands first.
+        for _ in range(200):
             await pilot.pause()
-            if getattr(app.screen, "stale", None):
+            if getattr(app.screen, "stale", None) and "changed by an agent" in main.preview.text:
                 break
+        await pilot.wait_for_scheduled_animations()
 
     steps = then(keys("a"), typed("old", "enter"), change)
     assert shot(snap_compare, RecordingApp(demo_root), steps)
