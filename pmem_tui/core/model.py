@@ -26,13 +26,6 @@ RECOVERY_DAYS = 30
 DEFAULT_INACTIVE_DAYS = 90
 
 
-class Location(StrEnum):
-    CORE = "core"
-    ACTIVE = "active"
-    ARCHIVE = "archive"
-    TRASH = "trash"
-
-
 class SummaryState(StrEnum):
     VALID = "valid"
     INVALID = "invalid"
@@ -164,8 +157,3 @@ class Snapshot:
     def active_file(self, path: str) -> ActiveFile | None:
         return next((a for a in self.active if a.path == path), None)
 
-    def archived_item(self, path: str) -> ArchivedItem | None:
-        return next((a for a in self.archived if a.path == path), None)
-
-    def trash_item(self, path: str) -> TrashItem | None:
-        return next((t for t in self.trash if t.path == path), None)
