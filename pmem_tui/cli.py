@@ -8,7 +8,7 @@ Textual: the app is imported only when no command is given.
 from __future__ import annotations
 
 import argparse
-import json
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -16,7 +16,6 @@ from pathlib import Path
 
 from pmem_tui import __version__
 from pmem_tui.core.errors import PmemError
-from pmem_tui.core.executor import apply, describe_os_error
 from pmem_tui.core.plan import Plan
 from pmem_tui.core.report import plan_lines
 from pmem_tui.core.textio import printable
@@ -62,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("status", "show what the memory holds")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read every file anew; neither use nor update the scan cache in .pmem/cache/",
+    )
 
     p = add("save", "create or update a memory file (preview; --yes applies)")
     p.add_argument("path", metavar="PATH", help="e.g. notes/standup.md or _core/profile.md")
@@ -120,6 +124,8 @@ def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
         if not plan.is_empty:
             print("\nPreview only: nothing was changed. Run again with --yes to apply.")
         return 0
+    from pmem_tui.core.executor import apply  # not on the app's start-up path (filelock, journal)
+
     result = apply(plan, root)
     print(result.outcome)
     return 0
@@ -131,6 +137,8 @@ def _read_source(source: str) -> bytes:
     try:
         return Path(source).read_bytes()
     except OSError as err:
+        from pmem_tui.core.executor import describe_os_error
+
         raise PmemError(f"Cannot read {source}: {describe_os_error(err)}.") from err
 
 
@@ -140,16 +148,25 @@ def _dispatch(args: argparse.Namespace) -> int:
         from pmem_tui import cli_loader
 
         return cli_loader.run(args)
-    from pmem_tui.core import doctor, lifecycle, report, tree
+    from pmem_tui.core import report, tree
 
     root = resolve_root(getattr(args, "root", None))
     if cmd == "status":
-        snap = tree.scan(root)
-        if args.json:
-            print(json.dumps(report.status_dict(snap), ensure_ascii=False, indent=2))
-        else:
-            print("\n".join(report.status_lines(snap)))
+        # Tens of thousands of short-lived objects, no cycles worth collecting: skip the collector's passes.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            snap = tree.scan(root, cache=not args.no_cache)
+            if args.json:
+                print(report.status_json(snap))
+            else:
+                print("\n".join(report.status_lines(snap)))
+        finally:
+            if collecting:
+                gc.enable()
         return 0
+    from pmem_tui.core import doctor, lifecycle  # after status, which needs neither (start-up time)
+
     if cmd == "save":
         plan = lifecycle.plan_save(root, args.path, _read_source(args.source), args.index_line)
     elif cmd == "archive":
@@ -194,6 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except OSError as err:
+        from pmem_tui.core.executor import describe_os_error
+
         what = describe_os_error(err)
         print(f"pmem-tui: {printable(what[0].upper() + what[1:])}; nothing was changed.", file=sys.stderr)
         return 1

@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pmem_tui.core import health_cache, index, records, textio
+from pmem_tui.core import health_cache, index, meta_cache, records, textio
 from pmem_tui.core import health_sketch as sk
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft
@@ -462,8 +462,7 @@ def _with_stats(
     )
 
 
-def _racy(mtime_ns: int, written_ns: int) -> bool:
-    return mtime_ns >= written_ns - health_cache.RACY_NS
+_racy = meta_cache.is_racy
 
 
 def _features(

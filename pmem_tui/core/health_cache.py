@@ -1,6 +1,6 @@
 """The health check's cache, in the root's hidden metadata folder (`.pmem/cache/`), never among memory files.
 
-Two files, each replaced atomically (a temporary file in the same folder, then `os.replace`):
+Two files, each replaced atomically through `meta_cache` (which also says when an entry is trusted):
 
 * ``health-v1.bin``: one JSON header line, then the MinHash signatures as raw little-endian uint32 rows. The
   header holds, per active file, the key it was computed for (path, size, mtime_ns) and its features (word
@@ -18,69 +18,23 @@ the file's current size and mtime_ns before use.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import secrets
-import stat
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from pmem_tui.core.model import META_DIR
+from pmem_tui.core.meta_cache import CACHE_DIR, RACY_NS, read, safe_dir, write_atomic
 
 __all__ = ["CACHE_DIR", "FEATURES_FILE", "RACY_NS", "REPORT_FILE", "read_features", "read_report", "write"]
 
-CACHE_DIR = f"{META_DIR}/cache"
 FEATURES_FILE = f"{CACHE_DIR}/health-v1.bin"
 REPORT_FILE = f"{CACHE_DIR}/health-v1-report.json"
-RACY_NS = 2_000_000_000
-
-
-def _safe_dir(root: Path, create: bool) -> Path | None:
-    """The cache folder if it is (or can be made) a real folder below the root, never through a symlink."""
-    path = root
-    for part in CACHE_DIR.split("/"):
-        path = path / part
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            if not create:
-                return None
-            try:
-                os.mkdir(path)
-            except OSError:
-                return None
-            continue
-        except OSError:
-            return None
-        if not stat.S_ISDIR(st.st_mode):
-            return None
-    return path
-
-
-def _read(root: Path, rel: str) -> bytes | None:
-    if _safe_dir(root, create=False) is None:
-        return None
-    try:
-        fd = os.open(root / rel, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 22):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def read_report(root: Path) -> dict[str, Any] | None:
-    data = _read(root, REPORT_FILE)
+    data = read(root, REPORT_FILE)
     if data is None:
         return None
     try:
@@ -91,7 +45,7 @@ def read_report(root: Path) -> dict[str, Any] | None:
 
 
 def read_features(root: Path, num_bins: int) -> tuple[dict[str, Any], npt.NDArray[np.uint32]] | None:
-    data = _read(root, FEATURES_FILE)
+    data = read(root, FEATURES_FILE)
     if data is None:
         return None
     head, sep, body = data.partition(b"\n")
@@ -112,23 +66,11 @@ def read_features(root: Path, num_bins: int) -> tuple[dict[str, Any], npt.NDArra
     return header, sig
 
 
-def _write_one(folder: Path, name: str, data: bytes) -> None:
-    tmp = folder / f".{name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-    try:
-        with open(tmp, "xb") as f:
-            f.write(data)
-        os.replace(tmp, folder / name)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def write(
     root: Path, features: dict[str, Any], signatures: npt.NDArray[np.uint32], report: dict[str, Any]
 ) -> bool:
     """Write both cache files; False (and nothing half-written) when the cache folder is not usable."""
-    folder = _safe_dir(root, create=True)
+    folder = safe_dir(root, create=True)
     if folder is None:
         return False
     try:
@@ -136,9 +78,9 @@ def write(
             "utf-8", "surrogatepass"
         )
         body = np.ascontiguousarray(signatures, dtype="<u4").tobytes()
-        _write_one(folder, FEATURES_FILE.rsplit("/", 1)[1], head + b"\n" + body)
+        write_atomic(folder, FEATURES_FILE.rsplit("/", 1)[1], head + b"\n" + body)
         rep = json.dumps(report, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-        _write_one(folder, REPORT_FILE.rsplit("/", 1)[1], rep)
+        write_atomic(folder, REPORT_FILE.rsplit("/", 1)[1], rep)
     except (OSError, ValueError):
         return False
     return True

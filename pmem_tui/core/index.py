@@ -234,6 +234,20 @@ def _paren_target(s: str, open_at: int, balanced_only: bool = False) -> tuple[st
 _SIMPLE_LINK = re.compile(r"\[(?P<title>[^\[\]\\`]*)\]\((?P<dest>[^\s()<>\\%\"']+\.md)\)")
 
 
+# A whole canonical line: `- [title](plain/path.md) — summary`, ``- `plain/path.md` — summary`` or
+# `- plain/path.md — summary` (or `: summary`, or no summary): what `parse_line` gives for it, at a fraction
+# of the cost (checked against it in the tests). Anything else (a BOM, a URL-like, escaped or spaced path,
+# other separators, trailing non-tab whitespace...) does not match and goes through `parse_line`.
+_PLAIN_PATH = r"[A-Za-z0-9][A-Za-z0-9_\-/.]*?\.md"
+_FAST_ENTRY = re.compile(
+    r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+"
+    r"(?:\[(?P<title>[^\[\]\\`]*)\]\((?P<dest>[^\s()<>\\%\"':]+\.md)\)"
+    rf"|`(?P<code>{_PLAIN_PATH})`|(?P<bare>{_PLAIN_PATH}))"
+    r"(?:[ \t]*[—–][ \t]*(?P<summary>[^—–\s](?:.*\S)?)?|[ \t]*[:：][ \t]*(?P<colon>\S(?:.*\S)?)?)?[ \t]*"
+)
+_FAST_GROUPS = ("dest", "code", "bare", "title", "summary", "colon")
+
+
 def _link(s: str) -> tuple[str, str | None, str] | None:
     """`s` starts with [title](path): (route, title, rest)."""
     simple = _SIMPLE_LINK.match(s)
@@ -361,7 +375,25 @@ def _lines(text: str) -> tuple[str, list[str]]:
 
 def _entry_lines(lines: list[str]) -> list[bool]:
     """Which lines may hold an entry: not in front matter, fenced code or a multi-line HTML comment."""
-    bodies = [strip_ending(line) for line in lines]
+    return _entry_bodies([strip_ending(line) for line in lines])
+
+
+def _bodies(body: str) -> list[str]:
+    """`[strip_ending(line) for line in split_lines(body)]`, without a Python call per line."""
+    bodies = body.split("\n")
+    if not bodies[-1]:
+        bodies.pop()  # the text ends with a line ending (or is empty): no unterminated last line
+        last = None
+    else:
+        last = bodies.pop()  # unterminated: a final lone "\r" is content and stays
+    if "\r" in body:
+        bodies = [b[:-1] if b.endswith("\r") else b for b in bodies]
+    if last is not None:
+        bodies.append(last)
+    return bodies
+
+
+def _entry_bodies(bodies: list[str]) -> list[bool]:
     ok = [True] * len(bodies)
     i = 0
     if bodies and bodies[0].rstrip() == "---":
@@ -401,17 +433,30 @@ def _entry_lines(lines: list[str]) -> list[bool]:
 
 def parse_index(text: str) -> list[IndexEntry]:
     """Every entry of the index, in file order. `raw` is the line without its ending (and without a BOM)."""
-    _, lines = _lines(text)
+    body = split_bom(text)[1]
+    bodies = _bodies(body)
+    if "```" in body or "~~~" in body or "<!--" in body or body.startswith("---"):
+        oks = _entry_bodies(bodies)
+    else:
+        oks = [True] * len(bodies)  # no fence, comment or front matter: every line may hold an entry
     entries: list[IndexEntry] = []
-    for n, (line, ok) in enumerate(zip(lines, _entry_lines(lines), strict=True)):
+    append = entries.append
+    fast = _FAST_ENTRY.fullmatch
+    for n, (raw, ok) in enumerate(zip(bodies, oks, strict=True)):
         if not ok:
             continue
-        raw = strip_ending(line)
+        m = fast(raw)
+        if m is not None:
+            dest, code, bare, title, summary, colon = m.group(*_FAST_GROUPS)
+            path: str = dest or code or bare
+            plain = not (path.startswith("./") or path.endswith("/.md") or _PM_PREFIX in path)
+            route = path if plain else normalize_route(path)
+            if route is not None:
+                append(IndexEntry(n, raw, route, (title and title.strip()) or None, summary or colon))
+                continue
         parsed = parse_line(raw)
         if parsed is not None:
-            entries.append(
-                IndexEntry(line_no=n, raw=raw, route=parsed[0], title=parsed[1], summary=parsed[2])
-            )
+            append(IndexEntry(n, raw, *parsed))
     return entries
 
 

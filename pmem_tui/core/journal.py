@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import filelock
-
 from pmem_tui.core.errors import Busy, UnfinishedAction
 from pmem_tui.core.fingerprint import sha256_bytes
 from pmem_tui.core.fsops import FS
@@ -119,6 +117,8 @@ def action_running(root: Path) -> bool:
     path = root / LOCK_FILE
     if not path.is_file():
         return False
+    import filelock  # only here: the scan (and the app's start-up) imports this module
+
     probe = filelock.FileLock(str(path), timeout=0)
     try:
         probe.acquire()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,16 @@ def _clean(value: Any) -> Any:
 
 def status_dict(snap: Snapshot) -> dict[str, Any]:
     return dict(_clean(_status_dict(snap)))
+
+
+def status_json(snap: Snapshot) -> str:
+    """`status_dict` as one compact JSON line, cleaned once as a whole (as if each string were cleaned)."""
+    text = json.dumps(_status_dict(snap), ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")  # much faster than a regex search when, as usual, there is no lone surrogate
+    except UnicodeEncodeError:
+        return textio.display(text)
+    return text
 
 
 def _status_dict(snap: Snapshot) -> dict[str, Any]:

@@ -2,6 +2,9 @@
 
 A shallow scan (`deep=False`) only lists and stats files, so the app can draw its first frame
 without reading every file; a deep scan also reads each active file for its title and summary.
+With `cache=True`, a deep scan reuses what it learned about unchanged files from `scan_cache`
+(`.pmem/cache/scan-v1.json`) and rewrites that cache when something changed: the only write a scan
+ever makes, and never to a memory or control file.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pmem_tui.core import index as index_mod
-from pmem_tui.core import journal, records, summary, textio
+from pmem_tui.core import journal, records, scan_cache, summary, textio
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.model import (
     ACTIVE_DIRS,
@@ -36,6 +39,9 @@ from pmem_tui.core.model import (
     SummaryState,
     TrashItem,
 )
+
+# A shallow scan's summary of every active file (frozen: one shared object, not one per file).
+_UNKNOWN = SummaryInfo(SummaryState.UNKNOWN)
 
 
 @dataclass(frozen=True)
@@ -101,11 +107,12 @@ def _read_control(path: Path) -> str | None:
         return None
 
 
-def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snapshot:
+def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: bool = False) -> Snapshot:
     today = today or clock_today()
     root = Path(root)
     if not root.is_dir():
         return Snapshot(root, False, today, LIFECYCLE_PATHS, (), (), (), (), (), (), ())
+    facts_cache = scan_cache.ScanCache(root) if deep and cache else None  # its clock starts before any stat
     problems: list[Problem] = []
     missing = tuple(p for p in LIFECYCLE_PATHS if not (root / p).exists())
 
@@ -115,7 +122,10 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snap
         problems += core_problems
 
     index_text = _read_control(root / INDEX_FILE)
-    entries: list[IndexEntry] = index_mod.parse_index(index_text) if index_text is not None else []
+    entries: list[IndexEntry] = []
+    if index_text is not None:
+        parse = index_mod.parse_index
+        entries = facts_cache.index_entries(index_text, parse) if facts_cache else parse(index_text)
     by_route: dict[str, IndexEntry] = {}
     for entry in entries:
         by_route.setdefault(entry.route, entry)
@@ -133,13 +143,17 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snap
     for f in active_files:
         found_entry = by_route.get(f.path)
         title: str | None = None
-        info = SummaryInfo(SummaryState.UNKNOWN)
+        info = _UNKNOWN
         if deep:
+            cached = facts_cache.get(f.path, f.size, f.mtime_ns) if facts_cache else None
             try:
-                content = inspect_file(root / f.path)
+                content = FileContent(*cached) if cached else inspect_file(root / f.path)
             except OSError as err:
                 problems.append(Problem("unreadable", f.path, f"cannot be read: {err.strerror}"))
             else:
+                if facts_cache and cached is None:
+                    facts = (content.title, content.summary, content.valid_utf8)
+                    facts_cache.put(f.path, f.size, f.mtime_ns, facts)
                 title, info = content.title, content.summary
                 if not content.valid_utf8:
                     problems.append(
@@ -160,6 +174,8 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None) -> Snap
                 summary=info,
             )
         )
+    if facts_cache:
+        facts_cache.save()
     on_disk = {f.path for f in active_files}
     for entry in entries:
         if entry.route not in on_disk:

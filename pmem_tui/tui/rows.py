@@ -45,10 +45,23 @@ class Row:
     index_line: str | None = None
     note: str = ""  # one line shown in the preview's facts (a reason, a deadline...)
     in_index: bool | None = None  # for active files: listed in _index.md (None: not known / not relevant)
+    line_no: int | None = None  # an entry's 0-based line in _index.md: its note is built when shown
 
     @property
     def is_active_file(self) -> bool:
         return self.kind in (ENTRY, ORPHAN)
+
+    @property
+    def facts_note(self) -> str:
+        """The note shown in the preview's facts: `note`, or for an index entry where it is listed (built
+        here, not stored in each of 10^5 rows)."""
+        if self.note or self.line_no is None:
+            return self.note
+        line = self.line_no + 1
+        if self.kind == DEAD:
+            return f"In {INDEX_FILE} (line {line}) but there is no such file: a dead route."
+        copy = f", copy {self.key.rsplit('#', 1)[1]}" if self.flag == "dup" else ""
+        return f"Listed in {INDEX_FILE} (line {line}){copy}."
 
 
 def fmt_mtime(mtime_ns: int | None) -> str:
@@ -101,8 +114,11 @@ def _orphan_row(file: ActiveFile) -> Row:
         size=file.size,
         mtime_ns=file.mtime_ns,
         in_index=False,
-        note=f"On disk but not in {INDEX_FILE}: agents cannot find it by its route.",
+        note=_ORPHAN_NOTE,
     )
+
+
+_ORPHAN_NOTE = f"On disk but not in {INDEX_FILE}: agents cannot find it by its route."
 
 
 def index_row_for(snap: Snapshot, file: ActiveFile) -> Row | None:
@@ -135,7 +151,7 @@ def _entry_row(entry: IndexEntry, file: ActiveFile | None, seen: dict[str, int])
             flag="dead",
             index_line=entry.raw,
             in_index=True,
-            note=f"In {INDEX_FILE} (line {entry.line_no + 1}) but there is no such file: a dead route.",
+            line_no=entry.line_no,
         )
     return Row(
         key=key,
@@ -148,7 +164,7 @@ def _entry_row(entry: IndexEntry, file: ActiveFile | None, seen: dict[str, int])
         mtime_ns=file.mtime_ns,
         index_line=entry.raw,
         in_index=True,
-        note=f"Listed in {INDEX_FILE} (line {entry.line_no + 1})" + (f", copy {n + 1}" if n else "") + ".",
+        line_no=entry.line_no,
     )
 
 

@@ -132,3 +132,22 @@ def test_non_utf8_file_in_status(memory: Path) -> None:
     assert proc.returncode == 0
     kinds = {(p["kind"], p["path"]) for p in json.loads(proc.stdout)["problems"]}
     assert ("unreadable", "notes/latin1.md") in kinds
+
+
+def test_status_uses_the_scan_cache_unless_told_not_to(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad_name = os.fsdecode(b"notes/bad-\xff.md")  # an undecodable file name: U+FFFD in the JSON
+    write(memory, bad_name, b"# caf\xe9\n")
+    before = tree_bytes(memory)
+    assert main(["--root", str(memory), "status", "--json", "--no-cache"]) == 0
+    cold = capsys.readouterr().out
+    assert not (memory / ".pmem").exists()
+    assert main(["--root", str(memory), "status", "--json"]) == 0
+    assert (memory / ".pmem/cache/scan-v1.json").is_file()
+    assert main(["--root", str(memory), "status", "--json"]) == 0
+    first, second = capsys.readouterr().out.splitlines()
+    assert first == second == cold.rstrip("\n")
+    data = json.loads(cold)
+    assert "notes/bad-\ufffd.md" in {a["path"] for a in data["active"]}
+    assert tree_bytes(memory) == before

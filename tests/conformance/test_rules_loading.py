@@ -56,7 +56,7 @@ def test_status_lists_the_archive_without_opening_archived_files(
     assert main(["--root", str(memory), "status"]) == 0
     assert main(["--root", str(memory), "status", "--json"]) == 0
     out = capsys.readouterr().out
-    assert "Archived (1):" in out and '"location": "_archive/projects/alpha.md"' in out
+    assert "Archived (1):" in out and '"location":"_archive/projects/alpha.md"' in out
 
     assert spy.refused == []
     assert not [p for p in spy.opened if in_archive(p)]

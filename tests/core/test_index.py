@@ -429,3 +429,138 @@ def test_parse_never_raises(text: str) -> None:
         assert _bodies(text)[entry.line_no] == entry.raw
     for line in text.split("\n")[:20]:
         parse_line(line)
+
+
+# --- parse_index's fast path for canonical lines: the same entries as `parse_line` on every line ---------
+
+_PIECES = [
+    "- ",
+    "* ",
+    "1. ",
+    "12) ",
+    "  - ",
+    "-\t",
+    "[",
+    "]",
+    "(",
+    ")",
+    "t",
+    " ",
+    "\t",
+    "—",
+    "–",
+    "——",
+    "x.md",
+    "a/b.md",
+    "./",
+    ".persistent-memory/",
+    "~/",
+    "/.md",
+    ".md",
+    "http://",
+    ":",
+    "\\",
+    "`",
+    "**",
+    "\xa0",
+    "\u3000",
+    "\r",
+    "\ufeff",
+    "%20",
+    "<",
+    ">",
+    "é",
+    "[ ] ",
+    "[x] ",
+    '"',
+    "'",
+    "y z",
+    "## h",
+    "```",
+]
+_DESTS = [
+    "a/b-c_d.md",
+    "a.md.md",
+    "a.mdx.md",
+    "./a.md",
+    "x/.md",
+    ".md",
+    "..md",
+    "~/.persistent-memory/a.md",
+    "a:b.md",
+    "a b.md",
+    "p/中.md",
+]
+_TAILS = ["—", "–", " ", "\t", "s", "\xa0", "——", ":", "：", "\r", ".md", "`"]
+
+
+def _slow_entries(text: str) -> list[tuple[int, str, str | None, str | None]]:
+    """What parse_index gives, from `parse_line` alone (no fence or front matter in these texts)."""
+    _, body = split_bom(text)
+    out = []
+    for n, line in enumerate(split_lines(body)):
+        parsed = parse_line(strip_ending(line))
+        if parsed is not None:
+            out.append((n, *parsed))
+    return out
+
+
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.one_of(
+            st.lists(st.sampled_from([p for p in _PIECES if p != "```"]), max_size=10).map("".join),
+            st.tuples(
+                st.sampled_from(["- ", "* ", "3) ", "  + "]),
+                st.text(st.sampled_from("t *_é]["), max_size=5),
+                st.sampled_from(_DESTS),
+                st.lists(st.sampled_from(["—", "–", " ", "\t", "s", "\xa0", "——", ":", "\r"]), max_size=5),
+            ).map(lambda t: f"{t[0]}[{t[1]}]({t[2]}){''.join(t[3])}"),
+            st.tuples(
+                st.sampled_from(["- ", "* ", "3) ", "- [ ] "]),
+                st.sampled_from(["", "`", "**"]),
+                st.sampled_from(_DESTS),
+                st.lists(st.sampled_from(_TAILS), max_size=6),
+            ).map(lambda t: f"{t[0]}{t[1]}{t[2]}{t[1]}{''.join(t[3])}"),
+        ),
+        max_size=8,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
+def test_parse_index_matches_parse_line_on_every_line(lines: list[str], eol: str, final: bool) -> None:
+    text = eol.join(lines) + (eol if final else "")
+    got = [(e.line_no, e.route, e.title, e.summary) for e in parse_index(text)]
+    assert got == _slow_entries(text)
+    for e in parse_index(text):
+        assert "\n" not in e.raw and not e.raw.endswith("\r\n")
+
+
+def test_parse_index_fast_path_shapes() -> None:
+    text = (
+        "- [Title](projects/a.md) — the summary\n"
+        "- [ Spaced ](b.md)\n"
+        "- [](./c.md) —— dashes\n"
+        "- [t](~/.persistent-memory/d.md) – en dash  \n"
+        "- [t](x/.md) — not a route\n"
+        "1. [t](e.md)—tight\r\n"
+        "- [t](f.md) — trailing nbsp\xa0\n"
+        "- [t](g.md) —\n"
+        "- [t](h.md)\r\n"
+        "- projects/x.md — bare\n"
+        "- `projects/y.md`: code\n"
+        "- z.md:\n"
+    )
+    got = [(e.line_no, e.route, e.title, e.summary) for e in parse_index(text)]
+    assert got == _slow_entries(text)
+    assert got[:4] == [
+        (0, "projects/a.md", "Title", "the summary"),
+        (1, "b.md", "Spaced", None),
+        (2, "c.md", None, "dashes"),
+        (3, "d.md", "t", "en dash"),
+    ]
+    assert got[-3:] == [
+        (9, "projects/x.md", None, "bare"),
+        (10, "projects/y.md", None, "code"),
+        (11, "z.md", None, None),
+    ]

@@ -102,3 +102,20 @@ def test_patch_refuses_what_only_a_rescan_can_tell(demo_root: Path) -> None:
     (demo_root / "_index.md").write_text(text, encoding="utf-8")
     same = patch.patch(demo_root, snap, None, sig, frozenset({"_index.md", ""}))
     assert same is not None and same.rows == [] and same.snapshot is snap  # nothing changed
+
+
+def test_entry_rows_build_their_note_when_shown(tmp_path: Path) -> None:
+    (tmp_path / "projects").mkdir()
+    (tmp_path / "projects" / "a.md").write_text("# A\n")
+    (tmp_path / "projects" / "b.md").write_text("# B\n")
+    (tmp_path / "_index.md").write_text(
+        "# Index\n- [A](projects/a.md) — a\n- [A again](projects/a.md)\n- [Gone](projects/gone.md)\n"
+    )
+    snap = tree.scan(tmp_path, deep=False)
+    notes = {row.key: row.facts_note for row in rows_for("index", snap)}
+    assert notes == {
+        "route:projects/a.md": "Listed in _index.md (line 2).",
+        "route:projects/a.md#2": "Listed in _index.md (line 3), copy 2.",
+        "route:projects/gone.md": "In _index.md (line 4) but there is no such file: a dead route.",
+        "orphan:projects/b.md": "On disk but not in _index.md: agents cannot find it by its route.",
+    }

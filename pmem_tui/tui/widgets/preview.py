@@ -91,8 +91,9 @@ def facts_block(row: Row) -> Text:
         facts.append(f"in {INDEX_FILE}" if row.in_index else f"not in {INDEX_FILE}")
     if facts:
         text.append("\n" + " · ".join(facts), style="dim")
-    if row.note:
-        text.append("\n" + textio.display(row.note))
+    note = row.facts_note
+    if note:
+        text.append("\n" + textio.display(note))
     if row.index_line is not None and row.kind in (ARCHIVED, TRASHED):
         text.append("\nsaved index line: ", style="dim")
         text.append(textio.display(row.index_line))

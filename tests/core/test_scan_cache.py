@@ -1,0 +1,147 @@
+"""The deep scan's cache (`.pmem/cache/scan-v1.json`): identical results, re-reads, never trusted blindly."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from pmem_tui.core import meta_cache, tree
+from pmem_tui.core.scan_cache import SCAN_FILE
+from tests.conftest import tree_bytes, write
+
+
+def age(root: Path, rel: str, seconds: int) -> None:
+    """Set a file's mtime `seconds` into the past (out of the racy window)."""
+    when = time.time_ns() - seconds * 1_000_000_000
+    os.utime(root / rel, ns=(when, when))
+
+
+def age_all(root: Path, seconds: int = 10) -> None:
+    for path in root.rglob("*"):
+        if path.is_file() and ".pmem" not in path.parts:
+            age(root, path.relative_to(root).as_posix(), seconds)
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every active file the deep scan reads, in order."""
+    seen: list[str] = []
+    real = tree.inspect_file
+
+    def counting(path: Path) -> tree.FileContent:
+        seen.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(tree, "inspect_file", counting)
+    return seen
+
+
+@pytest.fixture
+def aged(memory: Path) -> Path:
+    # invalid UTF-8 and an invalid summary: both problems must come back from the cache
+    write(memory, "notes/bad.md", b"# Bad \xff bytes\n\n## Summary\n- one\n")
+    age_all(memory)
+    return memory
+
+
+def test_a_warm_scan_equals_a_cold_one_and_reads_nothing(aged: Path, reads: list[str]) -> None:
+    cold = tree.scan(aged, cache=False)
+    assert not (aged / ".pmem").exists()
+    reads.clear()
+    first = tree.scan(aged, cache=True)
+    assert (aged / SCAN_FILE).is_file()
+    assert len(reads) == len(cold.active) == 4
+    reads.clear()
+    written = (aged / SCAN_FILE).stat().st_mtime_ns
+    warm = tree.scan(aged, cache=True)
+    assert reads == []
+    assert warm == first == cold
+    assert (aged / SCAN_FILE).stat().st_mtime_ns == written  # nothing changed: not rewritten
+    assert {p.kind for p in warm.problems} >= {"unreadable", "invalid-summary"}
+
+
+def test_a_changed_file_is_read_again(aged: Path, reads: list[str]) -> None:
+    tree.scan(aged, cache=True)
+    write(aged, "notes/standup.md", "# Standup, longer\n\nNothing new.\n")  # another size
+    age(aged, "notes/standup.md", 5)
+    alpha = aged / "projects/alpha.md"
+    alpha.write_bytes(alpha.read_bytes().replace(b"# Alpha project", b"# Alpha-project"))  # same size
+    age(aged, "projects/alpha.md", 4)  # another mtime
+    reads.clear()
+    warm = tree.scan(aged, cache=True)
+    assert sorted(reads) == ["alpha.md", "standup.md"]
+    assert warm == tree.scan(aged, cache=False)
+    assert warm.active_file("projects/alpha.md").title == "Alpha-project"  # type: ignore[union-attr]
+
+
+def test_a_file_modified_within_the_racy_window_is_never_trusted(aged: Path, reads: list[str]) -> None:
+    (aged / "notes/standup.md").write_text("# Standup\n\nSomething new.\n", encoding="utf-8")  # mtime: now
+    tree.scan(aged, cache=True)
+    reads.clear()
+    tree.scan(aged, cache=True)
+    assert reads == ["standup.md"]
+
+
+def test_a_removed_file_drops_out_of_the_cache_and_the_index_is_reparsed(aged: Path) -> None:
+    tree.scan(aged, cache=True)
+    (aged / "notes/standup.md").unlink()
+    index = aged / "_index.md"
+    index.write_text(index.read_text(encoding="utf-8") + "- notes/new.md — a new line\n", encoding="utf-8")
+    warm = tree.scan(aged, cache=True)
+    assert warm == tree.scan(aged, cache=False)
+    cached = json.loads((aged / SCAN_FILE).read_bytes())
+    assert "notes/standup.md" not in cached["files"]
+    assert any(row[2] == "notes/new.md" for row in cached["index"]["entries"])
+
+
+@pytest.mark.parametrize("damage", ["garbage", "wrong-types", "cache-is-a-file", "symlink", "write-fails"])
+def test_an_unusable_cache_is_ignored(
+    aged: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    cold = tree.scan(aged, cache=False)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if damage == "garbage":
+        write(aged, SCAN_FILE, b"{not json\x00")
+    elif damage == "wrong-types":
+        tree.scan(aged, cache=True)
+        doc = json.loads((aged / SCAN_FILE).read_bytes())
+        for row in doc["files"].values():
+            row[3], row[6] = 7, "not a list"
+        doc["index"]["entries"] = [[None, 1, 2]]
+        write(aged, SCAN_FILE, json.dumps(doc))
+    elif damage == "cache-is-a-file":
+        write(aged, meta_cache.CACHE_DIR, "not a folder")
+    elif damage == "symlink":
+        (aged / ".pmem").symlink_to(elsewhere)
+    else:
+
+        def failing(folder: Path, name: str, data: bytes) -> None:
+            raise PermissionError(13, "read-only")
+
+        monkeypatch.setattr(meta_cache, "write_atomic", failing)
+    assert tree.scan(aged, cache=True) == cold
+    assert tree.scan(aged, cache=True) == cold
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_only_the_cache_is_written(aged: Path) -> None:
+    def state() -> dict[str, tuple[bytes, int]]:
+        return {rel: (data, (aged / rel).stat().st_mtime_ns) for rel, data in tree_bytes(aged).items()}
+
+    before = state()
+    for _ in range(2):
+        tree.scan(aged, cache=True)
+    tree.scan(aged, deep=False, cache=True)
+    assert state() == before
+    meta = {p.relative_to(aged).as_posix() for p in (aged / ".pmem").rglob("*")}
+    assert meta == {".pmem/cache", SCAN_FILE}
+
+
+def test_a_shallow_scan_never_writes(aged: Path) -> None:
+    tree.scan(aged, deep=False, cache=True)
+    assert not (aged / ".pmem").exists()
