@@ -3,28 +3,12 @@
 from __future__ import annotations
 
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-# The Pilot tests' helpers (a plain module next to them).
+# The Pilot tests' helpers (a plain module next to them), and their fixtures re-exported here.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tui"))
 
-from tui_helpers import TODAY, make_demo
+from tui_helpers import demo_root as demo_root
+from tui_helpers import frozen_clock as frozen_clock
 
 
-@pytest.fixture(autouse=True)
-def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("PMEM_TUI_TODAY", TODAY.isoformat())
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
-
-
-@pytest.fixture
-def demo_root(tmp_path: Path) -> Path:
-    return make_demo(tmp_path)

@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_helpers import TODAY, RecordingApp, make_demo
-
-
-@pytest.fixture(autouse=True)
-def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("PMEM_TUI_TODAY", TODAY.isoformat())
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
-
-
-@pytest.fixture
-def demo_root(tmp_path: Path) -> Path:
-    return make_demo(tmp_path)
+from tui_helpers import RecordingApp
+from tui_helpers import demo_root as demo_root  # re-exported fixtures
+from tui_helpers import frozen_clock as frozen_clock
 
 
 @pytest.fixture

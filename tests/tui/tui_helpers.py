@@ -6,10 +6,11 @@ import contextlib
 import datetime as dt
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from pmem_tui.demo import build_demo
@@ -19,6 +20,22 @@ TODAY = dt.date(2026, 3, 10)
 # A fixed modification time (2026-03-01 12:00 UTC) so facts and snapshots never depend on the run.
 FIXED_MTIME = 1772366400
 ROOT_LABEL = "~/.persistent-memory"
+
+
+@pytest.fixture(autouse=True)
+def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every app test (Pilot and snapshot) runs on TODAY, in UTC; conftests re-export this fixture."""
+    monkeypatch.setenv("PMEM_TUI_TODAY", TODAY.isoformat())
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def demo_root(tmp_path: Path) -> Path:
+    return make_demo(tmp_path)
 
 
 def fix_mtimes(root: Path) -> None:
