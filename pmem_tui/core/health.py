@@ -60,7 +60,6 @@ import datetime as dt
 import gc
 import hashlib
 import os
-import re
 import stat
 import time
 from collections import Counter, defaultdict
@@ -557,57 +556,10 @@ def _index_entries(run: _Run, listing: _Listing, header: dict[str, Any] | None) 
     return index_routes(textio.decode(data))
 
 
-# The shape pmem-tui itself writes (`index.make_line`) with a plain title and route, followed by nothing, by
-# whitespace or by a separator: such a line is an entry naming exactly `route` (see `index._parse_rest`).
-_CANONICAL = re.compile(
-    r"[ \t]*[-*+][ \t]+\[[^\[\]\\`]*\]\((?P<route>[A-Za-z0-9][A-Za-z0-9._/-]*\.md)\)(?P<rest>.*)", re.S
-)
-_AFTER_ROUTE = frozenset("—–:：,")
-# A bare path (`- notes/a.md — summary`): an entry when the path is followed by the end of the line or a
-# separator (`index._after_route` without its loose forms).
-_BARE = re.compile(r"[ \t]*[-*+][ \t]+(?P<route>[A-Za-z0-9][A-Za-z0-9._/-]*\.md)(?P<rest>.*)", re.S)
-
-
-def _bare_separator(rest: str) -> bool:
-    s = rest.lstrip()
-    if not s or s[0] in "—–:：":
-        return True
-    return len(s) != len(rest) and s[0] == "-" and (len(s) == 1 or s[1] in " \t")
-
-
-def _simple_route(route: str) -> bool:
-    return ".persistent-memory/" not in route and not route.endswith("/.md")
-
-
 def index_routes(text: str) -> list[tuple[str, str, int]]:
-    """(route, raw line, line number) for every entry of an index text, as `index.parse_index` finds them.
-
-    Lines in the shape pmem-tui writes are recognised by one regular expression; every other line goes through
-    `index.parse_line`. A test checks the result against `index.parse_index` on generated indexes.
-    """
-    _, body = textio.split_bom(text)
-    lines = textio.split_lines(body)
-    out: list[tuple[str, str, int]] = []
-    for n, (line, allowed) in enumerate(zip(lines, index._entry_lines(lines), strict=True)):
-        if not allowed:
-            continue
-        raw = textio.strip_ending(line)
-        m = _CANONICAL.match(raw)
-        if m is not None:
-            route, rest = m.group("route"), m.group("rest").rstrip()
-            if (not rest or rest[0].isspace() or rest[0] in _AFTER_ROUTE) and _simple_route(route):
-                out.append((route, raw, n))
-                continue
-        m = _BARE.match(raw)
-        if m is not None:
-            route, rest = m.group("route"), m.group("rest").rstrip()
-            if _bare_separator(rest) and _simple_route(route):
-                out.append((route, raw, n))
-                continue
-        parsed = index.parse_line(raw)
-        if parsed is not None:
-            out.append((parsed[0], raw, n))
-    return out
+    """(route, raw line, line number) for every entry of an index text (`index.parse_index`, which has
+    its own fast path for the shapes pmem-tui and most agents write)."""
+    return [(e.route, e.raw, e.line_no) for e in index.parse_index(text)]
 
 
 def _index_job(
