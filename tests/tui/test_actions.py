@@ -548,3 +548,17 @@ async def test_notifications_show_user_text_literally(demo_root: Path, make_app)
             "[bold]from a screen[/bold]",
         ]
         assert not any(n.markup for n in shown)
+
+
+async def test_typing_in_a_prefilled_input_keeps_the_proposal(demo_root: Path, make_app) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await select(pilot, app, "archive", "notes/q3-planning.md")  # a legacy record: a line is proposed
+        await pilot.press("r")
+        await settle(pilot)
+        field = app.screen.query_one("#plan-input", Input)
+        proposal = field.value
+        assert proposal.startswith("- [")
+        await pilot.press("x")
+        assert field.value == proposal + "x"

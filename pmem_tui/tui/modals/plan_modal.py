@@ -90,7 +90,11 @@ class PlanModal(ModalScreen[bool]):
                 yield Static(Text(self.explanation), id="plan-explanation")
             if self.builder is not None:
                 yield Label(Text(self.prompt), id="plan-prompt")
-                yield Input(value=self.initial, placeholder=self.placeholder, id="plan-input")
+                # A prefilled value (a proposed index line, a suggested reason) is kept when typing starts:
+                # the cursor goes to its end instead of selecting it for replacement.
+                yield Input(
+                    value=self.initial, placeholder=self.placeholder, id="plan-input", select_on_focus=False
+                )
             with VerticalScroll(id="plan-body"):
                 yield Static(self._body(), id="plan-preview")
             yield Static("", id="plan-status")
