@@ -7,30 +7,42 @@ Textual: the app is imported only when no command is given.
 
 from __future__ import annotations
 
-import argparse
-import gc
 import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 
-from pmem_tui import __version__
 from pmem_tui.core.errors import PmemError
-from pmem_tui.core.plan import Plan
-from pmem_tui.core.report import plan_lines
-from pmem_tui.core.textio import printable
+
+# Start-up time is most of a warm `status`: everything else is imported where it is used (even `typing`,
+# 5 ms with `re`; mypy treats any `TYPE_CHECKING` as true).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from pmem_tui.core.plan import Plan
 
 ENV_ROOT = "PMEM_ROOT"
 DEFAULT_ROOT = "~/.persistent-memory"
 
 
+def _root_str(arg: str | None) -> str:
+    raw = arg or os.environ.get(ENV_ROOT) or DEFAULT_ROOT
+    return os.path.abspath(os.path.expanduser(raw))
+
+
 def resolve_root(arg: str | None) -> Path:
     """--root DIR, else $PMEM_ROOT, else ~/.persistent-memory."""
-    raw = arg or os.environ.get(ENV_ROOT) or DEFAULT_ROOT
-    return Path(os.path.abspath(os.path.expanduser(raw)))
+    from pathlib import Path
+
+    return Path(_root_str(arg))
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from pmem_tui import __version__
+
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--root",
@@ -115,6 +127,8 @@ def _add_optional_commands(
 
 
 def _print_plan(plan: Plan) -> None:
+    from pmem_tui.core.report import plan_lines
+
     print("\n".join(plan_lines(plan)))
 
 
@@ -132,6 +146,8 @@ def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
 
 
 def _read_source(source: str) -> bytes:
+    from pathlib import Path
+
     if source == "-":
         return sys.stdin.buffer.read()
     try:
@@ -142,29 +158,93 @@ def _read_source(source: str) -> bytes:
         raise PmemError(f"Cannot read {source}: {describe_os_error(err)}.") from err
 
 
+def _quick_status(argv: list[str]) -> tuple[str | None, bool, bool] | None:
+    """(root, --json, cache) when `argv` is plainly a `status` command, else None (argparse decides).
+
+    Accepts only `[--root DIR]... status [--json | --no-cache | --root DIR]...`, spelled in full, with
+    exactly the meaning argparse gives it (the last --root wins): a warm `status` then never imports or
+    builds the parser (about 15 ms). Anything else, `--help` and abbreviations included, goes to argparse.
+    """
+    root: str | None = None
+    seen = as_json = no_cache = False
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--root" and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+            root = argv[i + 1]
+            i += 2
+            continue
+        if tok.startswith("--root="):
+            root = tok[len("--root=") :]
+        elif tok == "status" and not seen:
+            seen = True
+        elif seen and tok == "--json":
+            as_json = True
+        elif seen and tok == "--no-cache":
+            no_cache = True
+        else:
+            return None
+        i += 1
+    return (root, as_json, not no_cache) if seen else None
+
+
+def _status(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
+    """`status`: the stored output when nothing the listing sees has changed (`status_cache`), else a scan."""
+    root = _root_str(root_arg)
+    probe = None
+    if use_cache:
+        from pmem_tui.core import status_cache
+
+        probe = status_cache.probe(root, "json" if as_json else "text")
+        if probe is not None and probe.cached is not None:
+            _emit(probe.cached)
+            return 0
+    import gc
+    from pathlib import Path
+
+    from pmem_tui.core import report, tree
+
+    # Tens of thousands of short-lived objects, no cycles worth collecting: skip the collector's passes.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        snap = tree.scan(Path(root), cache=use_cache)
+        text = report.status_json(snap) if as_json else "\n".join(report.status_lines(snap))
+    finally:
+        if collecting:
+            gc.enable()
+    try:
+        data = (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # cannot happen (both texts are cleaned); print fails as it always did
+        print(text)
+        return 0
+    _emit(data)
+    if probe is not None and report.status_cacheable(snap):
+        status_cache.store(probe, data)
+    return 0
+
+
+def _emit(data: bytes) -> None:
+    """Write UTF-8 `data` exactly as `print` would write its text, straight to bytes when that is the same."""
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    encoding = (getattr(out, "encoding", None) or "").lower().replace("_", "-")
+    if buffer is not None and encoding in ("utf-8", "utf8") and os.linesep == "\n":
+        out.flush()
+        buffer.write(data)
+    else:
+        print(data.decode("utf-8"), end="")
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     cmd = args.command
     if cmd == "loader":  # reads a project's .claude/memory/, not the memory root
         from pmem_tui import cli_loader
 
         return cli_loader.run(args)
-    from pmem_tui.core import report, tree
-
-    root = resolve_root(getattr(args, "root", None))
     if cmd == "status":
-        # Tens of thousands of short-lived objects, no cycles worth collecting: skip the collector's passes.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            snap = tree.scan(root, cache=not args.no_cache)
-            if args.json:
-                print(report.status_json(snap))
-            else:
-                print("\n".join(report.status_lines(snap)))
-        finally:
-            if collecting:
-                gc.enable()
-        return 0
+        return _status(getattr(args, "root", None), args.json, not args.no_cache)
+    root = resolve_root(getattr(args, "root", None))
     from pmem_tui.core import doctor, lifecycle  # after status, which needs neither (start-up time)
 
     if cmd == "save":
@@ -197,13 +277,19 @@ def _open_app(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arg_list = sys.argv[1:] if argv is None else list(argv)
+    quick = _quick_status(arg_list)
+    args = build_parser().parse_args(arg_list) if quick is None else None
     try:
+        if quick is not None:
+            return _status(*quick)
+        assert args is not None
         if args.command is None:
             return _open_app(args)
         return _dispatch(args)
     except PmemError as err:
+        from pmem_tui.core.textio import printable
+
         print(f"pmem-tui: {printable(str(err))}", file=sys.stderr)
         return 1
     except BrokenPipeError:
@@ -212,6 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except OSError as err:
         from pmem_tui.core.executor import describe_os_error
+        from pmem_tui.core.textio import printable
 
         what = describe_os_error(err)
         print(f"pmem-tui: {printable(what[0].upper() + what[1:])}; nothing was changed.", file=sys.stderr)

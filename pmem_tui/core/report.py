@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pmem_tui.core import textio
 from pmem_tui.core.model import INDEX_FILE, Snapshot
-from pmem_tui.core.plan import Plan
 from pmem_tui.core.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from pmem_tui.core.plan import Plan
 
 # Above this many estimated tokens, `_core/` is no longer "small" (PM-CORE-4): status warns.
 CORE_TOKEN_WARNING = 2000
@@ -71,6 +73,17 @@ def _clean(value: Any) -> Any:
 
 def status_dict(snap: Snapshot) -> dict[str, Any]:
     return dict(_clean(_status_dict(snap)))
+
+
+def status_cacheable(snap: Snapshot) -> bool:
+    """Whether status made from `snap` may be served again while the listing is unchanged (`status_cache`).
+
+    Not when something could not be read or listed: an I/O failure is not a fact about the tree, and the
+    next run must try again. Invalid UTF-8 is a fact about the bytes, so that problem does not prevent it.
+    """
+    return snap.exists and all(
+        p.kind != "unreadable" or p.detail.startswith("not valid UTF-8") for p in snap.problems
+    )
 
 
 def status_json(snap: Snapshot) -> str:

@@ -3,7 +3,7 @@
 A shallow scan (`deep=False`) only lists and stats files, so the app can draw its first frame
 without reading every file; a deep scan also reads each active file for its title and summary.
 With `cache=True`, a deep scan reuses what it learned about unchanged files from `scan_cache`
-(`.pmem/cache/scan-v1.json`) and rewrites that cache when something changed: the only write a scan
+(`.pmem/cache/scan-v2.bin`) and rewrites that cache when something changed: the only write a scan
 ever makes, and never to a memory or control file.
 """
 

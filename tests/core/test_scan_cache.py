@@ -1,17 +1,32 @@
-"""The deep scan's cache (`.pmem/cache/scan-v1.json`): identical results, re-reads, never trusted blindly."""
+"""The deep scan's cache (`.pmem/cache/scan-v2.bin`): identical results, re-reads, never trusted blindly."""
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import time
+import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pmem_tui.core import meta_cache, tree
+from pmem_tui.core import meta_cache, scan_cache, tree
 from pmem_tui.core.scan_cache import SCAN_FILE
 from tests.conftest import tree_bytes, write
+
+
+def load(root: Path) -> tuple[Any, ...]:
+    """The cache's payload: (written_ns, index digest, index rows, files)."""
+    payload = scan_cache._unpack((root / SCAN_FILE).read_bytes())
+    assert payload is not None
+    return payload
+
+
+def dump(root: Path, payload: tuple[Any, ...]) -> None:
+    """Write `payload` as a well-formed cache file (right magic and checksum), whatever its values."""
+    data = marshal.dumps(payload)
+    write(root, SCAN_FILE, b"pmem-scan-v2\n%d\n" % zlib.crc32(data) + data)
 
 
 def age(root: Path, rel: str, seconds: int) -> None:
@@ -93,12 +108,24 @@ def test_a_removed_file_drops_out_of_the_cache_and_the_index_is_reparsed(aged: P
     index.write_text(index.read_text(encoding="utf-8") + "- notes/new.md — a new line\n", encoding="utf-8")
     warm = tree.scan(aged, cache=True)
     assert warm == tree.scan(aged, cache=False)
-    cached = json.loads((aged / SCAN_FILE).read_bytes())
-    assert "notes/standup.md" not in cached["files"]
-    assert any(row[2] == "notes/new.md" for row in cached["index"]["entries"])
+    _, _, rows, files = load(aged)
+    assert "notes/standup.md" not in files
+    assert any(row[2] == "notes/new.md" for row in rows)
 
 
-@pytest.mark.parametrize("damage", ["garbage", "wrong-types", "cache-is-a-file", "symlink", "write-fails"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "garbage",
+        "truncated",
+        "flipped-byte",
+        "wrong-types",
+        "wrong-shape",
+        "cache-is-a-file",
+        "symlink",
+        "write-fails",
+    ],
+)
 def test_an_unusable_cache_is_ignored(
     aged: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
 ) -> None:
@@ -107,13 +134,23 @@ def test_an_unusable_cache_is_ignored(
     elsewhere.mkdir()
     if damage == "garbage":
         write(aged, SCAN_FILE, b"{not json\x00")
+    elif damage in ("truncated", "flipped-byte"):
+        tree.scan(aged, cache=True)
+        data = bytearray((aged / SCAN_FILE).read_bytes())
+        if damage == "truncated":
+            del data[-5:]
+        else:
+            data[-20] ^= 0x10
+        write(aged, SCAN_FILE, bytes(data))
     elif damage == "wrong-types":
         tree.scan(aged, cache=True)
-        doc = json.loads((aged / SCAN_FILE).read_bytes())
-        for row in doc["files"].values():
-            row[3], row[6] = 7, "not a list"
-        doc["index"]["entries"] = [[None, 1, 2]]
-        write(aged, SCAN_FILE, json.dumps(doc))
+        written, digest, _, files = load(aged)
+        files = {path: (*row[:3], 7, row[4], row[5], "not a tuple", row[7]) for path, row in files.items()}
+        dump(aged, (written, digest, [(None, 1, 2, 3, 4)], files))
+    elif damage == "wrong-shape":
+        tree.scan(aged, cache=True)
+        written, digest, _, files = load(aged)
+        dump(aged, (written, digest, [[1, 2]], {path: ("x",) for path in files}))
     elif damage == "cache-is-a-file":
         write(aged, meta_cache.CACHE_DIR, "not a folder")
     elif damage == "symlink":

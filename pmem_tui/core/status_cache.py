@@ -1,0 +1,241 @@
+"""The whole `status` output, cached in `.pmem/cache/status-v1-<format>.bin` (never among memory files).
+
+A warm `status` lists the root, finds that nothing it can see has changed since the last run and prints the
+stored output, without scanning or parsing anything. The key is compared byte for byte (no hash, so no
+collision), and is made of:
+
+* the output format, this cache's version, the Python version, and the name, size and mtime_ns of every
+  module of the package (a new or edited pmem-tui never serves an older one's output);
+* the root as given (absolute) and today's date (`clock.today`: `PMEM_TUI_TODAY`, else the local date), so
+  trash that expires at midnight is reported as expired;
+* every entry below the root, hidden ones and `.pmem/` included (only `.pmem/cache/` is left out): folders
+  by path; files by path, st_mode, size, mtime_ns and ctime_ns; symbolic links by path; a folder that cannot
+  be listed by path and errno. An added, removed or renamed file or folder, an edit, a chmod, the journal's
+  intent file appearing: each changes the key;
+* the bytes of `_index.md` and `_archive/_index.md` (read as the scan reads them).
+
+The guarantee is the scan cache's: a file whose size, mtime_ns and ctime_ns did not change is trusted to have
+the same content. The output is never stored while any listed file's mtime or ctime is within
+`meta_cache.RACY_NS` of the moment the listing started, so a file edited twice within one timestamp tick is
+never missed. It is not stored either when the scan could not read something (an I/O failure is not a fact
+about the tree). A root with a symbolic link at depth one or two (where the scan follows links: `_archive/`,
+`_archive/_trash/`, ...) or inside `.pmem/` bypasses this cache entirely. A cache file that cannot be read or
+parsed, is truncated, fails its checksum or was made for another key is ignored; the file is replaced
+atomically through `meta_cache`, and an unwritable root simply gets no cache.
+
+Imports only the standard library on the hit path: it runs before the rest of pmem-tui is imported.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import stat
+import sys
+import time
+import zlib
+
+TYPE_CHECKING = False  # not `typing` (5 ms to import with `re`): this module runs before anything else
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["STATUS_FILES", "Probe", "probe", "store"]
+
+_VERSION = 1
+_MAGIC = b"pmem-status-v1\n"
+_META = ".pmem"
+_CACHE = "cache"  # below _META; kept equal to `meta_cache.CACHE_DIR` (tested)
+STATUS_FILES = {fmt: f"{_META}/{_CACHE}/status-v{_VERSION}-{fmt}.bin" for fmt in ("json", "text")}
+_CONTROL_FILES = ("_index.md", "_archive/_index.md")
+_RACY_NS = 2_000_000_000  # kept equal to `meta_cache.RACY_NS` (tested)
+_DIR_FD = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd  # (lstat is a stat)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_S_ISDIR = stat.S_ISDIR
+_S_ISLNK = stat.S_ISLNK
+_ENV_TODAY = "PMEM_TUI_TODAY"  # kept equal to `clock.ENV_TODAY` (tested)
+_clock = time.time_ns  # the racy window's clock (tests move it forward instead of sleeping)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Probe:
+    """One status run's key, taken before the scan reads anything, and the stored output if it matches.
+
+    A plain class, not a dataclass: `dataclasses` costs milliseconds to import on the hit path.
+    """
+
+    __slots__ = ("cached", "fmt", "key", "newest_ns", "root", "started_ns")
+
+    def __init__(
+        self, root: str, fmt: str, key: bytes, started_ns: int, newest_ns: int, cached: bytes | None
+    ) -> None:
+        self.root = root
+        self.fmt = fmt
+        self.key = key
+        self.started_ns = started_ns
+        self.newest_ns = newest_ns  # the latest mtime or ctime of any listed file
+        self.cached = cached
+
+    @property
+    def racy(self) -> bool:
+        return self.newest_ns >= self.started_ns - _RACY_NS
+
+
+def probe(root: str, fmt: str) -> Probe | None:
+    """The key of `root` now and the output stored for it, or None when this root cannot use the cache."""
+    started = _clock()  # before any stat: see `Probe.racy`
+    listed = _listing(root)
+    if listed is None:
+        return None
+    entries, newest = listed
+    controls: list[bytes | None] = []
+    for rel in _CONTROL_FILES:
+        try:
+            with open(os.path.join(root, rel), "rb") as f:
+                controls.append(f.read())
+        except FileNotFoundError:
+            controls.append(None)
+        except OSError:
+            return None  # the scan will report (or fail on) it: leave that to the uncached path
+    day = _day()
+    key = marshal.dumps((_VERSION, fmt, sys.version, _code(), root, day, controls, entries))
+    return Probe(root, fmt, key, started, newest, _lookup(root, fmt, key))
+
+
+def store(p: Probe, output: bytes) -> bool:
+    """Keep `output` for `p`'s key unless the listing was racy; False if not written (never an error)."""
+    if p.racy:
+        return False
+    from pathlib import Path
+
+    from pmem_tui.core import meta_cache
+
+    folder = meta_cache.safe_dir(Path(p.root), create=True)
+    if folder is None:
+        return False
+    head = b"%d %d %d\n" % (len(p.key), len(output), zlib.crc32(output))
+    try:
+        meta_cache.write_atomic(folder, STATUS_FILES[p.fmt].rsplit("/", 1)[1], _MAGIC + head + p.key + output)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _lookup(root: str, fmt: str, key: bytes) -> bytes | None:
+    try:
+        fd = os.open(os.path.join(root, STATUS_FILES[fmt]), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if not data.startswith(_MAGIC):
+        return None
+    end = data.find(b"\n", len(_MAGIC))
+    if end < 0:
+        return None
+    try:
+        key_len, out_len, crc = (int(v) for v in data[len(_MAGIC) : end].split(b" "))
+    except ValueError:
+        return None
+    start = end + 1
+    view = memoryview(data)
+    if len(data) != start + key_len + out_len or view[start : start + key_len] != key:
+        return None
+    output = data[start + key_len :]
+    return output if zlib.crc32(output) == crc else None
+
+
+def _listing(root: str) -> tuple[list[Any], int] | None:
+    """Every entry below `root` (see the module docstring) and the newest mtime or ctime among its files.
+
+    `listdir` plus `lstat` relative to an open folder: about 20% faster than `scandir` + `DirEntry.stat`,
+    which matters because this walk is most of a warm `status`.
+    """
+    entries: list[Any] = []
+    add = entries.append
+    newest = 0
+    cache_dir = f"{_META}/{_CACHE}"
+    # `.pmem/` and `.pmem/cache/` are made by the first run's cache write: listing them would make the second
+    # run miss. Their contents (the journal) are listed; a scan never looks at an empty `.pmem/`.
+    unlisted = (_META, cache_dir)
+    lstat, is_dir, is_link = os.lstat, _S_ISDIR, _S_ISLNK  # locals: this loop runs once per entry
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        folder = os.path.join(root, rel) if rel else root
+        fd = -1
+        try:
+            if _DIR_FD:  # opened without following a link that replaced the folder since its lstat
+                fd = os.open(folder, os.O_RDONLY | _O_DIRECTORY | (_O_NOFOLLOW if rel else 0))
+                names = os.listdir(fd)
+            else:
+                names = os.listdir(folder)
+        except OSError as err:
+            if fd >= 0:
+                os.close(fd)
+            if not rel:
+                return None  # no root (or not a folder): nothing worth caching
+            add((rel, "e", err.errno))
+            continue
+        prefix = f"{rel}/" if rel else ""
+        shallow = not rel or "/" not in rel  # entries at depth one or two
+        try:
+            for name in names:
+                path = prefix + name
+                try:
+                    st = lstat(name, dir_fd=fd) if fd >= 0 else lstat(os.path.join(folder, name))
+                except OSError as err:
+                    add((path, "?", err.errno))
+                    continue
+                mode = st.st_mode
+                if is_dir(mode):
+                    if path not in unlisted:
+                        add(path)
+                        stack.append(path)
+                    elif path == _META:
+                        stack.append(path)
+                elif is_link(mode):
+                    if shallow or path.startswith(f"{_META}/"):
+                        return None  # the scan may follow it: its target's changes would be unseen
+                    add((path, "l"))
+                else:
+                    mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
+                    add((path, mode, st.st_size, mtime, ctime))
+                    if mtime > newest:
+                        newest = mtime
+                    if ctime > newest:
+                        newest = ctime
+        finally:
+            if fd >= 0:
+                os.close(fd)
+    return entries, newest
+
+
+_code_key: list[Any] | None = None
+
+
+def _day() -> str:
+    """Today as `clock.today` sees it, without importing `datetime` (3 ms).
+
+    The frozen date exactly as written (one string always parses to one date; a malformed one makes the scan
+    fail, so nothing is stored), else the local date, which is what `datetime.date.today()` returns.
+    """
+    return os.environ.get(_ENV_TODAY) or time.strftime("%Y-%m-%d")
+
+
+def _code() -> list[Any]:
+    """Name, size and mtime_ns of every module of the package: output made by other code is never served."""
+    global _code_key
+    if _code_key is None:
+        found: list[Any] = []
+        for folder in (_PACKAGE, os.path.join(_PACKAGE, "core")):
+            with os.scandir(folder) as it:
+                for entry in it:
+                    if entry.name.endswith(".py"):
+                        st = entry.stat()
+                        found.append((folder, entry.name, st.st_size, st.st_mtime_ns))
+        _code_key = sorted(found)
+    return _code_key
