@@ -1,8 +1,8 @@
 """Small changes to a Snapshot without a rescan: the watcher's common case, row by row.
 
 An agent or an editor rewrote a few known memory files, or edited a few lines of `_index.md` in place:
-stat those files, diff the index against the snapshot's entries, and return the new snapshot with the
-rows that changed. Anything structural (a file or folder created, deleted or moved, an index line added,
+stat those files, diff the index against the signature of the scanned one, and return the new snapshot with
+the rows that changed. Anything structural (a file or folder created, deleted or moved, an index line added,
 removed or turned into something else, a control file) returns None: the caller rescans.
 
 Pure functions on plain data (no widget): they run in a worker thread.
@@ -10,36 +10,68 @@ Pure functions on plain data (no widget): they run in a worker thread.
 
 from __future__ import annotations
 
+import os
 import stat
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from itertools import compress
-from operator import attrgetter, itemgetter, ne
+from itertools import accumulate, compress, count
+from operator import attrgetter, ne
 from pathlib import Path
 
 from pmem_tui.core import index as index_mod
 from pmem_tui.core import textio
 from pmem_tui.core.model import ACTIVE_DIRS, INDEX_FILE, ActiveFile, IndexEntry, Snapshot
 from pmem_tui.core.report import Baseline
-from pmem_tui.core.tokens import estimate_tokens
+from pmem_tui.core.tokens import CHARS_PER_TOKEN
 from pmem_tui.tui.rows import Row, entry_row, orphan_row
 
 # Beyond this many changed paths, a rescan is as cheap as a patch.
 MAX_PATCHED_PATHS = 200
-_RAW = attrgetter("raw")
+# Lines of `_index.md` hashed together as one chunk (~8 KB): finding the changed chunks hashes the file once,
+# in C, and leaves a few dozen lines to split and compare; the chunk table stays ~25 KB at 100k lines.
+CHUNK_LINES = 64
+_BLOCK = 1 << 16  # bytes per step when the signature is built
+_BOM = textio.BOM.encode("utf-8")
+_LINE_NO = attrgetter("line_no")
 
 
 class IndexSignature:
-    """What the scanned `_index.md` looked like apart from its entries (its line count, a hash of the other
-    lines), and lookup tables of the scanned snapshot. A patch keeps every path, route and line number, so
-    one signature and its tables serve every patch until the next full scan."""
+    """The scanned `_index.md` byte for byte, without its bytes: a hash of each line and of each chunk of
+    CHUNK_LINES lines, where each chunk starts, and its loader character count; plus lookup tables of the
+    scanned snapshot. A patch keeps every path, route and line number, so the tables serve every patch until
+    the next full scan; the hashes are renewed by each patch of the index (`patch` returns the new signature).
+    Hashes are Python's own (per process, never stored): 64-bit, so a change that keeps a chunk's hash is
+    not a practical risk."""
 
-    __slots__ = ("_first", "_folders", "_positions", "entry_nos", "lines", "other_nos", "others")
+    __slots__ = (
+        "_first",
+        "_folders",
+        "_positions",
+        "bom",
+        "chars",
+        "chunk_hashes",
+        "line_hashes",
+        "lines",
+        "offsets",
+    )
 
-    def __init__(self, lines: int, others: int, other_nos: list[int], entry_nos: list[int]) -> None:
-        self.lines = lines  # -1: no index
-        self.others = others
-        self.other_nos = other_nos  # the lines that are not entries
-        self.entry_nos = entry_nos  # each entry's line, in entry order
+    def __init__(
+        self,
+        lines: int,
+        offsets: array[int] | None = None,
+        chunk_hashes: array[int] | None = None,
+        line_hashes: array[int] | None = None,
+        bom: bool = False,
+        chars: int = 0,
+    ) -> None:
+        self.lines = lines  # -1: no index (or nothing a patch can use)
+        self.offsets = offsets if offsets is not None else array("q")  # each chunk's start, then the size
+        self.chunk_hashes = chunk_hashes if chunk_hashes is not None else array("q")
+        self.line_hashes = line_hashes if line_hashes is not None else array("q")  # line 0 with its BOM
+        self.bom = bom
+        self.chars = chars  # characters as the loader decodes the file (no BOM, bad bytes as U+FFFD)
         self._positions: dict[str, int] | None = None
         self._folders: frozenset[str] | None = None
         self._first: dict[str, int] | None = None
@@ -74,6 +106,14 @@ class IndexSignature:
             self._first = first
         return self._first
 
+    def _renewed(
+        self, offsets: array[int], chunk_hashes: array[int], line_hashes: array[int], chars: int
+    ) -> IndexSignature:
+        """The signature of the patched file: the same lines, paths and routes, so the same tables."""
+        new = IndexSignature(self.lines, offsets, chunk_hashes, line_hashes, self.bom, chars)
+        new._positions, new._folders, new._first = self._positions, self._folders, self._first
+        return new
+
 
 @dataclass(frozen=True, slots=True)
 class Patch:
@@ -83,35 +123,151 @@ class Patch:
     rows: list[Row]  # the Index rows that changed (keys already in the pane)
 
 
-def _body_lines(text: str) -> list[str]:
-    _bom, body = textio.split_bom(text)
-    return body.split("\n")
+def _hashes(data: bytes, offsets: array[int], first: int, last: int) -> Iterator[int]:
+    """The hashes of chunks first..last-1, lazily. Slices of the bytes, not of a memoryview: hashing a view
+    first hashes the whole object it views (13 MB at 100k lines), and the ~8 KB copies cost less."""
+    return map(hash, map(data.__getitem__, map(slice, offsets[first:last], offsets[first + 1 : last + 1])))
 
 
-def _pick(items: list[str], indices: list[int]) -> list[str]:
-    if len(indices) > 1:
-        return list(itemgetter(*indices)(items))
-    return [items[i] for i in indices]
+def signature_of(data: bytes, entries: tuple[IndexEntry, ...] | list[IndexEntry]) -> IndexSignature:
+    """The signature of `_index.md` holding `data`, whose entries (as scanned) are `entries`."""
+    line_hashes = array("q")
+    offsets = array("q")
+    chars = lines = pos = 0
+    # Block by block (~64 KB of whole lines): the file is never held as 10^5 line objects or one decoded str.
+    while True:
+        end = data.find(b"\n", pos + _BLOCK)
+        block = data[pos:] if end < 0 else data[pos:end]
+        parts = block.split(b"\n")
+        line_hashes.extend(map(hash, parts))
+        # A line starts after the lines before it in the block and their "\n": their lengths summed, plus t.
+        before = list(accumulate(map(len, parts), initial=0))
+        offsets.extend(pos + before[t] + t for t in range(-lines % CHUNK_LINES, len(parts), CHUNK_LINES))
+        lines += len(parts)
+        chars += len(block.decode("utf-8", errors="replace"))  # a bad sequence never spans a "\n"
+        if end < 0:
+            break
+        chars += 1
+        pos = end + 1
+    if entries and entries[-1].line_no >= lines:
+        return IndexSignature(-1)  # the file is not the one scanned: nothing to patch against
+    offsets.append(len(data))
+    chunks = array("q", _hashes(data, offsets, 0, len(offsets) - 1))
+    bom = data.startswith(_BOM)
+    return IndexSignature(lines, offsets, chunks, line_hashes, bom, chars - bom)  # the loader drops a BOM
 
 
 def index_signature(root: Path, snap: Snapshot) -> IndexSignature:
     """The signature of the `_index.md` on disk now, for the snapshot just scanned."""
-    entry_nos = [e.line_no for e in snap.index_entries]
     try:
-        text = textio.decode((root / INDEX_FILE).read_bytes())
+        data = (root / INDEX_FILE).read_bytes()
     except OSError:
-        return IndexSignature(-1, 0, [], entry_nos)
-    lines = _body_lines(text)
-    numbers = set(entry_nos)
-    other_nos = [i for i in range(len(lines)) if i not in numbers]
-    return IndexSignature(len(lines), hash(tuple(_pick(lines, other_nos))), other_nos, entry_nos)
+        return IndexSignature(-1)
+    return signature_of(data, snap.index_entries)
 
 
-def _raw(lines: list[str], n: int) -> str:
-    line = lines[n]
-    if n < len(lines) - 1 and line.endswith("\r"):
-        return line[:-1]
-    return line
+def _read_settled(path: Path) -> bytes | None:
+    """The file's bytes, or None when it cannot be read or changed (or was replaced) while it was read."""
+    try:
+        with open(path, "rb") as f:
+            before = os.fstat(f.fileno())
+            data = f.read()
+        after = os.stat(path)
+    except OSError:
+        return None
+    same = (before.st_dev, before.st_ino, before.st_size, before.st_mtime_ns) == (
+        after.st_dev,
+        after.st_ino,
+        after.st_size,
+        after.st_mtime_ns,
+    )
+    return data if same and len(data) == before.st_size else None
+
+
+def diff_index(
+    data: bytes, entries: tuple[IndexEntry, ...], sig: IndexSignature
+) -> tuple[dict[int, IndexEntry], IndexSignature] | None:
+    """The entries (by position) whose lines `data` edits in place, and the signature of `data`; None when
+    `data` is not `entries`' file with entry lines edited in place, each keeping its route, as valid UTF-8.
+
+    The chunks before the first changed one are found equal at their old offsets, those after the last
+    changed one at their offsets shifted by the change in size; only the lines between are split, and only
+    those whose hash changed are decoded and parsed."""
+    offsets, chunk_hashes = sig.offsets, sig.chunk_hashes
+    chunks = len(chunk_hashes)
+    if sig.lines < 0 or not chunks:
+        return None  # no index when scanned
+    shift = len(data) - offsets[-1]
+    unequal = map(ne, _hashes(data, offsets, 0, chunks), chunk_hashes)  # lazy: stops at the first change
+    i = next(compress(count(), unequal), None)
+    if i is None:
+        if not shift:
+            return {}, sig  # the very same bytes
+        i = chunks - 1  # bytes appended
+    start = offsets[i]
+    # The chunks after the change: only those that, shifted, still start after the unchanged head.
+    lowest = bisect_left(offsets, start - shift, i, chunks)
+    j = max(lowest - 1, i)
+    for k in range(chunks - 1, lowest - 1, -1):
+        if hash(data[offsets[k] + shift : offsets[k + 1] + shift]) != chunk_hashes[k]:
+            j = k
+            break
+    end = offsets[j + 1] + shift
+    region = data[start:end]
+    first, last = i * CHUNK_LINES, min((j + 1) * CHUNK_LINES, sig.lines)
+    parts = region.split(b"\n")
+    if j < chunks - 1 and parts.pop():
+        return None  # the region no longer ends a line: lines were joined or split
+    if len(parts) != last - first:
+        return None  # lines added or removed
+    hashes = list(map(hash, parts))
+    differ = list(compress(range(len(parts)), map(ne, hashes, sig.line_hashes[first:last])))
+    if not differ:
+        return None  # cannot be (a chunk differs): do not trust the signature
+    line_hashes = array("q", sig.line_hashes)
+    chars = sig.chars
+    changed: dict[int, IndexEntry] = {}
+    for t in differ:
+        n = first + t
+        k = bisect_left(entries, n, key=_LINE_NO)
+        if k == len(entries) or entries[k].line_no != n:
+            return None  # a heading, a comment or a fence changed: which lines are entries may differ
+        entry = entries[k]
+        seg, lead = parts[t], b""
+        if n == 0 and sig.bom:
+            if not seg.startswith(_BOM):
+                return None  # the BOM went away
+            seg, lead = seg[len(_BOM) :], _BOM
+        elif n == 0 and seg.startswith(_BOM):
+            return None  # a BOM came
+        try:
+            text = seg.decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # not UTF-8: the scan decides what it shows
+        old = textio.encode(entry.raw)
+        if hash(lead + old) == sig.line_hashes[n]:
+            old_chars = len(old.decode("utf-8", errors="replace"))
+        elif n < sig.lines - 1 and hash(lead + old + b"\r") == sig.line_hashes[n]:
+            old_chars = len(old.decode("utf-8", errors="replace")) + 1
+        else:
+            return None  # the signature does not describe the shown entries
+        chars += len(text) - old_chars
+        line_hashes[n] = hashes[t]
+        raw = text[:-1] if n < sig.lines - 1 and text.endswith("\r") else text
+        if raw == entry.raw:
+            continue  # only its line ending changed: the same entry
+        parsed = index_mod.parse_line(raw)
+        if parsed is None or parsed[0] != entry.route:
+            return None  # no longer an entry, or another route
+        changed[k] = IndexEntry(n, raw, parsed[0], parsed[1], parsed[2])
+    # The renewed chunk table: the changed chunks re-hashed, the later ones moved by `shift`.
+    new_offsets = offsets[: i + 1]
+    ends = list(accumulate(map(len, parts), initial=0))
+    new_offsets.extend(start + ends[m] + m for m in range(CHUNK_LINES, len(parts), CHUNK_LINES))
+    new_offsets.extend([o + shift for o in offsets[j + 1 :]] if shift else offsets[j + 1 :])
+    new_chunks = array("q", chunk_hashes)
+    new_chunks[i : j + 1] = array("q", _hashes(data, new_offsets, i, j + 1))
+    return changed, sig._renewed(new_offsets, new_chunks, line_hashes, chars)
 
 
 def _duplicates(snap: Snapshot) -> set[str]:
@@ -169,34 +325,19 @@ def patch(
     if index_changed:
         if signature.lines < 0:
             return None
-        try:
-            data = (root / INDEX_FILE).read_bytes()
-        except OSError:
+        data = _read_settled(root / INDEX_FILE)
+        found = None if data is None else diff_index(data, entries, signature)
+        if found is None:
             return None
-        lines = _body_lines(textio.decode(data))
-        if len(lines) != signature.lines:
-            return None  # lines added or removed
-        if hash(tuple(_pick(lines, signature.other_nos))) != signature.others:
-            return None  # a heading, a comment or a fence changed: which lines are entries may differ
-        if any(line.endswith("\r") for line in _pick(lines, signature.entry_nos)):
-            differ = [k for k, e in enumerate(entries) if _raw(lines, e.line_no) != e.raw]
-        else:  # compared in C: the common case, nothing or one line changed
-            picked = _pick(lines, signature.entry_nos)
-            differ = list(compress(range(len(entries)), map(ne, picked, map(_RAW, entries))))
-        for k in differ:
-            entry = entries[k]
-            raw = _raw(lines, entry.line_no)
-            parsed = index_mod.parse_line(raw)
-            if parsed is None or parsed[0] != entry.route:
-                return None  # no longer an entry, or another route
-            changed_entries[k] = IndexEntry(entry.line_no, raw, parsed[0], parsed[1], parsed[2])
+        changed_entries, new_signature = found
         if changed_entries:
             dups = _duplicates(snap)
             if any(e.route in dups for e in changed_entries.values()):
                 return None
-            if base is not None:
-                tokens = estimate_tokens(data.decode("utf-8-sig", errors="replace"))
-                base = replace(base, tokens=base.tokens - base.index_tokens + tokens, index_tokens=tokens)
+        if base is not None and new_signature.chars != signature.chars:
+            tokens = -(-new_signature.chars // CHARS_PER_TOKEN)
+            base = replace(base, tokens=base.tokens - base.index_tokens + tokens, index_tokens=tokens)
+        signature = new_signature
     if not updated and not changed_entries:
         return Patch(snap, base, signature, [])
 
