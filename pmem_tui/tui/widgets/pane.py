@@ -90,7 +90,7 @@ class PaneView(Vertical):
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.list.set_query(event.value)
+        self.list.type_query(event.value)
 
     @on(Input.Submitted)
     def _filter_submitted(self, event: Input.Submitted) -> None:

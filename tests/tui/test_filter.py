@@ -1,0 +1,251 @@
+"""The Index filter as typed: the first screenful before the frame, the rest after it, always the same
+rows in the same order as the plain definition (every term a subsequence of one field; rows containing
+the query as typed first, each group in pane order)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, ComposeResult
+from tui_helpers import RecordingApp, settle
+
+from pmem_tui.tui.rows import Row
+from pmem_tui.tui.widgets.memory_list import MemoryList
+from pmem_tui.tui.widgets.pane import PaneView
+
+WORDS = (
+    "atlas",
+    "billing",
+    "decision",
+    "standup",
+    "retro",
+    "2026",
+    "postgis",
+    "İstanbul",
+    "a.b",
+    "[x]",
+    "zoë",
+)
+
+
+def make_rows(n: int, seed: int = 7) -> list[Row]:
+    rnd = random.Random(seed)
+    rows = []
+    for i in range(n):
+        path = f"notes/{rnd.choice(WORDS)}-{i:05d}.md"
+        title = " ".join(rnd.choice(WORDS) for _ in range(2))
+        summary = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(1, 6)))
+        rows.append(Row(key=path, kind="entry", path=path, location=path, cells=(path, title, summary)))
+    return rows
+
+
+def is_subsequence(term: str, line: str) -> bool:
+    it = iter(line)
+    return all(ch in it for ch in term)
+
+
+def reference(rows: Sequence[Row], query: str) -> list[Row]:
+    """The filter's definition, written plainly."""
+    terms = query.lower().split()
+    if not terms:
+        return list(rows)
+    needle = " ".join(terms)
+    exact, loose = [], []
+    for row in rows:
+        fields = [row.path.lower(), *(c.lower() for c in row.cells[1:])]
+        if any(needle in f for f in fields):
+            exact.append(row)
+        elif all(any(is_subsequence(t, f) for f in fields) for t in terms):
+            loose.append(row)
+    return exact + loose
+
+
+def shown_paths(lst: MemoryList) -> list[str]:
+    """What the list draws (its visible lines), without finishing a running filter."""
+    return [lst.render_line(y).text.split()[0] for y in range(lst.scrollable_content_region.height)]
+
+
+class PaneApp(App[None]):
+    def __init__(self, rows: list[Row]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        yield PaneView("index", id="pane")
+
+    def on_mount(self) -> None:
+        pane = self.query_one(PaneView)
+        pane.set_rows(self.rows)
+        pane.open_filter()
+
+
+def parts(app: PaneApp) -> tuple[PaneView, MemoryList]:
+    pane = app.query_one(PaneView)
+    return pane, pane.list
+
+
+def filter_workers(app: App[Any]) -> list[Any]:
+    return [w for w in app.workers if w.group == "filter" and not w.is_finished and not w.is_cancelled]
+
+
+def test_filtered_equals_the_definition() -> None:
+    """Typed letter by letter (each query narrows from the last), backspace, several terms: the same
+    rows in the same order as the definition."""
+    rows = make_rows(3000)
+    lst = MemoryList("index")
+    lst._all = rows
+    queries = ["s", "st", "sta", "stan", "st", "", "i", "is", "ist", "b d", "b de", "a.", "a.b", "[x"]
+    queries += ["2026 zo", "zoë", "ZOË", "x y", "", "retro decision", "retro decisio", "q"]
+    for query in queries:
+        assert [r.key for r in lst._filtered(query)] == [r.key for r in reference(rows, query)], query
+        lst._query = query
+
+
+async def test_first_screenful_then_the_rest() -> None:
+    rows = make_rows(6000)
+    app = PaneApp(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        _pane, lst = parts(app)
+        expected = reference(rows, "at")
+        lst.type_query("at")
+        # Before any other work: the visible rows are the final ones, the rest is still to come.
+        assert lst.filter_pending and lst.filter_query == "at"
+        height = lst.scrollable_content_region.height
+        assert shown_paths(lst) == [r.path for r in expected[:height]]
+        assert lst.virtual_size.height < len(expected)
+        assert lst.current_row == expected[0]
+        await settle(pilot)
+        assert not lst.filter_pending
+        assert lst.virtual_size.height == len(expected)
+        assert list(lst.rows) == expected
+
+
+async def test_typing_keys_and_backspace() -> None:
+    rows = make_rows(6000)
+    app = PaneApp(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane, lst = parts(app)
+        assert pane.filter_input.has_focus
+        typed = ""
+        for key in ["s", "t", "a", "space", "d", "backspace", "backspace", "backspace"]:
+            await pilot.press(key)
+            typed = typed + " " if key == "space" else typed[:-1] if key == "backspace" else typed + key
+            await settle(pilot)
+            assert lst.filter_query == typed
+            assert list(lst.rows) == reference(rows, typed), typed
+        await pilot.press("escape")
+        assert lst.filter_query == "" and list(lst.rows) == rows
+
+
+async def test_a_newer_query_replaces_a_running_one() -> None:
+    rows = make_rows(6000)
+    app = PaneApp(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        _pane, lst = parts(app)
+        lst.type_query("a")
+        lst.type_query("at")
+        lst.type_query("atl")
+        assert len(filter_workers(app)) <= 1  # the older runs are cancelled, not finished
+        lst.type_query("at")  # back to a query whose run never finished
+        await settle(pilot)
+        assert list(lst.rows) == reference(rows, "at")
+        lst.type_query("atl")
+        await settle(pilot)
+        assert list(lst.rows) == reference(rows, "atl")
+        lst.type_query("a")
+        await settle(pilot)
+        assert list(lst.rows) == reference(rows, "a")
+
+
+async def test_moves_past_the_first_screenful_finish_the_filter() -> None:
+    rows = make_rows(6000)
+    app = PaneApp(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        _pane, lst = parts(app)
+        expected = reference(rows, "e")
+        lst.type_query("e")
+        assert lst.filter_pending
+        lst.action_last()
+        assert not lst.filter_pending
+        assert lst.cursor == len(expected) - 1 and lst.current_row == expected[-1]
+        lst.action_first()
+        lst.type_query("er")
+        assert lst.filter_pending
+        expected = reference(rows, "er")
+        while True:  # page down to the end: past the rows found first, the filter finishes
+            before = lst.cursor
+            lst.action_page_down()
+            assert lst.current_row == expected[lst.cursor]
+            if lst.cursor == before:
+                break
+        assert lst.cursor == len(expected) - 1 and not lst.filter_pending
+
+
+async def test_marks_and_row_updates_while_a_filter_runs() -> None:
+    rows = make_rows(6000)
+    app = PaneApp(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        _pane, lst = parts(app)
+        lst.focus()
+        lst.action_toggle_mark()  # marks the first row
+        marked = rows[0].key
+        expected = reference(rows, "at")
+        lst.type_query("at")
+        assert lst.filter_pending
+        # The watcher replaces a row far below the first screenful, and one on screen.
+        far, near = expected[-1], expected[0]
+        far_new = Row(far.key, far.kind, far.path, far.location, (far.path, "changed", "text"))
+        near_new = Row(near.key, near.kind, near.path, near.location, (near.path, "retitled", "x"))
+        assert lst.update_row(far_new) and lst.update_row(near_new)
+        assert not lst.filter_pending
+        shown = list(lst.rows)
+        assert [r.key for r in shown] == [r.key for r in expected]  # rows stay where they are shown
+        assert shown[-1] == far_new and shown[0] == near_new and lst.current_row == near_new
+        await settle(pilot)
+        assert lst.marked_keys == {marked}
+        assert [r.key for r in lst.selection()] == [marked]
+        # A query typed after the update sees the new text.
+        lst.type_query("retitled")
+        await settle(pilot)
+        assert list(lst.rows) == reference(lst.all_rows, "retitled") and lst.rows[0] == near_new
+
+
+async def test_new_rows_while_a_filter_runs() -> None:
+    rows = make_rows(6000)
+    app = PaneApp(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane, lst = parts(app)
+        lst.type_query("st")
+        assert lst.filter_pending
+        fewer = rows[::2]
+        pane.set_rows(fewer)  # a rescan replaces the rows: the filter runs again on them
+        assert not lst.filter_pending
+        await settle(pilot)
+        assert list(lst.rows) == reference(fewer, "st")
+        pane.clear_filter()
+        assert list(lst.rows) == fewer
+
+
+async def test_filter_keeps_tab_count_and_marks(demo_root: Path) -> None:
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        lst = main.view("index").list
+        total = len(lst.all_rows)
+        await pilot.press("space")  # mark the first row
+        await pilot.press("slash", *"list")
+        await settle(pilot)
+        assert lst.filter_query == "list" and 0 < len(lst.rows) < total
+        tabs = [str(t.label) for t in main.tabbed.query("Tab")]
+        assert any(f"Index {total}" in t and "●1" in t for t in tabs), tabs
