@@ -17,10 +17,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pmem_tui.core.errors import PmemError
-from pmem_tui.core.loader import EpicRow, LoaderResult, load_permanent_memory
+
+if TYPE_CHECKING:  # the loader itself is imported by `run`: building the CLI's parser must stay cheap
+    from pmem_tui.core.loader import EpicRow, LoaderResult
 
 JSON_VERSION = 1
 
@@ -49,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     raw = getattr(args, "project", None)
     project = Path(raw) if raw is not None else Path.cwd()
     try:
+        from pmem_tui.core.loader import load_permanent_memory
+
         result = load_permanent_memory(project)
     except PmemError as err:
         print(f"pmem-tui: {err}", file=sys.stderr)

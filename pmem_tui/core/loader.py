@@ -109,9 +109,10 @@ from typing import Any
 
 from pmem_tui.core import clock
 from pmem_tui.core.errors import PmemError
+from pmem_tui.core.model import PROJECT_MEMORY_DIR
 from pmem_tui.core.tokens import CHARS_PER_TOKEN, estimate_tokens
 
-MEMORY_DIR = Path(".claude") / "memory"
+MEMORY_DIR = PROJECT_MEMORY_DIR
 MEMORY_FILE = "permanent_memory.md"
 HEADER = "[permanent-memory | trust: file]"
 STALE_PREFIX = "(>90d may be outdated) "

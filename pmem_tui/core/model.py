@@ -22,6 +22,8 @@ META_DIR = ".pmem"
 # Lifecycle paths that `upgrade` may create, in creation order.
 LIFECYCLE_PATHS = (ARCHIVE_DIR, TRASH_DIR, ARCHIVE_INDEX)
 RECOVERY_DAYS = 30
+# A project's permanent memory (the loader's spec), relative to the project folder.
+PROJECT_MEMORY_DIR = Path(".claude") / "memory"
 # Health: a file unchanged for this many days is inactive (`health --inactive-days`).
 DEFAULT_INACTIVE_DAYS = 90
 

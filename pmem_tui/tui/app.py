@@ -33,24 +33,25 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from pmem_tui.core import report, tree
+from pmem_tui.core import report
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import PmemError
-from pmem_tui.core.model import Snapshot
-from pmem_tui.core.plan import Plan
-from pmem_tui.core.report import Baseline
-from pmem_tui.tui import patch as patch_mod
-from pmem_tui.tui.messages import FilesChanged, PlanApplied, ScanDone
-from pmem_tui.tui.rows import DEAD, PANES, Row, rows_for
+from pmem_tui.core.head import index_head
+from pmem_tui.core.model import PROJECT_MEMORY_DIR, Snapshot
+from pmem_tui.tui.messages import FilesChanged, PlanApplied, PreviewShown, ScanDone
+from pmem_tui.tui.rows import DEAD, PANES, Row, head_rows, rows_for
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.pane import ExtraPane
 
-# Action-only modules load on first use, not at start-up (the first frame does not need them).
+# Action-only and worker-only modules load on first use, not at start-up (the first frame does not need them).
 if TYPE_CHECKING:
-    from pmem_tui.core import doctor, executor, lifecycle
+    from pmem_tui.core import doctor, executor, lifecycle, tree
+    from pmem_tui.core.plan import Plan
+    from pmem_tui.core.report import Baseline
+    from pmem_tui.tui import patch as patch_mod
     from pmem_tui.tui import undo
     from pmem_tui.tui.modals.new_file import NewFileRequest
     from pmem_tui.tui.modals.plan_modal import PlanBuilder, PlanModal
@@ -68,12 +69,15 @@ else:
     executor = _LazyModule("pmem_tui.core.executor")
     lifecycle = _LazyModule("pmem_tui.core.lifecycle")
     undo = _LazyModule("pmem_tui.tui.undo")
+    tree = _LazyModule("pmem_tui.core.tree")  # the scan worker's: not needed for the first frame
+    patch_mod = _LazyModule("pmem_tui.tui.patch")
 
 Editor = Callable[[Path], None]
 
 DEBOUNCE_S = 0.03  # quiet time before a rescan
 MAX_WAIT_S = 0.15  # ...but never later than this after the first pending change (steady writes)
 MAX_NOTIFIED_ITEMS = 6
+HEAD_GRACE_S = 0.3  # the longest the full scan waits for the first preview
 
 
 _gc_lock = threading.Lock()
@@ -159,6 +163,7 @@ class PmemApp(App[int]):
         self._continuations: dict[int, Callable[[], None]] = {}
         self._index_sig: patch_mod.IndexSignature | None = None
         self.scans_done = 0
+        self._full_scan_started = False
         self.rows_updated_in_place = 0
         self.monotonic: Callable[[], float] = time.monotonic  # the debouncer's clock (tests drive it)
 
@@ -167,10 +172,33 @@ class PmemApp(App[int]):
     def today(self) -> dt.date:
         return clock_today()
 
-    def on_mount(self) -> None:
-        self.push_screen(MainScreen())
+    async def on_mount(self) -> None:
+        await self.push_screen(MainScreen())
         if not self.root.is_dir():
             self.push_screen(WelcomeScreen())
+        if not self._show_head():
+            self._start_full_scan()
+
+    def _show_head(self) -> bool:
+        """The first screenful of the Index from the head of `_index.md`, before the full scan: the first
+        usable frame then costs the same at any memory size. The full scan starts once the preview of the
+        first row is on screen (or after HEAD_GRACE_S), so the two do not compete for the first frame."""
+        main = self.main_screen
+        head = index_head(self.root) if main is not None and self.root.is_dir() else None
+        if not head or main is None:
+            return False
+        main.show_head(head_rows(head))
+        self.set_timer(HEAD_GRACE_S, self._start_full_scan)
+        return True
+
+    def on_preview_shown(self, message: PreviewShown) -> None:
+        if not self._full_scan_started:
+            self.call_after_refresh(self._start_full_scan)
+
+    def _start_full_scan(self) -> None:
+        if self._full_scan_started:
+            return
+        self._full_scan_started = True
         self.request_rescan()
         self._maybe_start_watcher()
 
@@ -767,6 +795,8 @@ class PmemApp(App[int]):
 
 def _extra_panes(project: str | None) -> list[ExtraPane]:
     """The fifth-pane slot: the Epics pane (the project's .claude/memory/) plugs in here."""
+    if project is None and not (Path.cwd() / PROJECT_MEMORY_DIR).is_dir():
+        return []  # no Epics pane: its module (and the loader) need not load
     from pmem_tui.tui.widgets.epics import epics_panes
 
     return epics_panes(project)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import RenderableType
 from textual.message import Message
 
-from pmem_tui.core.model import Snapshot
-from pmem_tui.core.plan import Plan
-from pmem_tui.core.report import Baseline
+if TYPE_CHECKING:  # annotations only: the first frame does not load the plan machinery
+    from rich.console import RenderableType
+
+    from pmem_tui.core.model import Snapshot
+    from pmem_tui.core.plan import Plan
+    from pmem_tui.core.report import Baseline
 
 
 class FilesChanged(Message):
@@ -52,3 +54,7 @@ class ShowInPreview(Message):
 
     title: str
     renderable: RenderableType
+
+
+class PreviewShown(Message):
+    """The preview put a row's file on screen (the app starts its full scan after the first one)."""

@@ -131,6 +131,16 @@ def index_row_for(snap: Snapshot, file: ActiveFile) -> Row | None:
     return _orphan_row(file)
 
 
+def head_rows(head: list[tuple[IndexEntry, FileInfo | None]]) -> list[Row]:
+    """The first Index rows, from `core.head.index_head`: the same rows the full scan will build for these
+    entries (same keys), so the scan's rows replace them without moving the cursor."""
+    seen: dict[str, int] = {}
+    return [
+        _entry_row(entry, ActiveFile(info.path, info.size, info.mtime_ns) if info else None, seen)
+        for entry, info in head
+    ]
+
+
 def entry_row(entry: IndexEntry, file: ActiveFile | None) -> Row:
     """The Index row of one entry whose route is listed once (`file`: None for a dead route)."""
     return _entry_row(entry, file, {})

@@ -11,7 +11,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
+
+from pmem_tui.tui.widgets.key_bar import KeyBar
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ class NewFileModal(ModalScreen[NewFileRequest | None]):
             with Horizontal(id="plan-buttons"):
                 yield Button("Continue", id="new-continue", variant="primary")
                 yield Button("Cancel", id="new-cancel")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#new-path", Input).focus()

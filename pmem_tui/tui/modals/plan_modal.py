@@ -20,12 +20,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from pmem_tui.core import executor
 from pmem_tui.core.errors import PmemError, StalePlan
 from pmem_tui.core.plan import Plan
 from pmem_tui.tui.widgets.diff_view import plain_text, render_plan
+from pmem_tui.tui.widgets.key_bar import KeyBar
 
 PlanBuilder = Callable[[str], Plan]
 
@@ -106,7 +107,7 @@ class PlanModal(ModalScreen[bool]):
                     disabled=self.plan is None,
                 )
                 yield Button("Cancel (n)", id="plan-cancel")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         if self.builder is not None:

@@ -38,12 +38,13 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from pmem_tui.core.errors import LifecycleIncomplete, PmemError
 from pmem_tui.core.model import INDEX_FILE, RECOVERY_DAYS, TrashItem
 from pmem_tui.core.textio import display
 from pmem_tui.tui.rows import DEAD, ENTRY, ORPHAN, Row, countdown
+from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.preview import PreviewView
 
@@ -280,7 +281,7 @@ class HealthScreen(Screen[None]):
                 yield Static("", id="health-detail")
                 yield PreviewView(self._app.root, id="health-preview")
         yield Static("", id="health-expired")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#health-detail", Static).display = False

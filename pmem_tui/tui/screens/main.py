@@ -11,13 +11,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import Baseline
 from pmem_tui.tui.messages import ShowInPreview
 from pmem_tui.tui.rows import PANE_TITLES, PANES, Row, rows_for
 from pmem_tui.tui.widgets.header import StatusHeader
+from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.pane import PaneView
 from pmem_tui.tui.widgets.preview import PreviewView
@@ -72,7 +73,7 @@ class MainScreen(Screen[None]):
                     with TabPane(extra.title, id=pane_id(extra.pane_id)):
                         yield extra.make_widget(app)
             yield PreviewView(app.root, id="preview")
-        yield Footer()
+        yield KeyBar()
 
     @property
     def _app(self) -> PmemApp:
@@ -201,6 +202,14 @@ class MainScreen(Screen[None]):
             extra.update(self, snap)
         self.refresh_bindings()
 
+    def show_head(self, rows: list[Row]) -> None:
+        """The first Index rows, before the full scan: the tab says "…" until the scan's rows arrive."""
+        view = self.view("index")
+        view.set_rows(rows)
+        self._update_tab_labels()
+        if view.list.current_row is not None and self.current_view() is view:
+            self.preview.show_row_now(view.list.current_row)
+
     def update_index_rows(self, rows: list[Row]) -> bool:
         """A few files changed content: redraw their rows only (False: the pane needs a rebuild)."""
         memory_list = self.view("index").list
@@ -210,7 +219,7 @@ class MainScreen(Screen[None]):
         for name in PANES:
             lst = self.view(name).list
             label = Text(f"{PANES.index(name) + 1} {PANE_TITLES[name]} ")
-            label.append(f"{len(lst.all_rows)}", style="bold")
+            label.append(f"{len(lst.all_rows)}" if self._app.snapshot is not None else "…", style="bold")
             marks = len(lst.marked_keys)
             if marks:
                 label.append(f" ●{marks}", style="bold magenta")

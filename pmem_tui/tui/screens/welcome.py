@@ -9,7 +9,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from pmem_tui.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from pmem_tui.tui.app import PmemApp
@@ -60,7 +62,7 @@ class WelcomeScreen(Screen[None]):
         app = cast("PmemApp", self.app)
         with VerticalScroll(id="welcome-body"), Center():
             yield Static(welcome_text(app.root_label), id="welcome-text")
-        yield Footer()
+        yield KeyBar()
 
     def action_first_save(self) -> None:
         cast("PmemApp", self.app).action_new_file()

@@ -15,6 +15,7 @@ from typing import ClassVar
 from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -28,6 +29,7 @@ from textual.worker import get_current_worker
 from pmem_tui.core import textio
 from pmem_tui.core.model import INDEX_FILE, SummaryInfo, SummaryState
 from pmem_tui.core.report import human_size
+from pmem_tui.tui.messages import PreviewShown
 from pmem_tui.tui.rows import ARCHIVED, CORE, TRASHED, Row, fmt_mtime
 from pmem_tui.tui.widgets.memory_list import set_virtual_size
 
@@ -167,6 +169,9 @@ def render_lines(renderable: RenderableType, width: int) -> list[list[Segment]]:
     return console.render_lines(renderable, console.options.update_width(width), pad=True)
 
 
+_DIM = Style(dim=True)
+
+
 class PreviewView(ScrollView, can_focus=True):
     """Scrolls lines rendered in a worker."""
 
@@ -202,8 +207,13 @@ class PreviewView(ScrollView, can_focus=True):
         return "\n".join("".join(seg.text for seg in strip).rstrip() for strip in self._lines)
 
     def show_row(self, row: Row | None) -> None:
+        if row is not None and row is self._subject and self._rendered_width == self._width():
+            return  # already shown (the list announces the row `show_row_now` rendered)
         self._subject = row
         self._start()
+
+    def _width(self) -> int:
+        return self.scrollable_content_region.width
 
     def show_renderable(self, renderable: RenderableType) -> None:
         self._subject = renderable
@@ -216,7 +226,7 @@ class PreviewView(ScrollView, can_focus=True):
             return  # rendered on the first resize
         subject = self._subject
         if subject is None:
-            self._set_lines(render_lines(Text("Nothing selected.", style="dim"), width), width)
+            self._set_lines([[Segment("Nothing selected.", _DIM)]], width)  # no Console for one line
             return
         # The first selection after a pause loads at once; while the cursor keeps moving (key repeat),
         # each load waits until the cursor has rested for REST_S (a newer one cancels it meanwhile).
@@ -232,28 +242,44 @@ class PreviewView(ScrollView, can_focus=True):
             time.sleep(delay)
             if worker.is_cancelled:
                 return
-        if isinstance(subject, Row):
-            read: FileRead | None = None
-            error: str | None = None
-            if subject.location is not None:
-                try:
-                    read = read_capped(self.root / subject.location)
-                except OSError as err:
-                    error = err.strerror or str(err)
-            renderable = build_preview(subject, read, error)
-        else:
-            renderable = subject
+        renderable = self._renderable(subject)
         if worker.is_cancelled:
             return
         lines = render_lines(renderable, width)
         if not worker.is_cancelled:
             self.post_message(self.Loaded(token, lines, width))
 
+    def _renderable(self, subject: Row | RenderableType) -> RenderableType:
+        if not isinstance(subject, Row):
+            return subject
+        read: FileRead | None = None
+        error: str | None = None
+        if subject.location is not None:
+            try:
+                read = read_capped(self.root / subject.location)
+            except OSError as err:
+                error = err.strerror or str(err)
+        return build_preview(subject, read, error)
+
+    def show_row_now(self, row: Row) -> None:
+        """Render `row` on the UI thread, for the first frame: a worker would cost a frame more at start-up,
+        when its thread competes with the first layout. Later selections load in workers (`show_row`)."""
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            self.show_row(row)
+            return
+        self._token += 1
+        self._subject = row
+        self._set_lines(render_lines(self._renderable(row), width), width)
+        self.post_message(PreviewShown())
+
     def on_preview_view_loaded(self, message: PreviewView.Loaded) -> None:
         message.stop()
         if message.token != self._token:
             return
         self._set_lines(message.lines, message.width)
+        if isinstance(self._subject, Row):
+            self.post_message(PreviewShown())
 
     def _set_lines(self, lines: list[list[Segment]], width: int) -> None:
         self._lines = [Strip(line, width) for line in lines]

@@ -1,0 +1,135 @@
+"""Start-up: the first frame shows the head of the index and its preview, then the full scan replaces it."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from tui_helpers import RecordingApp, settle, until
+
+from pmem_tui.core import tree
+from pmem_tui.core.head import index_head
+from pmem_tui.core.model import INDEX_FILE
+from pmem_tui.tui.rows import head_rows, rows_for
+from pmem_tui.tui.screens.main import MainScreen, pane_id
+from pmem_tui.tui.widgets.memory_list import MemoryList
+from pmem_tui.tui.widgets.preview import PreviewView
+
+
+def index_list(app: RecordingApp) -> MemoryList:
+    main = app.main_screen
+    assert main is not None
+    return main.view("index").list
+
+
+def tab_label(app: RecordingApp) -> str:
+    main = app.main_screen
+    assert main is not None
+    return str(main.tabbed.get_tab(pane_id("index")).label)
+
+
+async def pause_until(pilot: Pilot[Any], condition: Callable[[], bool], steps: int = 500) -> bool:
+    """Like `until`, without waiting for workers (the scan worker is held on purpose)."""
+    for _ in range(steps):
+        if condition():
+            return True
+        await pilot.pause(0.01)
+    return condition()
+
+
+@pytest.fixture
+def held_scan(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """The full scan waits for this event (set it to let the scan finish)."""
+    gate = threading.Event()
+    real = tree.scan
+
+    def scan(*args: Any, **kwargs: Any) -> Any:
+        gate.wait(20)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tree, "scan", scan)
+    yield gate
+    gate.set()
+
+
+def _make_big_index(root: Path, extra: int) -> None:
+    """Append `extra` entries (with their files) so the head is a strict prefix of the index."""
+    lines = []
+    for i in range(extra):
+        rel = f"notes/bulk/n{i:04d}.md"
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(f"# Bulk {i}\n\n## Summary\n- number {i}\n")
+        lines.append(f"- [Bulk {i}]({rel}) — number {i}\n")
+    with open(root / INDEX_FILE, "a", encoding="utf-8") as fh:
+        fh.writelines(lines)
+
+
+@pytest.mark.rule("PM-LAYOUT-1", "PM-LOAD-3")
+async def test_first_frame_shows_the_head_and_its_preview_before_the_full_scan(
+    demo_root: Path, held_scan: threading.Event
+) -> None:
+    _make_big_index(demo_root, 300)
+    head = index_head(demo_root)
+    assert head is not None and 0 < len(head) < 300
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        index = index_list(app)
+        main = app.main_screen
+        assert main is not None
+        first = head[0][0].route
+        assert await pause_until(pilot, lambda: first in main.preview.text)
+        assert app.scans_done == 0 and app.snapshot is None  # the full scan is still held
+        assert [r.key for r in index.all_rows] == [r.key for r in head_rows(head)]
+        assert "…" in tab_label(app)  # no count before the full list is known
+        await pilot.press("down", "down")
+        chosen = index.current_row
+        assert chosen is not None
+
+        held_scan.set()
+        assert await until(pilot, lambda: app.scans_done == 1)
+        await settle(pilot)
+        full = rows_for("index", tree.scan(demo_root, deep=False))
+        assert [r.key for r in index.all_rows] == [r.key for r in full]
+        assert index.current_row is not None and index.current_row.key == chosen.key  # cursor kept
+        assert str(len(full)) in tab_label(app)
+
+
+@pytest.mark.rule("PM-CORE-5")
+def test_head_rows_are_the_full_scans_rows(demo_root: Path) -> None:
+    """Same keys, cells, kinds, sizes: the scan's rows replace the head's without a visible change."""
+    (demo_root / "projects/linked.md").symlink_to(demo_root / "projects/atlas.md")
+    with open(demo_root / INDEX_FILE, "a", encoding="utf-8") as fh:
+        fh.write("- [Again](projects/atlas.md) — a duplicate route\n")
+        fh.write("- [Link](projects/linked.md) — a symbolic link\n")
+        fh.write("- [Out](projects/../../etc/passwd.md) — outside\n")
+    head = index_head(demo_root)
+    assert head is not None
+    rows = head_rows(head)
+    full = rows_for("index", tree.scan(demo_root, deep=False))
+    assert rows == full[: len(rows)]
+    assert {r.kind for r in rows} >= {"entry", "dead"}
+    assert any(r.flag == "dup" for r in rows)
+
+
+async def test_without_an_index_the_full_scan_starts_at_once(demo_root: Path) -> None:
+    (demo_root / INDEX_FILE).unlink()
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await until(pilot, lambda: app.scans_done == 1)
+        assert {r.kind for r in index_list(app).all_rows} == {"orphan"}
+
+
+async def test_the_full_scan_starts_even_when_no_preview_comes(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(PreviewView, "show_row_now", lambda self, row: None)
+    monkeypatch.setattr(PreviewView, "show_row", lambda self, row: None)
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await until(pilot, lambda: app.scans_done == 1)  # after HEAD_GRACE_S
+        assert isinstance(app.screen, MainScreen)
+        assert len(index_list(app).all_rows) == len(rows_for("index", tree.scan(demo_root, deep=False)))
