@@ -165,7 +165,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
             problems.append(Problem("orphan", f.path, f"on disk but not in {INDEX_FILE}"))
         active.append(
             ActiveFile(
-                f.path,
+                found_entry.route if found_entry else f.path,  # the same string: one copy, not two
                 f.size,
                 f.mtime_ns,
                 index_line=found_entry.raw if found_entry else None,

@@ -23,6 +23,8 @@ from pmem_tui.core.report import human_size
 PANES = ("index", "core", "archive", "trash")
 PANE_TITLES = {"index": "Index", "core": "Core", "archive": "Archive", "trash": "Trash"}
 
+DUP_SEP = "\n"  # in the key of a route's later copies in the Index pane
+
 # Row kinds
 ENTRY = "entry"  # an index entry whose file exists
 DEAD = "dead"  # an index entry whose file does not exist (dead route)
@@ -34,7 +36,7 @@ TRASHED = "trash"
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    key: str
+    key: str  # unique in its pane, stable across scans: the path (a route's later copies: route+DUP_SEP+n)
     kind: str
     path: str  # the memory path: the route, the original active path, or the _core/ path
     location: str | None  # the file on disk (relative to the root), None for a dead route
@@ -60,7 +62,7 @@ class Row:
         line = self.line_no + 1
         if self.kind == DEAD:
             return f"In {INDEX_FILE} (line {line}) but there is no such file: a dead route."
-        copy = f", copy {self.key.rsplit('#', 1)[1]}" if self.flag == "dup" else ""
+        copy = f", copy {self.key.rsplit(DUP_SEP, 1)[1]}" if self.flag == "dup" else ""
         return f"Listed in {INDEX_FILE} (line {line}){copy}."
 
 
@@ -105,7 +107,7 @@ def orphan_row(file: ActiveFile) -> Row:
 
 def _orphan_row(file: ActiveFile) -> Row:
     return Row(
-        key=f"orphan:{file.path}",
+        key=file.path,
         kind=ORPHAN,
         path=file.path,
         location=file.path,
@@ -149,7 +151,9 @@ def entry_row(entry: IndexEntry, file: ActiveFile | None) -> Row:
 def _entry_row(entry: IndexEntry, file: ActiveFile | None, seen: dict[str, int]) -> Row:
     n = seen.get(entry.route, 0)
     seen[entry.route] = n + 1
-    key = f"route:{entry.route}" if n == 0 else f"route:{entry.route}#{n + 1}"
+    # The route itself (no new string per row); a later copy of a listed route gets "\n<copy>": a route
+    # never holds a line break, and an orphan's path (also its own key) is never a listed route.
+    key = entry.route if n == 0 else f"{entry.route}{DUP_SEP}{n + 1}"
     cells = (entry.route, entry.title or "", entry.summary or "")
     if file is None:
         return Row(
@@ -184,7 +188,7 @@ def core_rows(snap: Snapshot) -> list[Row]:
 
 def _core_row(f: FileInfo) -> Row:
     return Row(
-        key=f"core:{f.path}",
+        key=f.path,
         kind=CORE,
         path=f.path,
         location=f.path,
@@ -208,7 +212,7 @@ def _archive_row(a: ArchivedItem) -> Row:
     if rec is not None and rec.legacy:
         note += ". The record has no saved index line: recovering it asks you to confirm one."
     return Row(
-        key=f"archived:{a.path}",
+        key=a.path,
         kind=ARCHIVED,
         path=a.path,
         location=a.location,
@@ -229,7 +233,7 @@ def _trash_row(t: TrashItem, today: dt.date) -> Row:
     when = countdown(t, today)
     deadline = f"recoverable until {t.deadline.isoformat()}" if t.deadline else "no deadline recorded"
     return Row(
-        key=f"trash:{t.path}",
+        key=t.path,
         kind=TRASHED,
         path=t.path,
         location=t.location,

@@ -355,7 +355,7 @@ async def test_edit_without_changes_and_edit_refusals(demo_root: Path, make_app)
         await pilot.press("3", "e")
         assert "recover it first" in app.errors()[-1]
         await pilot.press("1")
-        assert lst(app, "index").select_key("route:notes/ideas.md")
+        assert lst(app, "index").select_key("notes/ideas.md")
         await pilot.press("e")
         assert "does not exist" in app.errors()[-1]
 
@@ -390,7 +390,7 @@ async def test_n_asks_path_and_line_runs_the_editor_and_previews_the_new_file(
         assert "- [Coffee](notes/coffee.md) — how I take it" in (demo_root / "_index.md").read_text(
             encoding="utf-8"
         )
-        assert "route:notes/coffee.md" in {r.key for r in lst(app, "index").all_rows}
+        assert "notes/coffee.md" in {r.key for r in lst(app, "index").all_rows}
         # Undo of a new file archives it (never a silent removal).
         await pilot.press("ctrl+z")
         assert modal(app).query_one("#plan-input", Input).value == "Undo of a new file"

@@ -195,7 +195,7 @@ async def test_preview_of_a_dead_route_and_focus_key(demo_root: Path, make_app) 
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         index = lst(app, "index")
-        assert index.select_key("route:notes/ideas.md")
+        assert index.select_key("notes/ideas.md")
         await settle(pilot)
         assert "dead route" in preview_text(app)
         await pilot.press("p")

@@ -52,7 +52,7 @@ async def test_an_index_line_edited_in_place_patches_its_row_only(demo_root: Pat
         _save_index(demo_root, text.replace(ATLAS, ATLAS.replace("PostGIS", "PostGIS 16")))
         _renamed(app, demo_root)
         app.watcher.handler.dispatch(DirModifiedEvent(str(demo_root)))
-        row = lambda: next(r for r in rows.all_rows if r.key == "route:projects/atlas.md")  # noqa: E731
+        row = lambda: next(r for r in rows.all_rows if r.key == "projects/atlas.md")  # noqa: E731
         assert await until(pilot, lambda: row().cells[2].endswith("PostGIS 16"))
         await settle(pilot)
         assert app.scans_done == scans and not passed  # no rescan, the list not rebuilt
@@ -82,7 +82,7 @@ async def test_a_structural_index_edit_rescans_and_updates_only_changed_rows(dem
         _renamed(app, demo_root)
         assert await until(pilot, lambda: app.scans_done > scans)
         await settle(pilot)
-        assert "route:projects/ghost.md" in {r.key for r in index_list(app).all_rows}
+        assert "projects/ghost.md" in {r.key for r in index_list(app).all_rows}
         assert _rows_equal_disk(app, demo_root)
 
 
@@ -114,8 +114,8 @@ def test_entry_rows_build_their_note_when_shown(tmp_path: Path) -> None:
     snap = tree.scan(tmp_path, deep=False)
     notes = {row.key: row.facts_note for row in rows_for("index", snap)}
     assert notes == {
-        "route:projects/a.md": "Listed in _index.md (line 2).",
-        "route:projects/a.md#2": "Listed in _index.md (line 3), copy 2.",
-        "route:projects/gone.md": "In _index.md (line 4) but there is no such file: a dead route.",
-        "orphan:projects/b.md": "On disk but not in _index.md: agents cannot find it by its route.",
+        "projects/a.md": "Listed in _index.md (line 2).",
+        "projects/a.md\n2": "Listed in _index.md (line 3), copy 2.",
+        "projects/gone.md": "In _index.md (line 4) but there is no such file: a dead route.",
+        "projects/b.md": "On disk but not in _index.md: agents cannot find it by its route.",
     }

@@ -72,7 +72,7 @@ async def test_dispatched_events_update_rows_in_place_keeping_selection(demo_roo
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         rows = index_list(app)
-        assert rows.select_key("route:notes/reading-list.md")
+        assert rows.select_key("notes/reading-list.md")
         selected_at = rows.cursor
         scans = app.scans_done
         # An agent writes a new file and lists it at the top of the index.
@@ -90,7 +90,7 @@ async def test_dispatched_events_update_rows_in_place_keeping_selection(demo_roo
         await settle(pilot)
         assert app.scans_done == scans + 1  # a burst of events, one rescan
         assert index_list(app) is rows  # the same widget, rows replaced in place
-        assert "route:notes/new-agent-note.md" in {r.key for r in rows.all_rows}
+        assert "notes/new-agent-note.md" in {r.key for r in rows.all_rows}
         current = rows.current_row
         assert current is not None and current.path == "notes/reading-list.md"  # selection kept
         assert rows.cursor == selected_at + 1
@@ -168,7 +168,7 @@ async def test_real_observer_sees_an_external_write(demo_root: Path) -> None:
         assert "● live" in str(app.main_screen.query_one("#header").render()) or app.watcher.mode == "polling"
         (demo_root / "notes/live.md").write_text("# Live\n", encoding="utf-8")
         found = await until(
-            pilot, lambda: "orphan:notes/live.md" in {r.key for r in index_list(app).all_rows}
+            pilot, lambda: "notes/live.md" in {r.key for r in index_list(app).all_rows}
         )
         assert found
     assert not app.watcher.running and app.watcher.mode == "off"  # stopped on unmount
