@@ -117,7 +117,7 @@ def _archive_into(draft: Draft, path: str, reason: str, today: dt.date) -> None:
     draft.set_text(ARCHIVE_INDEX, records.add_record(archive_text, rec))
     draft.record_changes.append(f"Add the record of {rel}: archived {today.isoformat()}, reason: {reason}")
     draft.recovery.append(
-        f"{rel} stays recoverable with `recover {rel}`: the file and its index line return to their places."
+        f"{rel} stays recoverable: recovering it puts the file and its index line back in their places."
     )
     draft.outcomes.append(f"Archived {rel} to {dst}.")
     draft.items.append(rel)
@@ -172,7 +172,8 @@ def _delete_into(draft: Draft, path: str, today: dt.date) -> None:
         f"Record of {rel}: deleted {today.isoformat()}, recoverable until {deadline.isoformat()}"
     )
     draft.recovery.append(
-        f"{rel} is recoverable until {deadline.isoformat()}; after that `purge` may remove it."
+        f"{rel} is recoverable until {deadline.isoformat()}; after that a purge of expired trash may "
+        "remove it."
     )
     draft.outcomes.append(f"Moved {rel} to {dst}; recoverable until {deadline.isoformat()}.")
     draft.items.append(rel)

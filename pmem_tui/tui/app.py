@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -38,6 +38,7 @@ from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.head import index_head
 from pmem_tui.core.model import PROJECT_MEMORY_DIR, Snapshot
+from pmem_tui.tui.focus import reroute_stray_key
 from pmem_tui.tui.messages import FilesChanged, PlanApplied, PreviewShown, ScanDone
 from pmem_tui.tui.rows import DEAD, PANES, Row, head_rows, rows_for
 from pmem_tui.tui.screens.help import HelpScreen
@@ -77,6 +78,7 @@ Editor = Callable[[Path], None]
 DEBOUNCE_S = 0.03  # quiet time before a rescan
 MAX_WAIT_S = 0.15  # ...but never later than this after the first pending change (steady writes)
 MAX_NOTIFIED_ITEMS = 6
+SELECTION_ACTIONS = frozenset({"archive", "delete", "recover", "edit"})
 HEAD_GRACE_S = 0.3  # the longest the full scan waits for the first preview
 
 
@@ -476,6 +478,21 @@ class PmemApp(App[int]):
             from pmem_tui.tui.screens.health import HealthScreen, run_health
 
             self.push_screen(HealthScreen(self.health_source or run_health))
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Runs before `App._on_key` (Textual calls each class's handler, subclass first): a rerouted key
+        # must not also be looked up as a binding.
+        if reroute_stray_key(self, event):
+            event.prevent_default()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The selection's actions exist on the memory panes only: on the Epics pane they are hidden from
+        the key bar and their keys do nothing (rather than "Nothing selected")."""
+        if action in SELECTION_ACTIONS:
+            main = self.main_screen
+            if main is not None and self.screen is main and main.current_view() is None:
+                return False
+        return True
 
     def action_archive(self) -> None:
         _pane, rows = self._selection()

@@ -443,3 +443,23 @@ async def test_user_text_is_never_markup(tmp_path: Path) -> None:
         )
         assert "[red]X[/red] [bold]intent[/bold]" in preview_text(app)
         assert not epics_errors(app)
+
+
+async def test_selection_keys_are_hidden_and_inert_on_the_epics_pane(tmp_path: Path) -> None:
+    from pmem_tui.tui.widgets.key_bar import KeyBar
+
+    project = write_project(tmp_path, WITHIN)
+    app = make_app(tmp_path, project)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_epics(pilot)
+        bar = app.screen.query_one(KeyBar).render().plain
+        for hint in ("a Archive", "d Delete", "r Recover", "e Edit", "/ Filter"):
+            assert hint not in bar
+        assert "H Health" in bar and "q Quit" in bar
+        await pilot.press("a", "d", "r", "e", "slash")
+        await pilot.pause()
+        assert app.errors() == []  # no "Nothing selected" for keys that mean nothing here
+        assert app.screen is app.main_screen
+        await pilot.press("1")
+        await pilot.pause()
+        assert "a Archive" in app.screen.query_one(KeyBar).render().plain

@@ -15,6 +15,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import Baseline
+from pmem_tui.tui.focus import focus_now
 from pmem_tui.tui.messages import ShowInPreview
 from pmem_tui.tui.rows import PANE_TITLES, PANES, Row, rows_for
 from pmem_tui.tui.widgets.header import StatusHeader
@@ -120,6 +121,8 @@ class MainScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "show_pane" and parameters:
             return int(str(parameters[0])) < len(self.pane_ids)
+        if action == "filter":
+            return self.current_view() is not None  # the Epics pane has no filter
         return True
 
     def action_show_pane(self, index: int) -> None:
@@ -138,7 +141,7 @@ class MainScreen(Screen[None]):
         self.action_show_pane((index + step) % len(ids))
 
     def action_focus_preview(self) -> None:
-        self.preview.focus()
+        focus_now(self.preview)
 
     def action_filter(self) -> None:
         view = self.current_view()
@@ -148,13 +151,13 @@ class MainScreen(Screen[None]):
     def _focus_active(self) -> None:
         view = self.current_view()
         if view is not None:
-            view.list.focus()
+            focus_now(view.list)
             self.preview.show_row(view.list.current_row)
             return
         pane = self.tabbed.get_pane(self.tabbed.active)
         focusable = [w for w in pane.query("*") if isinstance(w, Widget) and w.focusable]
         if focusable:
-            focusable[0].focus()
+            focus_now(focusable[0])
 
     @on(TabbedContent.TabActivated, "#panes")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:

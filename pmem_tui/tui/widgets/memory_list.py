@@ -31,6 +31,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from pmem_tui.core.textio import display
+from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.rows import Row
 
 _COLUMN_GAP = 2
@@ -243,7 +244,7 @@ class FilteredRows(Sequence[Row]):
             return None
 
 
-class MemoryList(ScrollView, can_focus=True):
+class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
     """One pane's rows: cursor, marks (space), and a fuzzy filter."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {

@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from pmem_tui.core.model import Snapshot
+from pmem_tui.tui.focus import RemembersKeyFocus, focus_now
 from pmem_tui.tui.rows import COLUMNS, Row
 from pmem_tui.tui.widgets.memory_list import MemoryList
 
@@ -25,16 +26,25 @@ EMPTY_TEXT = {
 }
 
 
-class FilterInput(Input):
-    """`enter` puts focus on the first match; `escape` clears the filter."""
+class FilterInput(RemembersKeyFocus, Input):
+    """`enter` puts focus on the first match; `escape` clears the filter.
+
+    Both are priority bindings: they run when the key is read, so keys typed right behind them already go
+    to the list (as ordinary bindings they would run only after those keys were typed into the filter).
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="filter.clear"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, priority=True, id="filter.clear"),
+        Binding("enter", "to_matches", "First match", show=False, priority=True, id="filter.submit"),
     ]
 
     def action_clear_filter(self) -> None:
+        self.query_ancestor(PaneView).clear_filter()
+
+    def action_to_matches(self) -> None:
         pane = self.query_ancestor(PaneView)
-        pane.clear_filter()
+        focus_now(pane.list)
+        pane.list.action_first()
 
 
 class PaneView(Vertical):
@@ -75,13 +85,13 @@ class PaneView(Vertical):
     def open_filter(self) -> None:
         self.list.prepare_filter()
         self.filter_input.display = True
-        self.filter_input.focus()
+        focus_now(self.filter_input)
 
     def clear_filter(self) -> None:
         self.filter_input.value = ""
         self.list.set_query("")
         self.filter_input.display = False
-        self.list.focus()
+        focus_now(self.list)
 
     def action_clear_filter(self) -> None:
         if self.list.filter_query or self.filter_input.display:
@@ -91,12 +101,6 @@ class PaneView(Vertical):
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
         self.list.type_query(event.value)
-
-    @on(Input.Submitted)
-    def _filter_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.list.focus()
-        self.list.action_first()
 
 
 class ExtraPane(Protocol):

@@ -29,6 +29,7 @@ from textual.worker import get_current_worker
 from pmem_tui.core import textio
 from pmem_tui.core.model import INDEX_FILE, SummaryInfo, SummaryState
 from pmem_tui.core.report import human_size
+from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.messages import PreviewShown
 from pmem_tui.tui.rows import ARCHIVED, CORE, TRASHED, Row, fmt_mtime
 from pmem_tui.tui.widgets.memory_list import set_virtual_size
@@ -172,7 +173,7 @@ def render_lines(renderable: RenderableType, width: int) -> list[list[Segment]]:
 _DIM = Style(dim=True)
 
 
-class PreviewView(ScrollView, can_focus=True):
+class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
     """Scrolls lines rendered in a worker."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -1,0 +1,89 @@
+"""Keys that arrive together (typed fast, pasted, sent by tmux in one write) reach the widget that the first
+of them gave the focus to, not the one that had it before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import events
+from tui_helpers import RecordingApp, settle
+
+from pmem_tui.tui.screens.main import MainScreen
+from pmem_tui.tui.widgets.preview import PreviewView
+
+
+def burst(app: RecordingApp, *keys: tuple[str, str | None]) -> None:
+    """Queue the keys as the driver does (as `Pilot.press`, without waiting between them)."""
+    driver = app._driver
+    assert driver is not None
+    for key, character in keys:
+        event = events.Key(key, character)
+        event.set_sender(app)
+        driver.send_message(event)
+
+
+async def test_letters_right_after_slash_go_to_the_filter(demo_root: Path) -> None:
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        burst(app, ("slash", "/"), ("a", "a"), ("t", "t"))
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)  # `a` did not open the archive preview
+        assert main.view("index").filter_input.value == "at"
+        assert main.view("index").list.filter_query == "at"
+
+
+async def test_keys_right_after_escape_go_back_to_the_list(demo_root: Path) -> None:
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        view = main.view("index")
+        await pilot.press("slash")
+        await settle(pilot)
+        burst(app, ("escape", None), ("j", "j"), ("j", "j"))
+        await settle(pilot)
+        assert view.filter_input.value == ""  # the j's were not typed into the hidden filter
+        assert view.list.cursor == 2
+
+
+async def test_keys_right_after_a_pane_switch_go_to_the_new_pane(demo_root: Path) -> None:
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        burst(app, ("2", "2"), ("j", "j"))
+        await settle(pilot)
+        assert main.current_pane() == "core"
+        assert main.view("core").list.cursor == 1
+        assert main.view("index").list.cursor == 0
+
+
+async def test_keys_right_after_p_scroll_the_preview(demo_root: Path) -> None:
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        burst(app, ("p", "p"), ("j", "j"))
+        await settle(pilot)
+        assert isinstance(app.focused, PreviewView)
+        assert main.view("index").list.cursor == 0
+
+
+async def test_keys_right_after_enter_in_the_filter_move_among_the_matches(demo_root: Path) -> None:
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        view = main.view("index")
+        burst(app, ("slash", "/"), ("m", "m"), ("d", "d"), ("enter", None), ("j", "j"))
+        await settle(pilot)
+        assert view.filter_input.value == "md"  # the j was not typed into the filter
+        assert app.focused is view.list
+        assert view.list.cursor == 1
