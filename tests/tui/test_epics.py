@@ -463,3 +463,17 @@ async def test_selection_keys_are_hidden_and_inert_on_the_epics_pane(tmp_path: P
         await pilot.press("1")
         await pilot.pause()
         assert "a Archive" in app.screen.query_one(KeyBar).render().plain
+
+
+async def test_a_short_terminal_keeps_lines_for_the_block(tmp_path: Path) -> None:
+    project = write_project(tmp_path, WITHIN)
+    app = make_app(tmp_path, project)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = await open_epics(pilot)
+        assert view.has_class("-short")
+        block = view.query_one("#epics-block-scroll")
+        assert block.size.height >= 2  # the first lines of what the agent receives stay visible
+    app = make_app(tmp_path / "tall", project)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_epics(pilot)
+        assert not view.has_class("-short")

@@ -465,6 +465,9 @@ class EpicTable(DataTable[Text]):
     ]
 
 
+SHORT_HEIGHT = 28  # the pane's own rows; 80x24 leaves it about 20
+
+
 class EpicsView(Vertical):
     """The Epics pane's content (see the module docstring)."""
 
@@ -621,6 +624,9 @@ class EpicsView(Vertical):
         )
 
     def on_resize(self) -> None:
+        # A short terminal (24 rows and less) drops the margins and shortens the table, so the block the
+        # agent receives keeps a few lines of its own.
+        self.set_class(self.size.height < SHORT_HEIGHT, "-short")
         self._render_summary()
 
     def _render_all(self, keep: str | None = None) -> None:
