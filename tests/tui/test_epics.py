@@ -466,7 +466,7 @@ async def test_selection_keys_are_hidden_and_inert_on_the_epics_pane(tmp_path: P
 
 
 async def test_a_short_terminal_keeps_lines_for_the_block(tmp_path: Path) -> None:
-    project = write_project(tmp_path, WITHIN)
+    project = build_epics_demo(tmp_path / "demo", TODAY)  # five epics and a ladder step in force
     app = make_app(tmp_path, project)
     async with app.run_test(size=(80, 24)) as pilot:
         view = await open_epics(pilot)
