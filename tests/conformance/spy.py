@@ -58,7 +58,8 @@ class OpenSpy:
             return real_open(file, *args, **kwargs)
 
         def spy_os_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
-            self._check(path, dir_fd)
+            if not flags & getattr(os, "O_DIRECTORY", 0):  # a folder opened to list it is no file read
+                self._check(path, dir_fd)
             return real_os_open(path, flags, mode, dir_fd=dir_fd)
 
         monkeypatch.setattr(builtins, "open", spy_open)
