@@ -49,8 +49,12 @@ newline), and the line is not the unterminated last line after a blank line.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import unquote
 
+from pmem_tui.core import textio
 from pmem_tui.core.model import IndexEntry
 from pmem_tui.core.textio import (
     code_span,
@@ -72,6 +76,7 @@ __all__ = [
     "normalize_route",
     "parse_index",
     "parse_line",
+    "read_index",
     "remove_line",
     "replace_line",
 ]
@@ -83,6 +88,7 @@ _LINK_TITLE = re.compile(r"(?P<dest>.*?\S)\s+(?:\"[^\"]*\"|'[^']*')\s*", re.DOTA
 _BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _FENCE = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})")
 _PM_PREFIX = ".persistent-memory/"
+_BOM_BYTES = textio.BOM.encode("utf-8")
 
 # How many ")" or " (" positions are tried in one line: keeps pathological lines linear.
 _MAX_TRIES = 32
@@ -403,8 +409,15 @@ def _entry_bodies(bodies: list[str]) -> list[bool]:
                     ok[k] = False
                 i = j + 1
                 break
-    fence: str | None = None
-    in_comment = False
+    _mark_blocks(bodies, ok, i, None, False)
+    return ok
+
+
+def _mark_blocks(
+    bodies: list[str], ok: list[bool], i: int, fence: str | None, in_comment: bool
+) -> tuple[str | None, bool]:
+    """Mark the lines from `i` on that are in fenced code or a multi-line comment, starting in the state
+    (`fence`, `in_comment`) that the lines before left; returns the state the last line leaves."""
     while i < len(bodies):
         b = bodies[i]
         if fence is not None:
@@ -428,28 +441,106 @@ def _entry_bodies(bodies: list[str]) -> list[bool]:
                 ok[i] = False
                 in_comment = True
         i += 1
-    return ok
+    return fence, in_comment
+
+
+def _may_hide_lines(body: str) -> bool:
+    """Whether some line of `body` may open a fence or a comment (without one, every line may be an entry)."""
+    return "```" in body or "~~~" in body or "<!--" in body
 
 
 def parse_index(text: str) -> list[IndexEntry]:
     """Every entry of the index, in file order. `raw` is the line without its ending (and without a BOM)."""
     body = split_bom(text)[1]
     bodies = _bodies(body)
-    if "```" in body or "~~~" in body or "<!--" in body or body.startswith("---"):
-        oks = _entry_bodies(bodies)
-    else:
-        oks = [True] * len(bodies)  # no fence, comment or front matter: every line may hold an entry
+    oks = _entry_bodies(bodies) if _may_hide_lines(body) or body.startswith("---") else None
     entries: list[IndexEntry] = []
-    append = entries.append
+    _parse_bodies(bodies, oks, 0, entries.append)
+    return entries
+
+
+# Bytes read at a time by `read_index` (whole lines are parsed per block).
+READ_BLOCK = 1 << 18
+
+
+def read_index(path: Path) -> list[IndexEntry] | None:
+    """`parse_index` of the file at `path` decoded with `textio.decode` (None when there is no such file),
+    read and parsed block by block: a large index is never held whole, neither as text (twice its size in
+    bytes when a line holds a `—`) nor as one list of 10^5 lines. Other read errors are raised."""
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed below, after the blocks are read
+    except FileNotFoundError:
+        return None
+    entries: list[IndexEntry] = []
+    with f:
+        head = f.read(READ_BLOCK)
+        if head.removeprefix(_BOM_BYTES).startswith(b"---"):
+            # Front matter: where it ends (if it does) decides what the first lines are; read it whole.
+            return parse_index(textio.decode(head + f.read()))
+        state: tuple[str | None, bool] = (None, False)
+        line_no = 0
+        for block in _line_blocks(f, head):
+            text = textio.decode(block)  # each block ends after a "\n": no sequence spans two blocks
+            if not line_no:
+                text = split_bom(text)[1]
+            bodies = _bodies(text)
+            oks = None
+            if state != (None, False) or _may_hide_lines(text):
+                oks = [True] * len(bodies)
+                state = _mark_blocks(bodies, oks, 0, *state)
+            _parse_bodies(bodies, oks, line_no, entries.append)
+            line_no += len(bodies)
+    return entries
+
+
+def _line_blocks(f: BinaryIO, head: bytes) -> Iterator[bytes]:
+    """The rest of `f`, after `head`, in blocks of whole lines (a block ends after a "\n", the last one
+    at the end of the file)."""
+    parts = [head]
+    while True:
+        more = f.read(READ_BLOCK)
+        if not more:
+            break
+        cut = more.rfind(b"\n") + 1
+        if not cut:
+            parts.append(more)  # a line longer than a block
+            continue
+        parts.append(more[:cut])
+        yield b"".join(parts)
+        parts = [more[cut:]]
+    tail = b"".join(parts)
+    if tail:
+        yield tail
+
+
+def _parse_bodies(
+    bodies: list[str], oks: list[bool] | None, first: int, append: Callable[[IndexEntry], None]
+) -> None:
+    """The entries of `bodies` (lines `first`, `first` + 1, ...; `oks`: which may hold one, None: all)."""
     fast = _FAST_ENTRY.fullmatch
-    for n, (raw, ok) in enumerate(zip(bodies, oks, strict=True)):
-        if not ok:
+    for n, raw in enumerate(bodies, first):
+        if oks is not None and not oks[n - first]:
             continue
         m = fast(raw)
         if m is not None:
             dest, code, bare, title, summary, colon = m.group(*_FAST_GROUPS)
             path: str = dest or code or bare
             plain = not (path.startswith("./") or path.endswith("/.md") or _PM_PREFIX in path)
+            if plain:
+                # The parts' places are known: the entry keeps the text around them (a shape many lines
+                # share), not a copy of the line.
+                spans = m.regs
+                t0, t1 = spans[1]
+                r0, r1 = spans[2] if dest else spans[3] if code else spans[4]
+                s0, s1 = spans[5] if summary else spans[6]
+                stripped = title and title.strip()
+                if title is None or stripped is title:
+                    head = (raw[:t0], raw[t1:r0]) if title else (raw[:r0],)
+                    pieces = (*head, raw[r1:s0], raw[s1:]) if s0 >= 0 else (*head, raw[r1:])
+                    entry = IndexEntry.shaped(n, path, title or None, summary or colon, pieces)
+                    if entry is not None:
+                        append(entry)
+                        continue
             route = path if plain else normalize_route(path)
             if route is not None:
                 append(IndexEntry(n, raw, route, (title and title.strip()) or None, summary or colon))
@@ -457,7 +548,6 @@ def parse_index(text: str) -> list[IndexEntry]:
         parsed = parse_line(raw)
         if parsed is not None:
             append(IndexEntry(n, raw, *parsed))
-    return entries
 
 
 def find_entries(text: str, route: str) -> list[IndexEntry]:

@@ -6,7 +6,7 @@ Paths are always POSIX-style strings relative to the root (e.g. ``projects/old.m
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -52,15 +52,132 @@ class SummaryInfo:
     detail: str = ""  # why it is invalid
 
 
-@dataclass(frozen=True, slots=True)
+# Shapes of index lines (see `IndexEntry`), one tuple per distinct shape, shared by every line of that shape.
+# Bounded: past this many distinct shapes (hand-made oddities), lines are kept whole.
+_SHAPES: dict[tuple[str, ...], tuple[str, ...]] = {}
+_MAX_SHAPES = 1024
+
+
+def _shared(pieces: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The one shared copy of a shape, or None when the table is full."""
+    shared = _SHAPES.get(pieces)
+    if shared is None:
+        if len(_SHAPES) >= _MAX_SHAPES:
+            return None
+        shared = _SHAPES.setdefault(pieces, pieces)
+    return shared
+
+
+def _shape(raw: str, route: str, title: str | None, summary: str | None) -> str | tuple[str, ...]:
+    """The text around `title`, `route` and `summary` (those not None, in that order) in `raw`, or `raw`
+    itself when they do not all occur in it in that order (escaped or decoded parts) or the table is full.
+    By construction, joining the pieces with the parts between them gives `raw` back exactly."""
+    pieces: list[str] = []
+    pos = 0
+    for part in (title, route, summary):
+        if part is None:
+            continue
+        at = raw.find(part, pos)
+        if at < 0:
+            return raw
+        pieces.append(raw[pos:at])
+        pos = at + len(part)
+    pieces.append(raw[pos:])
+    return _shared(tuple(pieces)) or raw
+
+
 class IndexEntry:
-    """One line of `_index.md` that names a route. `raw` is the line verbatim, without its line ending."""
+    """One line of `_index.md` that names a route. `raw` is the line verbatim, without its line ending.
+
+    Immutable, compared and hashed by (line_no, raw, route, title, summary), like a frozen dataclass. The line
+    itself is not kept when it is its title, route and summary with text around them that many lines share
+    (`- [` … `](` … `) — ` …): only that shape, and `raw` joins the parts again. An index of 10^5 lines then
+    holds each line's text once, not twice (the line, and its route, title and summary)."""
+
+    __slots__ = ("_form", "line_no", "route", "summary", "title")
+    __match_args__ = ("line_no", "raw", "route", "title", "summary")
 
     line_no: int  # 0-based
-    raw: str
     route: str
     title: str | None
     summary: str | None
+    _form: str | tuple[str, ...]  # the line itself, or its shape
+
+    def __init__(self, line_no: int, raw: str, route: str, title: str | None, summary: str | None) -> None:
+        setter = object.__setattr__
+        setter(self, "line_no", line_no)
+        setter(self, "route", route)
+        setter(self, "title", title)
+        setter(self, "summary", summary)
+        setter(self, "_form", _shape(raw, route, title, summary))
+
+    @classmethod
+    def shaped(
+        cls, line_no: int, route: str, title: str | None, summary: str | None, pieces: tuple[str, ...]
+    ) -> IndexEntry | None:
+        """The entry whose line is `pieces` joined with `title`, `route` and `summary` (those not None, in
+        that order) between them, without building that line (a parser that knows where the parts are);
+        None when the table of shapes is full (build it from its line then)."""
+        shared = _shared(pieces)
+        if shared is None:
+            return None
+        entry = cls.__new__(cls)
+        setter = object.__setattr__
+        setter(entry, "line_no", line_no)
+        setter(entry, "route", route)
+        setter(entry, "title", title)
+        setter(entry, "summary", summary)
+        setter(entry, "_form", shared)
+        return entry
+
+    @property
+    def raw(self) -> str:
+        form = self._form
+        if type(form) is str:
+            return form
+        title, summary = self.title, self.summary
+        if title is None:
+            if summary is None:
+                return form[0] + self.route + form[1]
+            return form[0] + self.route + form[1] + summary + form[2]
+        if summary is None:
+            return form[0] + title + form[1] + self.route + form[2]
+        return form[0] + title + form[1] + self.route + form[2] + summary + form[3]
+
+    def _key(self) -> tuple[int, str, str, str | None, str | None]:
+        return (self.line_no, self.raw, self.route, self.title, self.summary)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, IndexEntry):
+            return NotImplemented
+        if (self.line_no, self.route, self.title, self.summary) != (
+            other.line_no,
+            other.route,
+            other.title,
+            other.summary,
+        ):
+            return False
+        # The same shape (usually the very same shared tuple) and parts make the same line: no line is built
+        # when a rescan compares 10^5 rows; other forms compare their lines.
+        return self._form is other._form or self._form == other._form or self.raw == other.raw
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"IndexEntry(line_no={self.line_no!r}, raw={self.raw!r}, route={self.route!r}, "
+            f"title={self.title!r}, summary={self.summary!r})"
+        )
+
+    def __reduce__(self) -> tuple[type[IndexEntry], tuple[int, str, str, str | None, str | None]]:
+        return IndexEntry, self._key()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +189,18 @@ class FileInfo:
 
 @dataclass(frozen=True, slots=True)
 class ActiveFile(FileInfo):
-    index_line: str | None = None
-    index_summary: str | None = None
+    entry: IndexEntry | None = None  # its (first) line in `_index.md`; None: an orphan
     title: str | None = None
     summary: SummaryInfo = field(default_factory=lambda: SummaryInfo(SummaryState.UNKNOWN))
+
+    # Read from the entry, not stored: the entry rebuilds its line only when asked.
+    @property
+    def index_line(self) -> str | None:
+        return None if self.entry is None else self.entry.raw
+
+    @property
+    def index_summary(self) -> str | None:
+        return None if self.entry is None else self.entry.summary
 
 
 @dataclass(frozen=True)
@@ -158,4 +283,3 @@ class Snapshot:
 
     def active_file(self, path: str) -> ActiveFile | None:
         return next((a for a in self.active if a.path == path), None)
-

@@ -121,11 +121,14 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
         core, core_problems = walk_files(root, CORE_DIR)
         problems += core_problems
 
-    index_text = _read_control(root / INDEX_FILE)
     entries: list[IndexEntry] = []
-    if index_text is not None:
-        parse = index_mod.parse_index
-        entries = facts_cache.index_entries(index_text, parse) if facts_cache else parse(index_text)
+    if facts_cache:
+        index_text = _read_control(root / INDEX_FILE)
+        if index_text is not None:
+            entries = facts_cache.index_entries(index_text, index_mod.parse_index)
+        del index_text
+    else:
+        entries = index_mod.read_index(root / INDEX_FILE) or []  # block by block: never the whole text
     by_route: dict[str, IndexEntry] = {}
     for entry in entries:
         by_route.setdefault(entry.route, entry)
@@ -139,6 +142,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
             found, folder_problems = walk_files(root, folder)
             active_files += [f for f in found if f.path.endswith(".md")]
             problems += folder_problems
+    # In ACTIVE_DIRS order, each folder's files sorted by path: the app's patches find a file by bisection.
     active: list[ActiveFile] = []
     for f in active_files:
         found_entry = by_route.get(f.path)
@@ -168,8 +172,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
                 found_entry.route if found_entry else f.path,  # the same string: one copy, not two
                 f.size,
                 f.mtime_ns,
-                index_line=found_entry.raw if found_entry else None,
-                index_summary=found_entry.summary if found_entry else None,
+                entry=found_entry,
                 title=title or (found_entry.title if found_entry else None),
                 summary=info,
             )

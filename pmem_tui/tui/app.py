@@ -33,7 +33,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from pmem_tui.core import report
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.head import index_head
@@ -255,14 +254,13 @@ class PmemApp(App[int]):
                 )
                 return
         with _cycle_collector_paused():  # the scan allocates only acyclic objects, 10^5-10^6 at 100k files
+            # The index's signature first: its whole-file read then comes before the snapshot exists.
+            unchecked = patch_mod.read_signature(self.root)
             snap = tree.scan(self.root, deep=False)
-            base_line = report.baseline(snap) if snap.exists else None
-            signature = patch_mod.index_signature(self.root, snap) if snap.exists else None
+            signature = patch_mod.checked(unchecked, snap.index_entries) if snap.exists else None
+            base_line = patch_mod.baseline(snap, signature) if snap.exists else None
             rows = {name: rows_for(name, snap) for name in PANES}  # built here, off the UI thread
         self.post_message(ScanDone(generation, snap, base_line, changed, signature, rows))
-        if signature is not None:  # the patches' lookup tables, ready before the first external save
-            signature.folders(snap.active)
-            signature.first_entry(snap.index_entries)
 
     def on_scan_done(self, message: ScanDone) -> None:
         if message.generation < self._shown_generation:

@@ -21,10 +21,10 @@ from operator import attrgetter, ne
 from pathlib import Path
 
 from pmem_tui.core import index as index_mod
-from pmem_tui.core import textio
+from pmem_tui.core import report, textio
 from pmem_tui.core.model import ACTIVE_DIRS, INDEX_FILE, ActiveFile, IndexEntry, Snapshot
 from pmem_tui.core.report import Baseline
-from pmem_tui.core.tokens import CHARS_PER_TOKEN
+from pmem_tui.core.tokens import CHARS_PER_TOKEN, estimate_tokens
 from pmem_tui.tui.rows import Row, entry_row, orphan_row
 
 # Beyond this many changed paths, a rescan is as cheap as a patch.
@@ -39,23 +39,11 @@ _LINE_NO = attrgetter("line_no")
 
 class IndexSignature:
     """The scanned `_index.md` byte for byte, without its bytes: a hash of each line and of each chunk of
-    CHUNK_LINES lines, where each chunk starts, and its loader character count; plus lookup tables of the
-    scanned snapshot. A patch keeps every path, route and line number, so the tables serve every patch until
-    the next full scan; the hashes are renewed by each patch of the index (`patch` returns the new signature).
-    Hashes are Python's own (per process, never stored): 64-bit, so a change that keeps a chunk's hash is
-    not a practical risk."""
+    CHUNK_LINES lines, where each chunk starts, and its loader character count. The hashes are renewed by
+    each patch of the index (`patch` returns the new signature). Hashes are Python's own (per process, never
+    stored): 64-bit, so a change that keeps a chunk's hash is not a practical risk."""
 
-    __slots__ = (
-        "_first",
-        "_folders",
-        "_positions",
-        "bom",
-        "chars",
-        "chunk_hashes",
-        "line_hashes",
-        "lines",
-        "offsets",
-    )
+    __slots__ = ("bom", "chars", "chunk_hashes", "line_hashes", "lines", "offsets")
 
     def __init__(
         self,
@@ -72,47 +60,42 @@ class IndexSignature:
         self.line_hashes = line_hashes if line_hashes is not None else array("q")  # line 0 with its BOM
         self.bom = bom
         self.chars = chars  # characters as the loader decodes the file (no BOM, bad bytes as U+FFFD)
-        self._positions: dict[str, int] | None = None
-        self._folders: frozenset[str] | None = None
-        self._first: dict[str, int] | None = None
 
     def __repr__(self) -> str:
         return f"IndexSignature(lines={self.lines})"
 
-    def positions(self, active: tuple[ActiveFile, ...]) -> dict[str, int]:
-        """Active path -> its position in `snapshot.active`."""
-        if self._positions is None:
-            self._positions = {a.path: i for i, a in enumerate(active)}
-        return self._positions
-
-    def folders(self, active: tuple[ActiveFile, ...]) -> frozenset[str]:
-        """Every folder that holds an active file, at any depth."""
-        if self._folders is None:
-            found: set[str] = set()
-            for path in self.positions(active):
-                cut = path.rfind("/")
-                while cut > 0 and path[:cut] not in found:
-                    found.add(path[:cut])
-                    cut = path.rfind("/", 0, cut)
-            self._folders = frozenset(found)
-        return self._folders
-
-    def first_entry(self, entries: tuple[IndexEntry, ...]) -> dict[str, int]:
-        """Route -> the position of its first entry."""
-        if self._first is None:
-            first: dict[str, int] = {}
-            for k, e in enumerate(entries):
-                first.setdefault(e.route, k)
-            self._first = first
-        return self._first
-
     def _renewed(
         self, offsets: array[int], chunk_hashes: array[int], line_hashes: array[int], chars: int
     ) -> IndexSignature:
-        """The signature of the patched file: the same lines, paths and routes, so the same tables."""
-        new = IndexSignature(self.lines, offsets, chunk_hashes, line_hashes, self.bom, chars)
-        new._positions, new._folders, new._first = self._positions, self._folders, self._first
-        return new
+        """The signature of the patched file (the same lines)."""
+        return IndexSignature(self.lines, offsets, chunk_hashes, line_hashes, self.bom, chars)
+
+
+# Lookups in the snapshot without tables (a dict of 10^5 paths is ~10 MB): `tree.scan` lists the active files
+# folder by folder in ACTIVE_DIRS order, each sorted by path, and a patch keeps that order, so a path is
+# found by bisection on (its folder's rank, path).
+_RANK = {name: rank for rank, name in enumerate(ACTIVE_DIRS)}
+
+
+def _order(path: str) -> tuple[int, str]:
+    return _RANK.get(path.split("/", 1)[0], len(ACTIVE_DIRS)), path
+
+
+def _order_of(file: ActiveFile) -> tuple[int, str]:
+    return _order(file.path)
+
+
+def position(active: tuple[ActiveFile, ...], path: str) -> int | None:
+    """The position of `path` in `snapshot.active`, None when it is not an active file."""
+    i = bisect_left(active, _order(path), key=_order_of)
+    return i if i < len(active) and active[i].path == path else None
+
+
+def holds_active(active: tuple[ActiveFile, ...], folder: str) -> bool:
+    """Whether `folder` holds an active file, at any depth (the paths below it sort together, from it)."""
+    prefix = folder + "/"
+    i = bisect_left(active, _order(prefix), key=_order_of)
+    return i < len(active) and active[i].path.startswith(prefix)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,11 +142,45 @@ def signature_of(data: bytes, entries: tuple[IndexEntry, ...] | list[IndexEntry]
 
 def index_signature(root: Path, snap: Snapshot) -> IndexSignature:
     """The signature of the `_index.md` on disk now, for the snapshot just scanned."""
+    return checked(read_signature(root), snap.index_entries)
+
+
+def read_signature(root: Path) -> IndexSignature:
+    """The signature of the `_index.md` on disk now, not yet checked against scanned entries (`checked`).
+    Taken before a scan, its copy of the file (13 MB at 10^5 lines) comes and goes while little else is
+    alive, so it never adds to the peak on top of the new snapshot. A change between this read and the
+    scan is caught by the next patch: the changed lines' hashes do not match the scanned entries."""
     try:
         data = (root / INDEX_FILE).read_bytes()
     except OSError:
         return IndexSignature(-1)
-    return signature_of(data, snap.index_entries)
+    return signature_of(data, ())
+
+
+def checked(signature: IndexSignature, entries: tuple[IndexEntry, ...] | list[IndexEntry]) -> IndexSignature:
+    """`signature`, or no signature when the scanned `entries` cannot be lines of its file."""
+    if entries and entries[-1].line_no >= signature.lines:
+        return IndexSignature(-1)  # the file is not the one scanned: nothing to patch against
+    return signature
+
+
+def baseline(snap: Snapshot, signature: IndexSignature | None) -> Baseline:
+    """`report.baseline(snap)`, with the index's share from the signature just taken of it (`chars`): the
+    13 MB index of 10^5 lines is not read and decoded whole once more, on top of the new snapshot."""
+    if signature is None or signature.lines < 0:
+        return report.baseline(snap)
+    core = sum(_tokens_of(snap.root / f.path) for f in snap.core)
+    index_tokens = -(-signature.chars // CHARS_PER_TOKEN)
+    return Baseline(len(snap.core) + 1, core + index_tokens, core, index_tokens)
+
+
+def _tokens_of(path: Path) -> int:
+    """As `report.baseline` counts a file: decoded without a BOM, undecodable bytes as U+FFFD."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return 0
+    return estimate_tokens(data.decode("utf-8-sig", errors="replace"))
 
 
 def _read_settled(path: Path) -> bytes | None:
@@ -285,7 +302,6 @@ def patch(
     if not snap.exists or signature is None or len(changed) > MAX_PATCHED_PATHS:
         return None
     active = snap.active
-    positions = signature.positions(active)
     updated: dict[int, ActiveFile] = {}
     index_changed = False
     for rel in changed:
@@ -302,20 +318,20 @@ def patch(
         try:
             st = (root / rel).lstat()
         except FileNotFoundError:
-            if rel in positions or rel in signature.folders(active):
+            if position(active, rel) is not None or holds_active(active, rel):
                 return None  # a memory file (or a folder of them) went away
             continue  # an editor's temporary file, already renamed
         except OSError:
             return None
         if stat.S_ISDIR(st.st_mode):
-            if rel in signature.folders(active):
+            if holds_active(active, rel):
                 continue  # a known folder: its files are reported one by one
             return None
         if not rel.endswith(".md"):
             continue  # not memory (a temp or swap file)
-        if rel not in positions or not stat.S_ISREG(st.st_mode):
+        i = position(active, rel)
+        if i is None or not stat.S_ISREG(st.st_mode):
             return None  # a new memory file, or a symlink
-        i = positions[rel]
         old = active[i]
         if (old.size, old.mtime_ns) != (st.st_size, st.st_mtime_ns):
             updated[i] = replace(old, size=st.st_size, mtime_ns=st.st_mtime_ns)
@@ -348,13 +364,13 @@ def patch(
             as_list[k] = entry
         new_entries = tuple(as_list)
         for k, entry in changed_entries.items():
-            at = positions.get(entry.route)
+            at = position(active, entry.route)
             if at is None:
                 continue  # a dead route
             file = updated.get(at, active[at])
             old_entry = entries[k]
             title = entry.title if file.title == old_entry.title else file.title
-            updated[at] = replace(file, index_line=entry.raw, index_summary=entry.summary, title=title)
+            updated[at] = replace(file, entry=entry, title=title)
     new_active = active
     if updated:
         as_active = list(active)
@@ -365,13 +381,15 @@ def patch(
 
     rows: list[Row] = []
     done: set[str] = set()
-    first = signature.first_entry(entries)
     dups = _duplicates(snap)
     for file in updated.values():
         if file.path in dups:
             return None  # listed more than once: the pane numbers its copies, rebuild it
-        at = first.get(file.path)
-        rows.append(orphan_row(file) if at is None else entry_row(new_entries[at], file))
+        if file.entry is None:
+            rows.append(orphan_row(file))
+        else:  # its entry, as patched (the scan gives each listed file its first entry)
+            at = bisect_left(new_entries, file.entry.line_no, key=_LINE_NO)
+            rows.append(entry_row(new_entries[at], file))
         done.add(file.path)
     for entry in changed_entries.values():
         if entry.route not in done:  # a dead route: its row has no file

@@ -34,20 +34,69 @@ ARCHIVED = "archived"
 TRASHED = "trash"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Row:
     key: str  # unique in its pane, stable across scans: the path (a route's later copies: route+DUP_SEP+n)
     kind: str
     path: str  # the memory path: the route, the original active path, or the _core/ path
     location: str | None  # the file on disk (relative to the root), None for a dead route
-    cells: tuple[str, ...]
-    flag: str = ""  # a short badge: "orphan", "dead", "expired", "legacy"...
-    size: int | None = None
-    mtime_ns: int | None = None
-    index_line: str | None = None
-    note: str = ""  # one line shown in the preview's facts (a reason, a deadline...)
-    in_index: bool | None = None  # for active files: listed in _index.md (None: not known / not relevant)
-    line_no: int | None = None  # an entry's 0-based line in _index.md: its note is built when shown
+    # The cells shown (`cells`); None: an index entry's route, title and summary, read from the entry when
+    # drawn (a tuple per row is ~6 MB at 10^5 rows).
+    _cells: tuple[str, ...] | None
+    flag: str  # a short badge: "orphan", "dead", "expired", "legacy"...
+    size: int | None
+    mtime_ns: int | None
+    # The index line (`index_line`), or the entry it is read from: an entry rebuilds its line only when asked,
+    # so 10^5 rows do not each hold a copy of it.
+    line: str | IndexEntry | None
+    note: str  # one line shown in the preview's facts (a reason, a deadline...)
+    in_index: bool | None  # for active files: listed in _index.md (None: not known / not relevant)
+    line_no: int | None  # an entry's 0-based line in _index.md: its note is built when shown
+
+    def __init__(
+        self,
+        key: str,
+        kind: str,
+        path: str,
+        location: str | None,
+        cells: tuple[str, ...] | None,
+        flag: str = "",
+        size: int | None = None,
+        mtime_ns: int | None = None,
+        index_line: str | IndexEntry | None = None,
+        note: str = "",
+        in_index: bool | None = None,
+        line_no: int | None = None,
+    ) -> None:
+        setter = object.__setattr__  # frozen
+        setter(self, "key", key)
+        setter(self, "kind", kind)
+        setter(self, "path", path)
+        setter(self, "location", location)
+        if cells is None and not isinstance(index_line, IndexEntry):
+            raise ValueError("a row without cells reads them from its index entry")
+        setter(self, "_cells", cells)
+        setter(self, "flag", flag)
+        setter(self, "size", size)
+        setter(self, "mtime_ns", mtime_ns)
+        setter(self, "line", index_line)
+        setter(self, "note", note)
+        setter(self, "in_index", in_index)
+        setter(self, "line_no", line_no)
+
+    @property
+    def cells(self) -> tuple[str, ...]:
+        cells = self._cells
+        if cells is not None:
+            return cells
+        entry = self.line
+        assert isinstance(entry, IndexEntry)  # checked when the row was made
+        return (entry.route, entry.title or "", entry.summary or "")
+
+    @property
+    def index_line(self) -> str | None:
+        line = self.line
+        return line.raw if isinstance(line, IndexEntry) else line
 
     @property
     def is_active_file(self) -> bool:
@@ -95,7 +144,7 @@ def index_rows(snap: Snapshot) -> list[Row]:
     for entry in snap.index_entries:
         rows.append(_entry_row(entry, active.get(entry.route), seen))
     for file in snap.active:
-        if file.index_line is None:
+        if file.entry is None:
             rows.append(_orphan_row(file))
     return rows
 
@@ -154,7 +203,7 @@ def _entry_row(entry: IndexEntry, file: ActiveFile | None, seen: dict[str, int])
     # The route itself (no new string per row); a later copy of a listed route gets "\n<copy>": a route
     # never holds a line break, and an orphan's path (also its own key) is never a listed route.
     key = entry.route if n == 0 else f"{entry.route}{DUP_SEP}{n + 1}"
-    cells = (entry.route, entry.title or "", entry.summary or "")
+    cells = None  # the entry's route, title and summary: read from it (`Row.cells`)
     if file is None:
         return Row(
             key=key,
@@ -163,7 +212,7 @@ def _entry_row(entry: IndexEntry, file: ActiveFile | None, seen: dict[str, int])
             location=None,
             cells=cells,
             flag="dead",
-            index_line=entry.raw,
+            index_line=entry,
             in_index=True,
             line_no=entry.line_no,
         )
@@ -176,7 +225,7 @@ def _entry_row(entry: IndexEntry, file: ActiveFile | None, seen: dict[str, int])
         flag="dup" if n else "",
         size=file.size,
         mtime_ns=file.mtime_ns,
-        index_line=entry.raw,
+        index_line=entry,
         in_index=True,
         line_no=entry.line_no,
     )

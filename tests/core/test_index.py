@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from pmem_tui.core import index as index_mod
 from pmem_tui.core import textio
 from pmem_tui.core.index import (
     append_line,
@@ -17,9 +22,11 @@ from pmem_tui.core.index import (
     normalize_route,
     parse_index,
     parse_line,
+    read_index,
     remove_line,
     replace_line,
 )
+from pmem_tui.core.model import IndexEntry
 from pmem_tui.core.textio import split_bom, split_lines, strip_ending
 
 # --- textio ---------------------------------------------------------------------------------------
@@ -564,3 +571,92 @@ def test_parse_index_fast_path_shapes() -> None:
         (10, "projects/y.md", None, "code"),
         (11, "z.md", None, None),
     ]
+
+
+# --- entries keep a shape, not their line (memory): `raw` must still be the line, byte for byte ----------
+
+_fast_line = st.builds(
+    lambda indent, bullet, gap, part, sep, summary, tail: indent + bullet + gap + part + sep + summary + tail,
+    st.sampled_from(["", "  ", "\t"]),
+    st.sampled_from(["-", "*", "+", "1.", "12)"]),
+    st.sampled_from([" ", "\t", "  "]),
+    st.one_of(
+        st.builds(
+            lambda t, r: f"[{t}]({r})",
+            st.sampled_from(["", "T", " T ", "  ", "项目 x", "a—b"]),
+            st.sampled_from(["a.md", "projects/a.md", "./a.md", "notes/.md", "x/.persistent-memory/b.md"]),
+        ),
+        st.sampled_from(["`projects/a.md`", "projects/a-b_c.md", "notes/x.y.md"]),
+    ),
+    st.sampled_from(["", " — ", "—", " – ", ": ", "：", " : ", " —  ", " ——"]),
+    st.sampled_from(["", "s", "sum — mary", "项目", "x: y", "a " * 3]),
+    st.sampled_from(["", " ", "\t", "  "]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_fast_line, _file))
+def test_every_entry_gives_back_its_line(text: str) -> None:
+    """Whatever shape a line has, the entry parsed from it gives back exactly that line, and equals (and
+    hashes as) an entry made from the line itself."""
+    bodies = _bodies(text)
+    for entry in parse_index(text):
+        assert entry.raw == bodies[entry.line_no]
+        whole = IndexEntry(entry.line_no, bodies[entry.line_no], entry.route, entry.title, entry.summary)
+        assert whole == entry and hash(whole) == hash(entry)
+        assert whole.raw == entry.raw
+
+
+@pytest.mark.parametrize(("line", "expected"), [a for a in ACCEPTED if a[1] is not None])
+def test_accepted_lines_give_back_their_line(line: str, expected: tuple[str, str | None, str | None]) -> None:
+    (entry,) = parse_index(line)
+    assert (entry.raw, entry.route, entry.title, entry.summary) == (line, *expected)
+
+
+_part = st.one_of(st.none(), st.text(max_size=6), st.sampled_from(["a", "—", " ", "x.md"]))
+
+
+@given(st.text(max_size=20), st.text(max_size=6), _part, _part)
+def test_an_entry_gives_back_any_line_it_is_made_from(
+    raw: str, route: str, title: str | None, summary: str | None
+) -> None:
+    """Parts that are not in the line, in another order, or repeated: the line still comes back exactly."""
+    entry = IndexEntry(3, raw, route, title, summary)
+    assert (entry.line_no, entry.raw, entry.route, entry.title, entry.summary) == (
+        3,
+        raw,
+        route,
+        title,
+        summary,
+    )
+    assert entry == IndexEntry(3, raw, route, title, summary)
+    assert entry != IndexEntry(3, raw + "x", route, title, summary)
+    assert repr(entry).startswith("IndexEntry(line_no=3, raw=")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        entry.route = "other.md"  # type: ignore[misc]
+
+
+def test_lines_share_their_shape() -> None:
+    a, b = parse_index("- [A](projects/a.md) — one\n- [B](notes/b.md) — two\n")
+    assert a._form is b._form  # one shape for both lines, not two lines
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(_file, st.lists(st.one_of(_fast_line, _junk_line), max_size=30).map("\n".join)),
+    st.sampled_from([1, 2, 7, 64]),
+)
+def test_read_index_block_by_block_equals_parse_index(text: str, block: int) -> None:
+    """Blocks end anywhere in a line, in a fence or a comment, after a BOM: the entries are the same."""
+    data = textio.encode(text)
+    saved = index_mod.READ_BLOCK
+    index_mod.READ_BLOCK = block
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "_index.md"
+            path.write_bytes(data)
+            got = read_index(path)
+            assert read_index(Path(tmp) / "missing.md") is None
+    finally:
+        index_mod.READ_BLOCK = saved
+    assert got == parse_index(textio.decode(data))

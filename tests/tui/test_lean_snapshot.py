@@ -1,0 +1,97 @@
+"""What the app keeps of a large memory, kept small without changing what it shows: lookups by bisection
+instead of tables, the baseline from the index's signature, rows that read their cells from their entry."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pmem_tui.core import report, tree
+from pmem_tui.core.index import parse_index
+from pmem_tui.core.model import ACTIVE_DIRS
+from pmem_tui.tui import patch
+from pmem_tui.tui.rows import ENTRY, Row, entry_row, rows_for
+
+# Names whose byte order and folder nesting disagree: "a b.md" < "a-b.md" < "a.md" < "a/..." < "a0.md".
+NAMES = ["a.md", "a b.md", "a-b.md", "a0.md", "a/b.md", "a/b/c.md", "a.b/c.md", "ab/c.md", "é.md", "z.md"]
+
+
+def _tree(root: Path, names: list[str]) -> None:
+    for folder in ACTIVE_DIRS:
+        for name in names:
+            path = root / folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"# {name}\n", encoding="utf-8")
+    (root / "_core").mkdir()
+    (root / "_core" / "me.md").write_bytes(b"\xef\xbb\xbf# Me \xff\r\n")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(NAMES), min_size=1, max_size=8, unique=True))
+def test_bisection_finds_what_a_table_would(names: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        _tree(root, names)
+        snap = tree.scan(root, deep=False)
+    active = snap.active
+    table = {a.path: i for i, a in enumerate(active)}
+    folders = {a.path.rsplit("/", k)[0] for a in active for k in range(1, a.path.count("/") + 1)}
+    probes = {f"{d}/{n}" for d in ACTIVE_DIRS for n in NAMES} | {
+        f"{d}/{n}"[:-3] for d in ACTIVE_DIRS for n in NAMES
+    }
+    for path in sorted(probes | set(table) | folders | {"projects", "notes", "other/a.md"}):
+        assert patch.position(active, path) == table.get(path), path
+        assert patch.holds_active(active, path) == (path in folders), path
+
+
+@pytest.mark.parametrize(
+    "index", [b"", b"- [A](projects/a.md) \xe2\x80\x94 x\r\n", b"\xef\xbb\xbf- a.md \xff\n# x"]
+)
+def test_the_baseline_from_the_signature_is_the_reports(tmp_path: Path, index: bytes) -> None:
+    _tree(tmp_path, ["a.md"])
+    (tmp_path / "_index.md").write_bytes(index)
+    snap = tree.scan(tmp_path, deep=False)
+    sig = patch.index_signature(tmp_path, snap)
+    assert patch.baseline(snap, sig) == report.baseline(snap)
+    (tmp_path / "_index.md").unlink()
+    snap = tree.scan(tmp_path, deep=False)
+    assert patch.baseline(snap, patch.index_signature(tmp_path, snap)) == report.baseline(snap)
+
+
+def test_a_signature_read_before_the_scan_is_checked_against_it(tmp_path: Path) -> None:
+    _tree(tmp_path, ["a.md"])
+    (tmp_path / "_index.md").write_text("- projects/a.md\n", encoding="utf-8")
+    early = patch.read_signature(tmp_path)
+    (tmp_path / "_index.md").write_text("# Index\n\n- projects/a.md\n", encoding="utf-8")  # changed since
+    snap = tree.scan(tmp_path, deep=False)
+    assert patch.checked(early, snap.index_entries).lines == -1  # its line 2 cannot be in a 1-line file
+    assert patch.checked(patch.read_signature(tmp_path), snap.index_entries).lines == 4  # 3, then ""
+
+
+def test_an_entry_row_reads_its_cells_and_line_from_the_entry() -> None:
+    (entry,) = parse_index("- [Atlas](projects/atlas.md) — the importer\n")
+    row = entry_row(entry, None)
+    assert row.cells == ("projects/atlas.md", "Atlas", "the importer")
+    assert row.index_line == "- [Atlas](projects/atlas.md) — the importer"
+    assert row == entry_row(entry, None) and hash(row) == hash(entry_row(entry, None))
+    plain = Row("k", ENTRY, "p.md", "p.md", ("p.md", "t", "s"), index_line="- p.md")
+    assert plain.cells == ("p.md", "t", "s") and plain.index_line == "- p.md"
+    with pytest.raises(ValueError, match="cells"):
+        Row("k", ENTRY, "p.md", "p.md", None, index_line="- p.md")
+
+
+def test_orphans_and_listed_files_keep_their_index_facts(tmp_path: Path) -> None:
+    _tree(tmp_path, ["a.md", "b.md"])
+    (tmp_path / "_index.md").write_text("- [A](projects/a.md) — first\n", encoding="utf-8")
+    snap = tree.scan(tmp_path, deep=False)
+    listed = snap.active_file("projects/a.md")
+    orphan = snap.active_file("projects/b.md")
+    assert listed is not None and orphan is not None
+    assert (listed.index_line, listed.index_summary) == ("- [A](projects/a.md) — first", "first")
+    assert (orphan.index_line, orphan.index_summary) == (None, None)
+    kinds = {r.path: r.kind for r in rows_for("index", snap)}
+    assert kinds["projects/a.md"] == "entry" and kinds["projects/b.md"] == "orphan"
