@@ -8,14 +8,16 @@ collision), and is made of:
   module of the package (a new or edited pmem-tui never serves an older one's output);
 * the root as given (absolute) and today's date (`clock.today`: `PMEM_TUI_TODAY`, else the local date), so
   trash that expires at midnight is reported as expired;
+* the user reading (effective uid, gid and groups);
 * every entry below the root, hidden ones and `.pmem/` included (only `.pmem/cache/` is left out): folders
-  by path; files by path, st_mode, size, mtime_ns and ctime_ns; symbolic links by path; a folder that cannot
-  be listed by path and errno. An added, removed or renamed file or folder, an edit, a chmod, the journal's
-  intent file appearing: each changes the key;
+  by path, mtime_ns and ctime_ns (not the root's own: the first cache write makes `.pmem/` there); files by
+  path, st_mode, size, mtime_ns and ctime_ns; symbolic links by path; a folder that cannot be listed by path
+  and errno. An added, removed or renamed file or folder (even one that came and went while a scan ran: its
+  folder's times changed), an edit, a chmod, the journal's intent file appearing: each changes the key;
 * the bytes of `_index.md` and `_archive/_index.md` (read as the scan reads them).
 
 The guarantee is the scan cache's: a file whose size, mtime_ns and ctime_ns did not change is trusted to have
-the same content. The output is never stored while any listed file's mtime or ctime is within
+the same content. The output is never stored while any listed file's or folder's mtime or ctime is within
 `meta_cache.RACY_NS` of the moment the listing started, so a file edited twice within one timestamp tick is
 never missed. It is not stored either when the scan could not read something (an I/O failure is not a fact
 about the tree). A root with a symbolic link at depth one or two (where the scan follows links: `_archive/`,
@@ -98,7 +100,9 @@ def probe(root: str, fmt: str) -> Probe | None:
         except OSError:
             return None  # the scan will report (or fail on) it: leave that to the uncached path
     day = _day()
-    key = marshal.dumps((_VERSION, fmt, sys.version, _code(), root, day, controls, entries))
+    # Who reads: another user may not be able to read what this one could (or the other way round).
+    reader = (os.geteuid(), os.getegid(), sorted(os.getgroups())) if hasattr(os, "geteuid") else None
+    key = marshal.dumps((_VERSION, fmt, sys.version, _code(), root, day, reader, controls, entries))
     return Probe(root, fmt, key, started, newest, _lookup(root, fmt, key))
 
 
@@ -193,7 +197,11 @@ def _listing(root: str) -> tuple[list[Any], int] | None:
                 mode = st.st_mode
                 if is_dir(mode):
                     if path not in unlisted:
-                        add(path)
+                        # With its times: an entry made and removed again (or a folder renamed away and
+                        # back) while a scan ran leaves the folder's mtime and ctime changed, never the same.
+                        mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
+                        add((path, "d", mtime, ctime))
+                        newest = max(newest, mtime, ctime)
                         stack.append(path)
                     elif path == _META:
                         stack.append(path)

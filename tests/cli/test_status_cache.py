@@ -458,3 +458,43 @@ def test_a_malformed_frozen_date_fails_as_before_and_stores_nothing(
     with pytest.raises(ValueError):
         main(["--root", str(memory), "status", "--json"])
     assert not (memory / JSON_FILE).exists()
+
+
+@pytest.mark.parametrize("how", ["file", "folder"])
+def test_what_came_and_went_while_the_scan_ran_is_never_served(
+    memory: Path, later: None, status: Status, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Found in review: the key is taken before the scan; a file made after the listing (seen by the scan) and
+    removed afterwards left the tree listing as before, so the stored output kept showing it."""
+    truth = fresh(status, memory)
+    real = tree.scan
+    scratch = memory / "notes" / ("scratch.md" if how == "file" else "tmp-folder")
+
+    def scan_with_a_visitor(root: Path, **kwargs: object) -> object:
+        if how == "file":
+            scratch.write_text("# scratch\n")
+        else:
+            scratch.mkdir()
+            (scratch / "inside.md").write_text("# inside\n")
+        return real(root, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tree, "scan", scan_with_a_visitor)
+    assert status(memory) != truth  # it saw the visitor
+    monkeypatch.setattr(tree, "scan", real)
+    if how == "file":
+        scratch.unlink()
+    else:
+        shutil.rmtree(scratch)
+    assert status(memory) == truth
+
+
+def test_another_user_does_not_get_this_users_output(
+    memory: Path, later: None, scans: list[Path], status: Status, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    status(memory, "--json")
+    scans.clear()
+    status(memory, "--json")
+    assert scans == []  # a hit for the same user
+    monkeypatch.setattr(os, "geteuid", lambda: 65534)  # what one user can read, another may not
+    status(memory, "--json")
+    assert scans == [memory]
