@@ -257,7 +257,7 @@ class PmemApp(App[int]):
             # The index's signature first: its whole-file read then comes before the snapshot exists.
             unchecked = patch_mod.read_signature(self.root)
             snap = tree.scan(self.root, deep=False)
-            signature = patch_mod.checked(unchecked, snap.index_entries) if snap.exists else None
+            signature = patch_mod.checked(unchecked, snap.index_entries, self.root) if snap.exists else None
             base_line = patch_mod.baseline(snap, signature) if snap.exists else None
             rows = {name: rows_for(name, snap) for name in PANES}  # built here, off the UI thread
         self.post_message(ScanDone(generation, snap, base_line, changed, signature, rows))

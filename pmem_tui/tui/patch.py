@@ -43,7 +43,7 @@ class IndexSignature:
     each patch of the index (`patch` returns the new signature). Hashes are Python's own (per process, never
     stored): 64-bit, so a change that keeps a chunk's hash is not a practical risk."""
 
-    __slots__ = ("bom", "chars", "chunk_hashes", "line_hashes", "lines", "offsets")
+    __slots__ = ("bom", "chars", "chunk_hashes", "line_hashes", "lines", "offsets", "stamp")
 
     def __init__(
         self,
@@ -60,6 +60,7 @@ class IndexSignature:
         self.line_hashes = line_hashes if line_hashes is not None else array("q")  # line 0 with its BOM
         self.bom = bom
         self.chars = chars  # characters as the loader decodes the file (no BOM, bad bytes as U+FFFD)
+        self.stamp: tuple[int, int, int, int] | None = None  # the file's (ino, size, mtime, ctime) when read
 
     def __repr__(self) -> str:
         return f"IndexSignature(lines={self.lines})"
@@ -142,26 +143,49 @@ def signature_of(data: bytes, entries: tuple[IndexEntry, ...] | list[IndexEntry]
 
 def index_signature(root: Path, snap: Snapshot) -> IndexSignature:
     """The signature of the `_index.md` on disk now, for the snapshot just scanned."""
-    return checked(read_signature(root), snap.index_entries)
+    return checked(read_signature(root), snap.index_entries, root)
 
 
 def read_signature(root: Path) -> IndexSignature:
     """The signature of the `_index.md` on disk now, not yet checked against scanned entries (`checked`).
     Taken before a scan, its copy of the file (13 MB at 10^5 lines) comes and goes while little else is
     alive, so it never adds to the peak on top of the new snapshot. A change between this read and the
-    scan is caught by the next patch: the changed lines' hashes do not match the scanned entries."""
+    scan is caught by `checked`: the file's inode, size or times differ."""
+    path = root / INDEX_FILE
     try:
-        data = (root / INDEX_FILE).read_bytes()
+        before = _stamp(path)
+        data = path.read_bytes()
+        if _stamp(path) != before:
+            return IndexSignature(-1)  # changed while read
     except OSError:
         return IndexSignature(-1)
-    return signature_of(data, ())
+    signature = signature_of(data, ())
+    signature.stamp = before
+    return signature
 
 
-def checked(signature: IndexSignature, entries: tuple[IndexEntry, ...] | list[IndexEntry]) -> IndexSignature:
-    """`signature`, or no signature when the scanned `entries` cannot be lines of its file."""
+def checked(
+    signature: IndexSignature, entries: tuple[IndexEntry, ...] | list[IndexEntry], root: Path | None = None
+) -> IndexSignature:
+    """`signature`, or no signature when the scanned `entries` cannot be lines of its file, or (with `root`)
+    when `_index.md` changed since the signature was read: the scan may then have read another version, and
+    a later patch, which compares only the lines that change, could not tell (found in review)."""
     if entries and entries[-1].line_no >= signature.lines:
         return IndexSignature(-1)  # the file is not the one scanned: nothing to patch against
+    if root is not None and signature.stamp is not None:
+        try:
+            same = _stamp(root / INDEX_FILE) == signature.stamp
+        except OSError:
+            same = False
+        if not same:
+            return IndexSignature(-1)
     return signature
+
+
+def _stamp(path: Path) -> tuple[int, int, int, int]:
+    """What changes whenever the file does: a rename onto it changes the inode, a write the ctime."""
+    st = os.stat(path)
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def baseline(snap: Snapshot, signature: IndexSignature | None) -> Baseline:

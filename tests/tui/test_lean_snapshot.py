@@ -95,3 +95,31 @@ def test_orphans_and_listed_files_keep_their_index_facts(tmp_path: Path) -> None
     assert (orphan.index_line, orphan.index_summary) == (None, None)
     kinds = {r.path: r.kind for r in rows_for("index", snap)}
     assert kinds["projects/a.md"] == "entry" and kinds["projects/b.md"] == "orphan"
+
+
+def _three_notes(root: Path) -> tuple[bytes, bytes]:
+    (root / "notes").mkdir()
+    for n in range(3):
+        (root / "notes" / f"n{n}.md").write_text(f"# N{n}\n")
+    v1 = "".join(f"- [N{n}](notes/n{n}.md) — first summary {n}\n" for n in range(3)).encode()
+    return v1, v1.replace(b"first summary 1", b"SECOND summary 1")
+
+
+@pytest.mark.parametrize("revert", ["same-lines", "other-line"])
+def test_an_index_saved_between_the_signature_and_the_scan_is_never_patched_against(
+    tmp_path: Path, revert: str
+) -> None:
+    """Found in review: the signature (version 1) and the scan (version 2) describe different files; a patch
+    that compares only changed lines would then keep version 2's row after the file went back to version 1."""
+    root = tmp_path
+    v1, v2 = _three_notes(root)
+    (root / "_index.md").write_bytes(v1)
+    early = patch.read_signature(root)
+    (root / "_index.md").write_bytes(v2)  # an agent saves between the two reads
+    snap = tree.scan(root, deep=False)
+    sig = patch.checked(early, snap.index_entries, root)
+    assert sig.lines == -1
+    back = v1 if revert == "same-lines" else v1.replace(b"summary 0", b"summary zero")
+    (root / "_index.md").write_bytes(back)
+    found = patch.patch(root, snap, report.baseline(snap), sig, frozenset({"_index.md"}))
+    assert found is None  # a rescan, not a patch
