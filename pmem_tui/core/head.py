@@ -40,9 +40,9 @@ def index_head(
             return None
         data = data[: cut + 1]
     text = textio.decode(data)
-    lines = textio.split_bom(text)[1].split("\n", 1)
-    if lines[0].rstrip() == "---" and "\n---" not in text and "\n..." not in text:
-        return None
+    lines = textio.split_bom(text)[1].split("\n")
+    if lines[0].rstrip() == "---" and not any(line.rstrip() in ("---", "...") for line in lines[1:]):
+        return None  # the parser's own test for the end of front matter (`index._entry_bodies`)
     entries = index.parse_index(text)[:max_entries]
     return [(entry, active_file_info(root, entry.route)) for entry in entries]
 

@@ -63,6 +63,9 @@ def test_a_head_that_cannot_stand_for_the_start_is_refused(tmp_path: Path) -> No
     front = "---\n" + "".join(f"- [T{i}](projects/t{i}.md) — in front matter\n" for i in range(20))
     (tmp_path / INDEX_FILE).write_text(front + "---\n- [A](projects/a.md) — after\n")
     assert index_head(tmp_path, max_bytes=200) is None  # front matter not closed within the head
+    ruled = "---\n----------\n" + front[4:]  # a line of dashes inside it does not close it (found in review)
+    (tmp_path / INDEX_FILE).write_text(ruled + "---\n- [A](projects/a.md) — after\n")
+    assert index_head(tmp_path, max_bytes=200) is None
     head = index_head(tmp_path)
     assert head is not None and [e.route for e, _ in head] == ["projects/a.md"]
 
