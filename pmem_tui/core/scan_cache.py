@@ -1,10 +1,12 @@
-"""The deep scan's per-file cache: `.pmem/cache/scan-v2.bin`, never among memory files.
+"""The deep scan's per-file cache: `.pmem/cache/scan-v3.bin`, never among memory files.
 
 It holds the entries parsed from `_index.md`, keyed by a digest of its text (so never stale), and for each
 active file what a deep read learned (title, summary, whether the bytes are valid UTF-8) with the key it was
-learned for (path, size, mtime_ns). A scan with the cache reads only files whose key changed, or whose mtime
-is within `meta_cache.RACY_NS` of the cache's write. The file is rewritten (atomically, through `meta_cache`)
-only when something changed; a cache that cannot be read, parsed or written is ignored.
+learned for (path, size, mtime_ns, ctime_ns: an edit that keeps the size and puts the mtime back, as
+`rsync -t` or `cp -p` do, still moves the ctime). A scan with the cache reads only files whose key changed,
+or whose mtime is within `meta_cache.RACY_NS` of the cache's write. The file is rewritten
+(atomically, through `meta_cache`) only when something changed; a cache that cannot be read, parsed or
+written is ignored.
 
 Format: a magic line, the CRC-32 of the payload on the second line, then the payload in `marshal` format
 (6-10x faster than JSON both ways, which is most of a scan that reads nothing). A file whose magic or
@@ -28,8 +30,8 @@ from pmem_tui.core.model import IndexEntry, SummaryInfo, SummaryState
 
 __all__ = ["SCAN_FILE", "Facts", "ScanCache"]
 
-SCAN_FILE = f"{meta_cache.CACHE_DIR}/scan-v2.bin"
-_MAGIC = b"pmem-scan-v2\n"
+SCAN_FILE = f"{meta_cache.CACHE_DIR}/scan-v3.bin"
+_MAGIC = b"pmem-scan-v3\n"
 _STATES = {state.value: state for state in SummaryState}
 _OPTIONAL_STR = (str, type(None))
 
@@ -74,15 +76,16 @@ class ScanCache:
             if type(digest) is str and type(rows) is list:
                 self._index_digest, self._index_rows = digest, rows
 
-    def get(self, path: str, size: int, mtime_ns: int) -> Facts | None:
+    def get(self, path: str, size: int, mtime_ns: int, ctime_ns: int) -> Facts | None:
         row = self._old.get(path)
         if row is None or meta_cache.is_racy(mtime_ns, self._old_written):
             return None
         try:
-            r_size, r_mtime, valid, title, state, heading, bullets, detail = row
+            r_size, r_mtime, r_ctime, valid, title, state, heading, bullets, detail = row
             if (
                 r_size != size
                 or r_mtime != mtime_ns
+                or r_ctime != ctime_ns
                 or type(valid) is not bool
                 or type(title) not in _OPTIONAL_STR
                 or type(heading) not in _OPTIONAL_STR
@@ -91,7 +94,7 @@ class ScanCache:
                 or state not in _STATES
             ):
                 return None
-        except (ValueError, TypeError):  # not an 8-item row, or an unhashable state
+        except (ValueError, TypeError):  # not a 9-item row, or an unhashable state
             return None
         for bullet in bullets:
             if type(bullet) is not str:
@@ -129,11 +132,12 @@ class ScanCache:
             return None
         return entries
 
-    def put(self, path: str, size: int, mtime_ns: int, facts: Facts) -> None:
+    def put(self, path: str, size: int, mtime_ns: int, ctime_ns: int, facts: Facts) -> None:
         title, info, valid = facts
         self._new[path] = (
             size,
             mtime_ns,
+            ctime_ns,
             valid,
             title,
             info.state.value,

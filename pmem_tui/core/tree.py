@@ -3,7 +3,7 @@
 A shallow scan (`deep=False`) only lists and stats files, so the app can draw its first frame
 without reading every file; a deep scan also reads each active file for its title and summary.
 With `cache=True`, a deep scan reuses what it learned about unchanged files from `scan_cache`
-(`.pmem/cache/scan-v2.bin`) and rewrites that cache when something changed: the only write a scan
+(`.pmem/cache/scan-v3.bin`) and rewrites that cache when something changed: the only write a scan
 ever makes, and never to a memory or control file.
 """
 
@@ -66,9 +66,10 @@ def inspect_file(path: Path) -> FileContent:
 
 
 def walk_files(
-    root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset()
+    root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset(), ctimes: dict[str, int] | None = None
 ) -> tuple[list[FileInfo], list[Problem]]:
-    """Every non-hidden regular file below `rel_dir`, never following symlinks."""
+    """Every non-hidden regular file below `rel_dir`, never following symlinks (`ctimes`: also collect each
+    file's ctime_ns there, for the deep scan's cache)."""
     files: list[FileInfo] = []
     problems: list[Problem] = []
     stack = [rel_dir]
@@ -96,6 +97,8 @@ def walk_files(
                 stack.append(rel)
             elif stat.S_ISREG(st.st_mode):
                 files.append(FileInfo(rel, st.st_size, st.st_mtime_ns))
+                if ctimes is not None:
+                    ctimes[rel] = st.st_ctime_ns
     files.sort(key=lambda f: f.path)
     return files, problems
 
@@ -137,9 +140,10 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
             problems.append(Problem("duplicate-route", route, f"listed {count} times in {INDEX_FILE}"))
 
     active_files: list[FileInfo] = []
+    ctimes: dict[str, int] | None = {} if facts_cache else None
     for folder in ACTIVE_DIRS:
         if (root / folder).is_dir():
-            found, folder_problems = walk_files(root, folder)
+            found, folder_problems = walk_files(root, folder, ctimes=ctimes)
             active_files += [f for f in found if f.path.endswith(".md")]
             problems += folder_problems
     # In ACTIVE_DIRS order, each folder's files sorted by path: the app's patches find a file by bisection.
@@ -149,7 +153,8 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
         title: str | None = None
         info = _UNKNOWN
         if deep:
-            cached = facts_cache.get(f.path, f.size, f.mtime_ns) if facts_cache else None
+            ctime = ctimes.get(f.path, 0) if ctimes is not None else 0
+            cached = facts_cache.get(f.path, f.size, f.mtime_ns, ctime) if facts_cache else None
             try:
                 content = FileContent(*cached) if cached else inspect_file(root / f.path)
             except OSError as err:
@@ -157,7 +162,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
             else:
                 if facts_cache and cached is None:
                     facts = (content.title, content.summary, content.valid_utf8)
-                    facts_cache.put(f.path, f.size, f.mtime_ns, facts)
+                    facts_cache.put(f.path, f.size, f.mtime_ns, ctime, facts)
                 title, info = content.title, content.summary
                 if not content.valid_utf8:
                     problems.append(

@@ -144,7 +144,7 @@ def test_status_uses_the_scan_cache_unless_told_not_to(
     cold = capsys.readouterr().out
     assert not (memory / ".pmem").exists()
     assert main(["--root", str(memory), "status", "--json"]) == 0
-    assert (memory / ".pmem/cache/scan-v2.bin").is_file()
+    assert (memory / ".pmem/cache/scan-v3.bin").is_file()
     assert main(["--root", str(memory), "status", "--json"]) == 0
     first, second = capsys.readouterr().out.splitlines()
     assert first == second == cold.rstrip("\n")

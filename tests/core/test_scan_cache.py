@@ -1,4 +1,4 @@
-"""The deep scan's cache (`.pmem/cache/scan-v2.bin`): identical results, re-reads, never trusted blindly."""
+"""The deep scan's cache (`.pmem/cache/scan-v3.bin`): identical results, re-reads, never trusted blindly."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def load(root: Path) -> tuple[Any, ...]:
 def dump(root: Path, payload: tuple[Any, ...]) -> None:
     """Write `payload` as a well-formed cache file (right magic and checksum), whatever its values."""
     data = marshal.dumps(payload)
-    write(root, SCAN_FILE, b"pmem-scan-v2\n%d\n" % zlib.crc32(data) + data)
+    write(root, SCAN_FILE, b"pmem-scan-v3\n%d\n" % zlib.crc32(data) + data)
 
 
 def age(root: Path, rel: str, seconds: int) -> None:
@@ -182,3 +182,18 @@ def test_only_the_cache_is_written(aged: Path) -> None:
 def test_a_shallow_scan_never_writes(aged: Path) -> None:
     tree.scan(aged, deep=False, cache=True)
     assert not (aged / ".pmem").exists()
+
+
+def test_an_edit_that_puts_the_mtime_back_is_read_again(aged: Path, reads: list[str]) -> None:
+    """`rsync -t`, `cp -p`, `touch -r`: same size, old mtime; only the ctime tells (found in review)."""
+    tree.scan(aged, cache=True)
+    alpha = aged / "projects/alpha.md"
+    before = alpha.stat()
+    alpha.write_bytes(alpha.read_bytes().replace(b"# Alpha project", b"# Alpha-project"))  # same size
+    os.utime(alpha, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert alpha.stat().st_mtime_ns == before.st_mtime_ns
+    reads.clear()
+    warm = tree.scan(aged, cache=True)
+    assert reads == ["alpha.md"]
+    assert warm == tree.scan(aged, cache=False)
+    assert warm.active_file("projects/alpha.md").title == "Alpha-project"  # type: ignore[union-attr]
