@@ -12,6 +12,12 @@ from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.widgets.preview import PreviewView
 
 
+def _key(app: RecordingApp, key: str, character: str | None) -> events.Key:
+    event = events.Key(key, character)
+    event.set_sender(app)
+    return event
+
+
 def burst(app: RecordingApp, *keys: tuple[str, str | None]) -> None:
     """Queue the keys as the driver does (as `Pilot.press`, without waiting between them)."""
     driver = app._driver
@@ -87,3 +93,28 @@ async def test_keys_right_after_enter_in_the_filter_move_among_the_matches(demo_
         assert view.filter_input.value == "md"  # the j was not typed into the filter
         assert app.focused is view.list
         assert view.list.cursor == 1
+
+
+async def test_a_key_read_while_a_burst_is_handled_keeps_its_place(demo_root: Path) -> None:
+    """Found in review: with the pane switch run only when its key bubbled back, a key read meanwhile (here
+    space, read while `j` was on its way) overtook the keys before it and marked the wrong row."""
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        real = main.on_event
+        sent: list[int] = []
+
+        async def on_event(event: events.Event) -> None:
+            if isinstance(event, events.Key) and event.key == "j" and not sent:
+                sent.append(1)
+                app.post_message(_key(app, "space", " "))  # the next key read, a moment later
+            await real(event)
+
+        main.on_event = on_event  # type: ignore[method-assign]
+        for key, character in (("2", "2"), ("j", "j")):  # read together
+            app.post_message(_key(app, key, character))
+        await settle(pilot)
+        core = main.view("core").list
+        assert core.marked_keys == {core.all_rows[1].key}  # 2 (Core), j (second row), space (mark it)

@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import Baseline
@@ -32,17 +32,23 @@ def pane_id(name: str) -> str:
     return f"pane-{name}"
 
 
+# Keys that move the focus are priority bindings: they run when the key is read, so the keys typed right
+# behind them already reach the new focus, in order (see `tui/focus.py` for the others). Those that type a
+# character are left to an input that has the focus (the filter).
+TYPED_FOCUS_MOVES = frozenset({"show_pane", "focus_preview", "filter"})
+
+
 class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "show_pane(0)", "Index", show=False, id="pane.1"),
-        Binding("2", "show_pane(1)", "Core", show=False, id="pane.2"),
-        Binding("3", "show_pane(2)", "Archive", show=False, id="pane.3"),
-        Binding("4", "show_pane(3)", "Trash", show=False, id="pane.4"),
-        Binding("5", "show_pane(4)", "Pane 5", show=False, id="pane.5"),
-        Binding("tab", "cycle_pane(1)", "Next pane", show=False, id="pane.next"),
-        Binding("shift+tab", "cycle_pane(-1)", "Previous pane", show=False, id="pane.previous"),
-        Binding("p", "focus_preview", "Preview", show=False, id="preview.focus"),
-        Binding("slash", "filter", "Filter", id="filter"),
+        Binding("1", "show_pane(0)", "Index", show=False, id="pane.1", priority=True),
+        Binding("2", "show_pane(1)", "Core", show=False, id="pane.2", priority=True),
+        Binding("3", "show_pane(2)", "Archive", show=False, id="pane.3", priority=True),
+        Binding("4", "show_pane(3)", "Trash", show=False, id="pane.4", priority=True),
+        Binding("5", "show_pane(4)", "Pane 5", show=False, id="pane.5", priority=True),
+        Binding("tab", "cycle_pane(1)", "Next pane", show=False, id="pane.next", priority=True),
+        Binding("shift+tab", "cycle_pane(-1)", "Previous pane", show=False, id="pane.prev", priority=True),
+        Binding("p", "focus_preview", "Preview", show=False, id="preview.focus", priority=True),
+        Binding("slash", "filter", "Filter", id="filter", priority=True),
         Binding("a", "app.archive", "Archive", id="archive"),
         Binding("d", "app.delete", "Delete", id="delete"),
         Binding("r", "app.recover", "Recover", id="recover"),
@@ -119,6 +125,8 @@ class MainScreen(Screen[None]):
         return view.pane, view.list.selection()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TYPED_FOCUS_MOVES and isinstance(self.focused, Input):
+            return False  # typed into the filter: the key goes on to the input
         if action == "show_pane" and parameters:
             return int(str(parameters[0])) < len(self.pane_ids)
         if action == "filter":
