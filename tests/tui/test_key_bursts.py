@@ -3,9 +3,13 @@ of them gave the focus to, not the one that had it before."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from textual import events
+from textual.pilot import Pilot
 from tui_helpers import RecordingApp, settle
 
 from pmem_tui.tui.screens.main import MainScreen
@@ -23,17 +27,22 @@ def burst(app: RecordingApp, *keys: tuple[str, str | None]) -> None:
     driver = app._driver
     assert driver is not None
     for key, character in keys:
-        event = events.Key(key, character)
-        event.set_sender(app)
-        driver.send_message(event)
+        driver.send_message(_key(app, key, character))
 
 
-async def test_letters_right_after_slash_go_to_the_filter(demo_root: Path) -> None:
-    app = RecordingApp(demo_root)
+@contextlib.asynccontextmanager
+async def started(root: Path) -> AsyncIterator[tuple[RecordingApp, Pilot[Any], MainScreen]]:
+    """The app on `root`, settled on its main screen."""
+    app = RecordingApp(root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         main = app.main_screen
         assert main is not None
+        yield app, pilot, main
+
+
+async def test_letters_right_after_slash_go_to_the_filter(demo_root: Path) -> None:
+    async with started(demo_root) as (app, pilot, main):
         burst(app, ("slash", "/"), ("a", "a"), ("t", "t"))
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)  # `a` did not open the archive preview
@@ -42,11 +51,7 @@ async def test_letters_right_after_slash_go_to_the_filter(demo_root: Path) -> No
 
 
 async def test_keys_right_after_escape_go_back_to_the_list(demo_root: Path) -> None:
-    app = RecordingApp(demo_root)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        main = app.main_screen
-        assert main is not None
+    async with started(demo_root) as (app, pilot, main):
         view = main.view("index")
         await pilot.press("slash")
         await settle(pilot)
@@ -57,11 +62,7 @@ async def test_keys_right_after_escape_go_back_to_the_list(demo_root: Path) -> N
 
 
 async def test_keys_right_after_a_pane_switch_go_to_the_new_pane(demo_root: Path) -> None:
-    app = RecordingApp(demo_root)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        main = app.main_screen
-        assert main is not None
+    async with started(demo_root) as (app, pilot, main):
         burst(app, ("2", "2"), ("j", "j"))
         await settle(pilot)
         assert main.current_pane() == "core"
@@ -70,11 +71,7 @@ async def test_keys_right_after_a_pane_switch_go_to_the_new_pane(demo_root: Path
 
 
 async def test_keys_right_after_p_scroll_the_preview(demo_root: Path) -> None:
-    app = RecordingApp(demo_root)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        main = app.main_screen
-        assert main is not None
+    async with started(demo_root) as (app, pilot, main):
         burst(app, ("p", "p"), ("j", "j"))
         await settle(pilot)
         assert isinstance(app.focused, PreviewView)
@@ -82,11 +79,7 @@ async def test_keys_right_after_p_scroll_the_preview(demo_root: Path) -> None:
 
 
 async def test_keys_right_after_enter_in_the_filter_move_among_the_matches(demo_root: Path) -> None:
-    app = RecordingApp(demo_root)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        main = app.main_screen
-        assert main is not None
+    async with started(demo_root) as (app, pilot, main):
         view = main.view("index")
         burst(app, ("slash", "/"), ("m", "m"), ("d", "d"), ("enter", None), ("j", "j"))
         await settle(pilot)
@@ -98,11 +91,7 @@ async def test_keys_right_after_enter_in_the_filter_move_among_the_matches(demo_
 async def test_a_key_read_while_a_burst_is_handled_keeps_its_place(demo_root: Path) -> None:
     """Found in review: with the pane switch run only when its key bubbled back, a key read meanwhile (here
     space, read while `j` was on its way) overtook the keys before it and marked the wrong row."""
-    app = RecordingApp(demo_root)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        main = app.main_screen
-        assert main is not None
+    async with started(demo_root) as (app, pilot, main):
         real = main.on_event
         sent: list[int] = []
 
