@@ -138,6 +138,8 @@ def check_quiet(root: Path) -> None:
         return
     if action_running(root):
         raise Busy("Another pmem-tui action is changing this memory right now; try again in a moment.")
+    if not os.path.lexists(root / INTENT):
+        return  # the action finished between the two looks (it removes its intent, then lets go of the lock)
     raise UnfinishedAction(
         "An earlier action was interrupted; run `pmem-tui doctor` to finish or undo it first."
     )

@@ -314,3 +314,23 @@ def test_an_interrupted_first_save_leaves_a_root_the_next_first_save_completes(t
     assert "_archive/_trash" in again.preview.creates  # still a first save: the whole structure
     apply(again, root)
     assert (root / "_archive/_index.md").is_file() and (root / "notes/first.md").read_bytes() == b"# First\n"
+
+
+def test_planning_is_not_refused_by_an_action_that_finishes_while_it_looks(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process's action was running when planning saw its intent, and finished (intent removed, lock
+    released) before planning tried the lock: that is no interrupted action (seen once in 20 concurrency
+    rounds in CI)."""
+    write(memory, journal.INTENT, b"{}")
+
+    def finished_meanwhile(root: Path) -> bool:
+        (root / journal.INTENT).unlink()
+        return False
+
+    monkeypatch.setattr(journal, "action_running", finished_meanwhile)
+    journal.check_quiet(memory)  # no refusal
+    write(memory, journal.INTENT, b"{}")
+    monkeypatch.setattr(journal, "action_running", lambda root: False)
+    with pytest.raises(UnfinishedAction):
+        journal.check_quiet(memory)  # still there, and nobody holds the lock: interrupted
