@@ -379,11 +379,6 @@ def _lines(text: str) -> tuple[str, list[str]]:
     return bom, split_lines(body)
 
 
-def _entry_lines(lines: list[str]) -> list[bool]:
-    """Which lines may hold an entry: not in front matter, fenced code or a multi-line HTML comment."""
-    return _entry_bodies([strip_ending(line) for line in lines])
-
-
 def _bodies(body: str) -> list[str]:
     """`[strip_ending(line) for line in split_lines(body)]`, without a Python call per line."""
     bodies = body.split("\n")

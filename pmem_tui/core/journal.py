@@ -91,12 +91,6 @@ def write_intent(
     return intent
 
 
-def clear_intent(fs: FS) -> None:
-    """The action is complete: remove the commit point first, then the blobs."""
-    fs.remove(INTENT, missing_ok=True)
-    clear_blobs(fs)
-
-
 def clear_blobs(fs: FS) -> None:
     for entry in leftovers(fs.root):
         fs.remove(f"{JOURNAL_DIR}/{entry}", missing_ok=True)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pmem_tui.core import textio
 from pmem_tui.core.model import INDEX_FILE, Snapshot
-from pmem_tui.core.tokens import estimate_tokens
+from pmem_tui.core.tokens import estimate_tokens, tokens_for_chars
 
 if TYPE_CHECKING:
     from pmem_tui.core.plan import Plan
@@ -49,11 +49,18 @@ def _tokens_of(path: Any) -> int:
     return estimate_tokens(data.decode("utf-8-sig", errors="replace"))
 
 
-def baseline(snap: Snapshot) -> Baseline:
+def baseline(snap: Snapshot, index_chars: int | None = None) -> Baseline:
+    """What an agent loads at baseline: `_core/` and `_index.md`. `index_chars`: the index's length as the
+    loader decodes it, when the caller already knows it (the app's signature of a 13 MB index), so the file
+    is not read and decoded again; None reads it."""
     core = sum(_tokens_of(snap.root / f.path) for f in snap.core)
     idx_path = snap.root / INDEX_FILE
-    idx = _tokens_of(idx_path) if idx_path.exists() else 0
-    return Baseline(len(snap.core) + (1 if idx_path.exists() else 0), core + idx, core, idx)
+    if index_chars is not None:
+        idx, files = tokens_for_chars(index_chars), len(snap.core) + 1
+    else:
+        exists = idx_path.exists()
+        idx, files = (_tokens_of(idx_path) if exists else 0), len(snap.core) + exists
+    return Baseline(files, core + idx, core, idx)
 
 
 def _iso(value: Any) -> str | None:

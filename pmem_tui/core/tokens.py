@@ -12,4 +12,9 @@ CHARS_PER_TOKEN = 4
 
 def estimate_tokens(text: str) -> int:
     """Estimated tokens for `text`: ceil(len(text) / 4)."""
-    return -(-len(text) // CHARS_PER_TOKEN)
+    return tokens_for_chars(len(text))
+
+
+def tokens_for_chars(chars: int) -> int:
+    """Estimated tokens for a text of `chars` characters (when only its length is known)."""
+    return -(-chars // CHARS_PER_TOKEN)

@@ -24,7 +24,7 @@ from pmem_tui.core import index as index_mod
 from pmem_tui.core import report, textio
 from pmem_tui.core.model import ACTIVE_DIRS, INDEX_FILE, ActiveFile, IndexEntry, Snapshot
 from pmem_tui.core.report import Baseline
-from pmem_tui.core.tokens import CHARS_PER_TOKEN, estimate_tokens
+from pmem_tui.core.tokens import tokens_for_chars
 from pmem_tui.tui.rows import Row, entry_row, orphan_row
 
 # Beyond this many changed paths, a rescan is as cheap as a patch.
@@ -35,6 +35,9 @@ CHUNK_LINES = 64
 _BLOCK = 1 << 16  # bytes per step when the signature is built
 _BOM = textio.BOM.encode("utf-8")
 _LINE_NO = attrgetter("line_no")
+
+
+Stamp = tuple[int, int, int, int, int]  # see `_stamp`
 
 
 class IndexSignature:
@@ -60,7 +63,7 @@ class IndexSignature:
         self.line_hashes = line_hashes if line_hashes is not None else array("q")  # line 0 with its BOM
         self.bom = bom
         self.chars = chars  # characters as the loader decodes the file (no BOM, bad bytes as U+FFFD)
-        self.stamp: tuple[int, int, int, int] | None = None  # the file's (ino, size, mtime, ctime) when read
+        self.stamp: Stamp | None = None  # the file's `_stamp` when it was read
 
     def __repr__(self) -> str:
         return f"IndexSignature(lines={self.lines})"
@@ -151,16 +154,11 @@ def read_signature(root: Path) -> IndexSignature:
     Taken before a scan, its copy of the file (13 MB at 10^5 lines) comes and goes while little else is
     alive, so it never adds to the peak on top of the new snapshot. A change between this read and the
     scan is caught by `checked`: the file's inode, size or times differ."""
-    path = root / INDEX_FILE
-    try:
-        before = _stamp(path)
-        data = path.read_bytes()
-        if _stamp(path) != before:
-            return IndexSignature(-1)  # changed while read
-    except OSError:
-        return IndexSignature(-1)
-    signature = signature_of(data, ())
-    signature.stamp = before
+    read = _read_stamped(root / INDEX_FILE)
+    if read is None:
+        return IndexSignature(-1)  # none, unreadable, or changed while read
+    signature = signature_of(read[0], ())
+    signature.stamp = read[1]
     return signature
 
 
@@ -174,7 +172,7 @@ def checked(
         return IndexSignature(-1)  # the file is not the one scanned: nothing to patch against
     if root is not None and signature.stamp is not None:
         try:
-            same = _stamp(root / INDEX_FILE) == signature.stamp
+            same = _stamp(os.stat(root / INDEX_FILE)) == signature.stamp
         except OSError:
             same = False
         if not same:
@@ -182,47 +180,29 @@ def checked(
     return signature
 
 
-def _stamp(path: Path) -> tuple[int, int, int, int]:
+def _stamp(st: os.stat_result) -> Stamp:
     """What changes whenever the file does: a rename onto it changes the inode, a write the ctime."""
-    st = os.stat(path)
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def baseline(snap: Snapshot, signature: IndexSignature | None) -> Baseline:
     """`report.baseline(snap)`, with the index's share from the signature just taken of it (`chars`): the
     13 MB index of 10^5 lines is not read and decoded whole once more, on top of the new snapshot."""
-    if signature is None or signature.lines < 0:
-        return report.baseline(snap)
-    core = sum(_tokens_of(snap.root / f.path) for f in snap.core)
-    index_tokens = -(-signature.chars // CHARS_PER_TOKEN)
-    return Baseline(len(snap.core) + 1, core + index_tokens, core, index_tokens)
+    chars = signature.chars if signature is not None and signature.lines >= 0 else None
+    return report.baseline(snap, chars)
 
 
-def _tokens_of(path: Path) -> int:
-    """As `report.baseline` counts a file: decoded without a BOM, undecodable bytes as U+FFFD."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return 0
-    return estimate_tokens(data.decode("utf-8-sig", errors="replace"))
-
-
-def _read_settled(path: Path) -> bytes | None:
-    """The file's bytes, or None when it cannot be read or changed (or was replaced) while it was read."""
+def _read_stamped(path: Path) -> tuple[bytes, Stamp] | None:
+    """The file's bytes and stamp, or None when it cannot be read or changed (or was replaced) while it was
+    read."""
     try:
         with open(path, "rb") as f:
-            before = os.fstat(f.fileno())
+            before = _stamp(os.fstat(f.fileno()))
             data = f.read()
-        after = os.stat(path)
+        after = _stamp(os.stat(path))
     except OSError:
         return None
-    same = (before.st_dev, before.st_ino, before.st_size, before.st_mtime_ns) == (
-        after.st_dev,
-        after.st_ino,
-        after.st_size,
-        after.st_mtime_ns,
-    )
-    return data if same and len(data) == before.st_size else None
+    return (data, before) if before == after and len(data) == before[2] else None
 
 
 def diff_index(
@@ -365,7 +345,8 @@ def patch(
     if index_changed:
         if signature.lines < 0:
             return None
-        data = _read_settled(root / INDEX_FILE)
+        read = _read_stamped(root / INDEX_FILE)
+        data = read[0] if read is not None else None
         found = None if data is None else diff_index(data, entries, signature)
         if found is None:
             return None
@@ -375,7 +356,7 @@ def patch(
             if any(e.route in dups for e in changed_entries.values()):
                 return None
         if base is not None and new_signature.chars != signature.chars:
-            tokens = -(-new_signature.chars // CHARS_PER_TOKEN)
+            tokens = tokens_for_chars(new_signature.chars)
             base = replace(base, tokens=base.tokens - base.index_tokens + tokens, index_tokens=tokens)
         signature = new_signature
     if not updated and not changed_entries:

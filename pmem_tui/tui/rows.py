@@ -172,16 +172,6 @@ def _orphan_row(file: ActiveFile) -> Row:
 _ORPHAN_NOTE = f"On disk but not in {INDEX_FILE}: agents cannot find it by its route."
 
 
-def index_row_for(snap: Snapshot, file: ActiveFile) -> Row | None:
-    """The Index row of one active file (None when it is listed more than once: rebuild the pane)."""
-    entries = [e for e in snap.index_entries if e.route == file.path]
-    if len(entries) > 1:
-        return None
-    if entries:
-        return _entry_row(entries[0], file, {})
-    return _orphan_row(file)
-
-
 def head_rows(head: list[tuple[IndexEntry, FileInfo | None]]) -> list[Row]:
     """The first Index rows, from `core.head.index_head`: the same rows the full scan will build for these
     entries (same keys), so the scan's rows replace them without moving the cursor."""
