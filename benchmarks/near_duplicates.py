@@ -10,8 +10,9 @@ template
 It runs the health engine once (cold) and prints recall and precision of the near-duplicate pairs it reports
 against the planted ones. Both must be at least 0.9 (`--check` makes the exit status say so).
 
-This file also holds the corpus generator that `benchmarks/health_speed.py` uses; it is self-contained and
-imports only the standard library (the engine is imported when the benchmark runs).
+This file also holds the corpus generator that `benchmarks/health_speed.py` uses; its syllable alphabet is
+`benchmarks/generate.py`'s (which imports a few pmem-tui core helpers; the engine is imported when the
+benchmark runs).
 """
 
 from __future__ import annotations
@@ -27,35 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from generate import _CODAS, _ONSETS, _VOWELS  # one syllable alphabet for both generators
 
 DEFAULT_FILES = 5000
 DEFAULT_PAIRS = 400
 TODAY = dt.date(2026, 6, 1)
 
-_ONSETS = [
-    "b",
-    "c",
-    "d",
-    "f",
-    "g",
-    "h",
-    "k",
-    "l",
-    "m",
-    "n",
-    "p",
-    "r",
-    "s",
-    "t",
-    "v",
-    "w",
-    "z",
-    "br",
-    "st",
-    "tr",
-]
-_VOWELS = ["a", "e", "i", "o", "u", "ai", "ou", "ea"]
-_CODAS = ["", "", "n", "r", "s", "t", "l", "ck", "nd"]
 _TOPICS = ["api", "billing", "search", "onboarding", "infra", "mobile", "data", "auth", "design", "docs"]
 
 
