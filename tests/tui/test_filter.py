@@ -4,12 +4,14 @@ the query as typed first, each group in pane order)."""
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from tui_helpers import RecordingApp, settle
 
 from pmem_tui.tui.rows import Row
@@ -82,9 +84,14 @@ class PaneApp(App[None]):
         pane.open_filter()
 
 
-def parts(app: PaneApp) -> tuple[PaneView, MemoryList]:
-    pane = app.query_one(PaneView)
-    return pane, pane.list
+@contextlib.asynccontextmanager
+async def pane_app(rows: list[Row]) -> AsyncIterator[tuple[Pilot[Any], PaneView, MemoryList]]:
+    """A lone pane on `rows`, its filter open, mounted."""
+    app = PaneApp(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(PaneView)
+        yield pilot, pane, pane.list
 
 
 def filter_workers(app: App[Any]) -> list[Any]:
@@ -106,10 +113,7 @@ def test_filtered_equals_the_definition() -> None:
 
 async def test_first_screenful_then_the_rest() -> None:
     rows = make_rows(6000)
-    app = PaneApp(rows)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        _pane, lst = parts(app)
+    async with pane_app(rows) as (pilot, _pane, lst):
         expected = reference(rows, "at")
         lst.type_query("at")
         # Before any other work: the visible rows are the final ones, the rest is still to come.
@@ -126,10 +130,7 @@ async def test_first_screenful_then_the_rest() -> None:
 
 async def test_typing_keys_and_backspace() -> None:
     rows = make_rows(6000)
-    app = PaneApp(rows)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        pane, lst = parts(app)
+    async with pane_app(rows) as (pilot, pane, lst):
         assert pane.filter_input.has_focus
         typed = ""
         for key in ["s", "t", "a", "space", "d", "backspace", "backspace", "backspace"]:
@@ -144,14 +145,11 @@ async def test_typing_keys_and_backspace() -> None:
 
 async def test_a_newer_query_replaces_a_running_one() -> None:
     rows = make_rows(6000)
-    app = PaneApp(rows)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        _pane, lst = parts(app)
+    async with pane_app(rows) as (pilot, _pane, lst):
         lst.type_query("a")
         lst.type_query("at")
         lst.type_query("atl")
-        assert len(filter_workers(app)) <= 1  # the older runs are cancelled, not finished
+        assert len(filter_workers(pilot.app)) <= 1  # the older runs are cancelled, not finished
         lst.type_query("at")  # back to a query whose run never finished
         await settle(pilot)
         assert list(lst.rows) == reference(rows, "at")
@@ -165,10 +163,7 @@ async def test_a_newer_query_replaces_a_running_one() -> None:
 
 async def test_moves_past_the_first_screenful_finish_the_filter() -> None:
     rows = make_rows(6000)
-    app = PaneApp(rows)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        _pane, lst = parts(app)
+    async with pane_app(rows) as (_pilot, _pane, lst):
         expected = reference(rows, "e")
         lst.type_query("e")
         assert lst.filter_pending
@@ -190,10 +185,7 @@ async def test_moves_past_the_first_screenful_finish_the_filter() -> None:
 
 async def test_marks_and_row_updates_while_a_filter_runs() -> None:
     rows = make_rows(6000)
-    app = PaneApp(rows)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        _pane, lst = parts(app)
+    async with pane_app(rows) as (pilot, _pane, lst):
         lst.focus()
         lst.action_toggle_mark()  # marks the first row
         marked = rows[0].key
@@ -220,10 +212,7 @@ async def test_marks_and_row_updates_while_a_filter_runs() -> None:
 
 async def test_new_rows_while_a_filter_runs() -> None:
     rows = make_rows(6000)
-    app = PaneApp(rows)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        pane, lst = parts(app)
+    async with pane_app(rows) as (pilot, pane, lst):
         lst.type_query("st")
         assert lst.filter_pending
         fewer = rows[::2]
