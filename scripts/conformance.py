@@ -6,7 +6,7 @@
     python scripts/conformance.py --check    # fail when docs/conformance.md is not what this run gives
 
 It reads the rule report that the suite's pytest plugin writes (`tests/conformance_plugin.py`), the rules
-(`--rules`, default `$PMEM_RULES`, else `../shared/spec/RULES.md` beside the repository) and the documented
+(`--rules`, default `$PMEM_RULES`, else `docs/spec/RULES.md` (the project's own copy of the specs)) and the documented
 reasons why some rules do not apply to a TUI (`docs/conformance-reasons.md`, section "Not applicable to a
 TUI"). It prints the table and writes it to `docs/conformance.md`.
 
@@ -45,6 +45,9 @@ from tests._rules import (  # noqa: E402  (the repository root is put on the pat
 DEFAULT_REASONS = Path("docs") / "conformance-reasons.md"
 DEFAULT_OUTPUT = Path("docs") / "conformance.md"
 REASONS_SECTION = "not applicable to a tui"
+# Rules of the spec that the product does not build yet: each names the open issue that builds it. Such a rule
+# passes the conformance step (it is honest about the gap) and is listed apart in the table.
+PENDING_SECTION = "not built yet"
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -57,8 +60,9 @@ class Usage(Exception):
 # -- reasons -------------------------------------------------------------------------------------------------
 
 
-def parse_reasons(text: str) -> dict[str, str]:
-    """The `### RULE-ID` entries of the "Not applicable to a TUI" section: rule id -> reason (one paragraph).
+def parse_reasons(text: str, section: str = REASONS_SECTION) -> dict[str, str]:
+    """The `### RULE-ID` entries of one section ("Not applicable to a TUI" unless `section` names another,
+    such as "Not built yet"): rule id -> reason (one paragraph).
 
     The heading may go on after the id (`### PM-SAVE-6 — vague updates`); the reason is the text up to the
     next heading, with its lines joined. An entry without text, or a repeated id, raises ValueError.
@@ -86,7 +90,7 @@ def parse_reasons(text: str) -> dict[str, str]:
             if level <= 2:
                 close()
                 current, body = None, []
-                in_section = title.strip().lower().startswith(REASONS_SECTION)
+                in_section = title.strip().lower().startswith(section)
                 continue
             if in_section:
                 close()
@@ -128,6 +132,7 @@ class RuleRow:
     rule: Rule
     groups: list[TestGroup]
     reason: str | None
+    pending: str | None = None  # "not built yet": the issue that builds it
 
     @property
     def total(self) -> int:
@@ -139,22 +144,27 @@ class RuleRow:
 
     @property
     def status(self) -> str:
-        """ "pass" (a passing test), "n/a" (no passing test, a documented reason), "FAIL" or "MISSING"."""
+        """ "pass" (a passing test), "n/a" (no passing test, a documented reason), "pending" (not built yet,
+        naming its issue), "FAIL" or "MISSING"."""
         if self.passed:
             return "pass"
         if self.reason is not None:
             return "n/a"
+        if self.pending is not None:
+            return "pending"
         return "FAIL" if self.groups else "MISSING"
 
     @property
     def ok(self) -> bool:
-        return self.status in ("pass", "n/a")
+        return self.status in ("pass", "n/a", "pending")
 
     def verdict(self) -> str:
         if self.status == "pass":
             return f"passed {self.passed}/{self.total}"
         if self.status == "n/a":
             return "not applicable to a TUI"
+        if self.status == "pending":
+            return "not built yet"
         if self.status == "MISSING":
             return "NO TEST"
         counts: dict[str, int] = {}
@@ -169,7 +179,12 @@ def _group_name(nodeid: str) -> str:
     return name[len("tests/") :] if name.startswith("tests/") else name
 
 
-def build_rows(rules: Sequence[Rule], report: RuleReport, reasons: dict[str, str]) -> list[RuleRow]:
+def build_rows(
+    rules: Sequence[Rule],
+    report: RuleReport,
+    reasons: dict[str, str],
+    pending: dict[str, str] | None = None,
+) -> list[RuleRow]:
     by_rule: dict[str, dict[str, TestGroup]] = {r.id: {} for r in rules}
     for test in report.tests:
         for rule_id in test.rules:
@@ -179,7 +194,13 @@ def build_rows(rules: Sequence[Rule], report: RuleReport, reasons: dict[str, str
             name = _group_name(test.nodeid)
             groups.setdefault(name, TestGroup(name)).outcomes.append(test.outcome)
     return [
-        RuleRow(r, sorted(by_rule[r.id].values(), key=lambda g: g.name), reasons.get(r.id)) for r in rules
+        RuleRow(
+            r,
+            sorted(by_rule[r.id].values(), key=lambda g: g.name),
+            reasons.get(r.id),
+            (pending or {}).get(r.id),
+        )
+        for r in rules
     ]
 
 
@@ -212,7 +233,8 @@ def render_markdown(rows: Sequence[RuleRow], rules_label: str, rules_sha: str, r
         counts[t.outcome] = counts.get(t.outcome, 0) + 1
     n_pass = sum(1 for r in rows if r.status == "pass")
     n_na = sum(1 for r in rows if r.status == "n/a")
-    n_bad = len(rows) - n_pass - n_na
+    n_pending = sum(1 for r in rows if r.status == "pending")
+    n_bad = len(rows) - n_pass - n_na - n_pending
     out = [
         "# Spec conformance",
         "",
@@ -228,6 +250,8 @@ def render_markdown(rows: Sequence[RuleRow], rules_label: str, rules_sha: str, r
         "file also says how the specs' chat wording is read for pmem-tui.",
         "",
         f"- Rules: {len(rows)}; with a passing test: {n_pass}; not applicable to a TUI: {n_na}; "
+        + (f"not built yet: {n_pending}; " if n_pending else "")
+        + 
         f"without a passing test: {n_bad}.",
         f"- Tagged tests: {len(tagged)} ({len(functions)} test functions); in this run: "
         + ", ".join(f"{n} {o}" for o, n in sorted(counts.items()))
@@ -249,6 +273,8 @@ def render_markdown(rows: Sequence[RuleRow], rules_label: str, rules_sha: str, r
             verdict = row.verdict()
             if row.status == "n/a" and row.reason:
                 verdict += ": " + row.reason
+            if row.status == "pending" and row.pending:
+                verdict += ": " + row.pending
             out.append(f"| {row.rule.id} | {_md(row.rule.text)} | {tests} | {_md(verdict)} |")
         out.append("")
     return "\n".join(out)
@@ -263,6 +289,8 @@ def render_text(rows: Sequence[RuleRow], brief: bool) -> list[str]:
         pad = " " * (width + 2)
         if row.status == "n/a" and row.reason:
             lines.append(f"{pad}reason: {row.reason}")
+        if row.status == "pending" and row.pending:
+            lines.append(f"{pad}not built yet: {row.pending}")
         if not brief:
             lines += [f"{pad}- {g.label()}" for g in row.groups]
     return lines
@@ -290,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="conformance.py", description="Print the spec conformance table and write docs/conformance.md."
     )
     p.add_argument(
-        "--rules", metavar="PATH", help="RULES.md (default: $PMEM_RULES, else ../shared/spec/RULES.md)"
+        "--rules", metavar="PATH", help="RULES.md (default: $PMEM_RULES, else docs/spec/RULES.md)"
     )
     p.add_argument(
         "--report", metavar="PATH", help=f"the rule report pytest wrote (default: {DEFAULT_REPORT})"
@@ -349,7 +377,9 @@ def _main(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as err:
         raise Usage(f"cannot read the rule report: {err}") from err
     try:
-        reasons = parse_reasons(reasons_file.read_text(encoding="utf-8")) if reasons_file.exists() else {}
+        reasons_text = reasons_file.read_text(encoding="utf-8") if reasons_file.exists() else ""
+        reasons = parse_reasons(reasons_text)
+        pending = parse_reasons(reasons_text, PENDING_SECTION)
     except (OSError, ValueError) as err:
         raise Usage(f"cannot read the reasons ({reasons_file}): {err}") from err
 
@@ -364,15 +394,17 @@ def _main(args: argparse.Namespace) -> int:
     for rule_id, nodeids in sorted(unknown_ids(rules, report.tests, report).items()):
         problems.append(f"unknown rule id {rule_id} in {len(nodeids)} test(s), e.g. {nodeids[0]}")
     known = {r.id for r in rules}
-    for rule_id in sorted(set(reasons) - known):
+    for rule_id in sorted(set(pending) & set(reasons)):
+        problems.append(f"{_label(reasons_file)} gives {rule_id} both a reason and 'not built yet'")
+    for rule_id in sorted((set(reasons) | set(pending)) - known):
         problems.append(
             f"{_label(reasons_file)} gives a reason for {rule_id}, which {_label(rules_file)} lacks"
         )
 
-    rows = build_rows(rules, report, reasons)
+    rows = build_rows(rules, report, reasons, pending)
     print("\n".join(render_text(rows, args.brief)))
     for row in rows:
-        if row.reason is not None and row.passed:
+        if (row.reason is not None or row.pending is not None) and row.passed:
             print(
                 f"conformance: note: {row.rule.id} has a passing test; its reason in "
                 f"{_label(reasons_file)} can go",
@@ -385,9 +417,10 @@ def _main(args: argparse.Namespace) -> int:
     markdown = render_markdown(rows, _label(rules_file), rules_sha, report) + "\n"
     n_pass = sum(1 for r in rows if r.status == "pass")
     n_na = sum(1 for r in rows if r.status == "n/a")
+    n_pending = sum(1 for r in rows if r.status == "pending")
     print(
         f"\n{len(rows)} rules: {n_pass} with a passing test, {n_na} not applicable to a TUI (documented), "
-        f"{len(bad)} without either."
+        f"{n_pending} not built yet (documented, naming the issue), {len(bad)} without either."
     )
     status = 1 if problems else 0
     if args.check:

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# CI keeps the shared specs beside the clone: <parent>/shared/spec/RULES.md.
-DEFAULT_RULES = Path("..") / "shared" / "spec" / "RULES.md"
+# The project keeps its own copy of the specs (docs/spec/), so a clone stands alone.
+DEFAULT_RULES = Path("docs") / "spec" / "RULES.md"
 RULES_ENV = "PMEM_RULES"
 # Gitignored (`build/`), so that a plain `pytest -q` writes it and nobody commits it.
 DEFAULT_REPORT = Path("build") / "rules-report.json"
@@ -105,7 +105,7 @@ def load_rules(path: Path) -> list[Rule]:
 
 
 def rules_path(repo_root: Path, given: str | os.PathLike[str] | None = None) -> Path:
-    """RULES.md: `given`, else $PMEM_RULES, else ../shared/spec/RULES.md beside the repository."""
+    """RULES.md: `given`, else $PMEM_RULES, else docs/spec/RULES.md (the project's copy)."""
     chosen = given if given else os.environ.get(RULES_ENV) or (repo_root / DEFAULT_RULES)
     path = Path(chosen)
     return (path if path.is_absolute() else Path.cwd() / path).resolve()
