@@ -6,7 +6,7 @@
     python scripts/conformance.py --check    # fail when docs/conformance.md is not what this run gives
 
 It reads the rule report that the suite's pytest plugin writes (`tests/conformance_plugin.py`), the rules
-(`--rules`, default `$PMEM_RULES`, else `docs/spec/RULES.md` (the project's own copy of the specs)) and the documented
+(`--rules`, default `$PMEM_RULES`, else the project's own copy `docs/spec/RULES.md`) and the documented
 reasons why some rules do not apply to a TUI (`docs/conformance-reasons.md`, section "Not applicable to a
 TUI"). It prints the table and writes it to `docs/conformance.md`.
 
@@ -251,8 +251,7 @@ def render_markdown(rows: Sequence[RuleRow], rules_label: str, rules_sha: str, r
         "",
         f"- Rules: {len(rows)}; with a passing test: {n_pass}; not applicable to a TUI: {n_na}; "
         + (f"not built yet: {n_pending}; " if n_pending else "")
-        + 
-        f"without a passing test: {n_bad}.",
+        + f"without a passing test: {n_bad}.",
         f"- Tagged tests: {len(tagged)} ({len(functions)} test functions); in this run: "
         + ", ".join(f"{n} {o}" for o, n in sorted(counts.items()))
         + ".",

@@ -7,7 +7,7 @@ At the end of the session it writes the rule report (`tests/_rules.py` documents
 
 * `--rules-report PATH` (default `build/rules-report.json` under the rootdir, gitignored): where the report
   goes, so a plain `pytest -q` writes it. `--rules-report=` turns it off; `--collect-only` never writes it.
-* `--rules-file PATH` (default `$PMEM_RULES`, else `docs/spec/RULES.md` (the project's own copy of the specs)).
+* `--rules-file PATH` (default `$PMEM_RULES`, else `docs/spec/RULES.md`, the project's copy).
 * A test naming an id that `RULES.md` does not list, or a `rule` marker without ids, fails at setup: a typo
   can never count as coverage. Without a rules file no id can be checked here; the summary line says so, the
   report records `rules_file: null`, and `scripts/conformance.py` checks the ids against its own rules file.

@@ -207,7 +207,9 @@ def test_a_rule_without_a_passing_test_fails(files: Files, capsys: pytest.Captur
 def test_a_rule_not_built_yet_is_accepted_and_listed_apart(
     files: Files, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    files.tests(("tests/t.py::test_a", ("AB-1", "AB-TWO-2"), "passed"), ("tests/t.py::test_b", ("CD-1",), "failed"))
+    files.tests(
+        ("tests/t.py::test_a", ("AB-1", "AB-TWO-2"), "passed"), ("tests/t.py::test_b", ("CD-1",), "failed")
+    )
     files.reasons.write_text(
         "# Reasons\n\n## Not built yet\n\n### CD-1 — later\nNot built yet: issue 13.\n", encoding="utf-8"
     )

@@ -7,7 +7,6 @@ import importlib.util
 import os
 import random
 import sys
-import time
 from pathlib import Path
 from types import ModuleType
 
@@ -738,11 +737,9 @@ def _load(name: str) -> ModuleType:
 
 
 def test_near_duplicate_benchmark_smoke(capsys: pytest.CaptureFixture[str]) -> None:
-    start = time.perf_counter()
     assert _load("near_duplicates").main(["--files", "200", "--pairs", "12", "--check"]) == 0
     out = capsys.readouterr().out
     assert "| recall |" in out and "| precision |" in out
-    assert time.perf_counter() - start < 60
 
 
 def test_health_speed_benchmark_smoke(capsys: pytest.CaptureFixture[str]) -> None:

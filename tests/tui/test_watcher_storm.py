@@ -1,7 +1,9 @@
 """Watcher storm (issue 6): 10,000 file events in a few seconds while the app runs with its real observer.
 
-Within one second after the storm ends the view equals the disk (every pane's rows equal a fresh scan's),
-and no widget was touched from another thread than the app's during the storm.
+Once the app has settled after the storm (the observer has delivered the storm's last event, nothing is
+pending and no scan is in flight) the view equals the disk (every pane's rows equal a fresh scan's), and no
+widget was touched from another thread than the app's during the storm. Nothing here is bounded by wall
+clock except generous hang guards: a slow machine takes longer, it does not fail (issue 12).
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ from pmem_tui.tui.widgets.preview import PreviewView
 
 EVENTS = 10_000
 POOL = 40  # storm file names cycled through
+# The storm's last write: a hidden file (the app ignores it), so that its event, delivered after every earlier
+# one, says the observer has reported the whole storm.
+DONE_MARKER = ".storm-done"
+HANG_GUARD_S = 120.0  # only a guard against a hang: the test waits on events, not on time
 
 
 def _storm(root: Path, counted: Callable[[], int], stop: threading.Event) -> int:
@@ -58,6 +64,21 @@ def _storm(root: Path, counted: Callable[[], int], stop: threading.Event) -> int
     return ops
 
 
+def _settled(app: RecordingApp) -> bool:
+    """Nothing seen and not yet shown: no path waiting in the watcher or the app, no debounce timer, the
+    newest scan shown."""
+    watcher = app.watcher
+    with watcher._lock:
+        waiting = bool(watcher._pending) or watcher._overflow
+    return (
+        not waiting
+        and app._pending == set()
+        and app._debounce is None
+        and app._generation == app._shown_generation
+        and not any(w.group == "scan" and not w.is_finished for w in app.workers)
+    )
+
+
 def _view_equals_disk(app: RecordingApp, root: Path) -> bool:
     main = app.main_screen
     if main is None:
@@ -66,7 +87,7 @@ def _view_equals_disk(app: RecordingApp, root: Path) -> bool:
     return all(list(main.view(name).list.all_rows) == rows_for(name, snap) for name in PANES)
 
 
-async def test_watcher_storm_view_equals_disk_within_a_second(
+async def test_watcher_storm_view_equals_disk_once_settled(
     demo_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = RecordingApp(demo_root, watch=True)
@@ -103,9 +124,13 @@ async def test_watcher_storm_view_equals_disk_within_a_second(
         observer_threads: set[int] = set()
         dispatch = handler.on_any_event
 
+        marker_seen = threading.Event()
+
         def counting(event: Any) -> None:
             events[0] += 1
             observer_threads.add(threading.get_ident())
+            if os.path.basename(os.fsdecode(event.src_path)) == DONE_MARKER:
+                marker_seen.set()
             dispatch(event)
 
         handler.on_any_event = counting  # type: ignore[method-assign]
@@ -116,27 +141,24 @@ async def test_watcher_storm_view_equals_disk_within_a_second(
         writer.start()
         try:
             while writer.is_alive():
-                assert time.monotonic() - started < 25, "the storm did not end"
+                assert time.monotonic() - started < HANG_GUARD_S, "the storm did not end"
                 await pilot.pause(0.05)  # the app keeps running (and drawing) during the storm
         finally:
             stop.set()
             writer.join()
         ended = time.monotonic()
         storm_seconds = ended - started
+        (demo_root / DONE_MARKER).write_text("done\n", encoding="utf-8")
 
-        # The view equals the disk within one second after the storm ends.
-        converged = False
-        while time.monotonic() - ended < 1.0:
-            if _view_equals_disk(app, demo_root):
-                converged = True
-                break
-            await pilot.pause(0.01)
+        # Wait for events, not for time: the marker's event (the observer has delivered the whole storm), then
+        # the app settling. Only then is the view compared with the disk, once: it must be equal.
+        assert await until(pilot, marker_seen.is_set, timeout=HANG_GUARD_S), "the observer went quiet"
+        assert await until(pilot, lambda: _settled(app), timeout=HANG_GUARD_S), "the app never settled"
         lag = time.monotonic() - ended
-        assert converged, f"the view still differs from the disk {lag:.2f} s after the storm"
+        assert _view_equals_disk(app, demo_root), f"settled after {lag:.2f} s; the view differs from the disk"
 
-        print(f"storm: {events[0]} events, {result} ops, {storm_seconds:.2f} s, converged after {lag:.3f} s")
+        print(f"storm: {events[0]} events, {result} ops, {storm_seconds:.2f} s, settled after {lag:.3f} s")
         assert events[0] >= EVENTS, f"only {events[0]} events in {storm_seconds:.1f} s"
-        assert storm_seconds < 15
         assert observer_threads and app_thread not in observer_threads  # the events came from the observer
         assert not off_thread, f"widgets touched off the app's thread: {sorted(set(off_thread))[:5]}"
         assert app.watcher.running

@@ -91,8 +91,9 @@ async def settle(pilot: Pilot[Any]) -> None:
             return
 
 
-async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 15.0) -> bool:
-    """Poll a condition, awaiting the app between checks; bounded by `timeout` seconds."""
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 60.0) -> bool:
+    """Poll a condition, awaiting the app between checks. `timeout` is only a hang guard, generous so that a
+    slow or loaded machine waits longer instead of failing: no test asserts on how long this takes."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
