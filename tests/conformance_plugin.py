@@ -13,6 +13,9 @@ At the end of the session it writes the rule report (`tests/_rules.py` documents
   report records `rules_file: null`, and `scripts/conformance.py` checks the ids against its own rules file.
 * The report says whether the run was complete (the whole suite, nothing deselected, no early stop), so a
   table is never built from a partial run by accident.
+* Under pytest-xdist (`-n N`) the workers collect and run; each test's rule ids travel to the controller in
+  its reports' `user_properties`, the collected ids come from `pytest_xdist_node_collection_finished`, and
+  only the controller writes the report.
 """
 
 from __future__ import annotations
@@ -32,6 +35,13 @@ from tests._rules import (
 
 MARKER = "rule"
 _STASH = pytest.StashKey["RuleCollector"]()
+# The user_properties keys that carry a test's rule ids (and unknown ids) from an xdist worker.
+_PROP_RULES = "pmem-rules"
+_PROP_UNKNOWN = "pmem-unknown-rules"
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -94,6 +104,7 @@ class RuleCollector:
         self.unknown: dict[str, list[str]] = {}
         self.outcomes: dict[str, str] = {}
         self.deselected = 0
+        self.xdist_ids: list[str] | None = None  # the controller of an xdist run: what the workers collected
         self.written: Path | None = None
         self.write_error: str | None = None
 
@@ -120,15 +131,35 @@ class RuleCollector:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.items = list(session.items)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
+        if self.xdist_ids is None:  # every worker collects the same tests
+            self.xdist_ids = list(ids)
+
+    def _nodeids(self) -> list[str]:
+        return self.xdist_ids if self.xdist_ids is not None else [i.nodeid for i in self.items]
+
     # -- running ---------------------------------------------------------------------------------------------
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        item.user_properties.append((_PROP_RULES, tuple(self.tags.get(item.nodeid, ()))))
+        unknown = tuple(r for r, ids in self.unknown.items() if item.nodeid in ids)
+        if unknown:
+            item.user_properties.append((_PROP_UNKNOWN, unknown))
         errors = self.problems.get(item.nodeid)
         if errors:
             pytest.fail("; ".join(errors), pytrace=False)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for key, value in report.user_properties:  # from an xdist worker (or this process: the same ids)
+            if key == _PROP_RULES:
+                self.tags[report.nodeid] = list(value)  # type: ignore[call-overload]
+            elif key == _PROP_UNKNOWN:
+                for rule in value:  # type: ignore[attr-defined]
+                    nodeids = self.unknown.setdefault(rule, [])
+                    if report.nodeid not in nodeids:
+                        nodeids.append(report.nodeid)
         current = self.outcomes.get(report.nodeid)
         if current == "failed":
             return
@@ -152,9 +183,11 @@ class RuleCollector:
             why.append("--collect-only")
         if self.deselected:
             why.append(f"{self.deselected} test(s) deselected (-k, -m, --deselect, --lf...)")
+        elif self.xdist_ids is not None and _selects(config):  # the workers deselected: not seen here
+            why.append("tests were deselected (-k, -m, --deselect, --lf...)")
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             why.append("the run was interrupted")
-        not_run = [i.nodeid for i in self.items if i.nodeid not in self.outcomes]
+        not_run = [n for n in self._nodeids() if n not in self.outcomes]
         if not_run:
             why.append(f"{len(not_run)} collected test(s) did not run (-x, --maxfail...)")
         if config.args_source is not pytest.Config.ArgsSource.TESTPATHS and not self._whole_suite():
@@ -173,10 +206,8 @@ class RuleCollector:
     def report(self, exitstatus: int) -> RuleReport:
         why = self._incomplete_because(exitstatus)
         tests = tuple(
-            TaggedTest(
-                item.nodeid, tuple(self.tags.get(item.nodeid, ())), self.outcomes.get(item.nodeid, "not run")
-            )
-            for item in self.items
+            TaggedTest(n, tuple(self.tags.get(n, ())), self.outcomes.get(n, "not run"))
+            for n in self._nodeids()
         )
         return RuleReport(
             rules_file=None if self.rules_file is None else str(self.rules_file),
@@ -199,7 +230,7 @@ class RuleCollector:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         path = self.report_path()
-        if path is None:
+        if path is None or _is_worker(self.config):
             return
         try:
             write_report(self.report(exitstatus), path)
@@ -211,11 +242,11 @@ class RuleCollector:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.config.option.collectonly:
             return
-        tagged = [i for i in self.items if self.tags.get(i.nodeid)]
+        tagged = [n for n in self._nodeids() if self.tags.get(n)]
         covered: set[str] = set()
-        for item in tagged:
-            if self.outcomes.get(item.nodeid) == "passed":
-                covered.update(self.tags[item.nodeid])
+        for nodeid in tagged:
+            if self.outcomes.get(nodeid) == "passed":
+                covered.update(self.tags[nodeid])
         if self.known is None:
             line = f"spec rules: {self.load_error}; rule ids were not checked"
         else:
@@ -230,3 +261,14 @@ class RuleCollector:
         if self.unknown:
             line += f"; UNKNOWN rule ids: {', '.join(sorted(self.unknown))}"
         terminalreporter.write_line(line)
+
+
+def _selects(config: pytest.Config) -> bool:
+    """Whether options that deselect tests were given (under xdist only the workers see what they drop)."""
+    opt = config.option
+    return bool(
+        getattr(opt, "keyword", "")
+        or getattr(opt, "markexpr", "")
+        or getattr(opt, "deselect", None)
+        or getattr(opt, "lf", False)
+    )

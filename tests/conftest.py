@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,6 +80,41 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
             continue
         out[rel] = path.read_bytes()
     return out
+
+
+# -- the fault campaign's figures ----------------------------------------------------------------------------
+# Counted in each process that runs campaign tests; under pytest-xdist each worker hands its counts to the
+# controller when it finishes, which prints the sum (and writes build/fault-figures.json).
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from tests.faults.harness import FIGURES
+
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["fault_figures"] = FIGURES.raw()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    from tests.faults.harness import FIGURES
+
+    raw = getattr(node, "workeroutput", {}).get("fault_figures")
+    if raw:
+        FIGURES.merge(raw)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    from tests.faults.harness import FIGURES
+
+    figures = FIGURES.as_dict()
+    if figures["runs_total"] or FIGURES.extra:
+        terminalreporter.write_sep("-", "fault campaign figures")
+        terminalreporter.write_line(json.dumps(figures, ensure_ascii=False))
+        out = terminalreporter.config.rootpath / "build" / "fault-figures.json"
+        with contextlib.suppress(OSError):
+            out.parent.mkdir(exist_ok=True)
+            out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
 
 
 # The spec-rule report (every test's rule ids and outcome; see tests/conformance_plugin.py), and pytester for

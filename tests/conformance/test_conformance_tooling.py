@@ -373,6 +373,24 @@ def test_the_plugin_tags_checks_and_reports(inner: pytest.Pytester) -> None:
     }
 
 
+def test_the_plugin_reports_the_same_under_xdist(inner: pytest.Pytester) -> None:
+    """The suite runs with two xdist workers: tags and outcomes reach the controller, which alone writes."""
+    rules = inner.path / "RULES.md"
+    base = ["-p", "xdist", "-n", "2", "-p", "tests.conformance_plugin", f"--rules-file={rules}"]
+    result = inner.runpytest_subprocess(*base)
+    result.stdout.fnmatch_lines(["spec rules: 3 of 3 have a passing test (8 tagged tests); report *"])
+    report = inner.path / DEFAULT_REPORT
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["complete"] is True and data["unknown"] == {"AB-TOW-2": ["test_inner.py::test_typo"]}
+    outcomes = _outcomes(report)
+    assert outcomes["test_inner.py::test_param[2]"] == (["CD-1", "AB-1"], "failed")
+    assert outcomes["test_inner.py::TestGroup::test_in_class"] == (["CD-1", "AB-1"], "passed")
+    assert len(outcomes) == 8
+    inner.runpytest_subprocess(*base, "-k", "tagged", "--rules-report=k.json")
+    data = json.loads((inner.path / "k.json").read_text(encoding="utf-8"))
+    assert data["complete"] is False and "deselected" in data["incomplete_because"][0]
+
+
 def test_the_plugin_marks_partial_runs_and_can_be_turned_off(inner: pytest.Pytester) -> None:
     pytester = inner
     base = ["-p", "tests.conformance_plugin", "--rules-file=RULES.md"]

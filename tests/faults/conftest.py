@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 
 import pytest
-
-from tests.faults.harness import FIGURES
 
 
 @pytest.fixture
@@ -21,9 +18,3 @@ def no_fsync(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     monkeypatch.setattr(os, "fsync", lambda fd: calls.append(fd))
     yield calls
 
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    figures = FIGURES.as_dict()
-    if figures["runs_total"] or FIGURES.extra:
-        terminalreporter.write_sep("-", "fault campaign figures")
-        terminalreporter.write_line(json.dumps(figures, ensure_ascii=False))

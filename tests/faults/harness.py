@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pmem_tui.core import journal, records
 from pmem_tui.core.doctor import plan_doctor
@@ -287,6 +288,25 @@ class Figures:
             "files_lost": self.lost,
             **self.extra,
         }
+
+    def raw(self) -> dict[str, object]:
+        """Plain data, for an xdist worker to hand its figures to the controller (`merge`)."""
+        return {
+            "boundaries": dict(self.boundaries),
+            "faults": dict(self.faults),
+            "runs": dict(self.runs),
+            "lost": self.lost,
+            "extra": dict(self.extra),
+        }
+
+    def merge(self, raw: dict[str, Any]) -> None:
+        """Add a worker's figures: every figure is a count, and a test runs in one worker only."""
+        self.boundaries.update(raw["boundaries"])
+        self.faults.update(raw["faults"])
+        self.runs.update(raw["runs"])
+        self.lost += int(raw["lost"])
+        for key, value in raw["extra"].items():
+            self.extra[key] = self.extra.get(key, 0) + int(value)
 
 
 FIGURES = Figures()
