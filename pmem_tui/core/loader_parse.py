@@ -365,7 +365,7 @@ def _build_epic(s: _Section) -> Epic:
 
 def _open_section(line_no: int, line: str, warnings: list[str]) -> _Section:
     heading = clean(line[2:])
-    section = _Section(line_no, heading, len(line))
+    section = _Section(line_no, heading, len(line) + 1)  # line endings count as one character
     m = _EPIC_HEADING.fullmatch(heading)
     if m is None:
         if _EPIC_NO_COLON.match(heading):
