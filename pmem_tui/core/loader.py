@@ -120,6 +120,7 @@ __all__ = [
     "StepTrace",
     "compose",
     "describe_source",
+    "file_over_limit_warning",
     "find_iso_date",
     "iter_lines",
     "load_permanent_memory",
@@ -219,6 +220,14 @@ class LoaderResult:
         return self.used <= self.budget.cap
 
 
+def file_over_limit_warning(tokens: int, budget: Budget) -> str:
+    """The warning of the ladder's last rung (the pane says it in its ladder line instead)."""
+    return (
+        f"the file is {tokens} tokens, over {budget.skip_file_over}, and its block is over the "
+        f"{budget.target}-token target even with epic IDs only: skipped"
+    )
+
+
 def memory_path(project: Path) -> Path:
     return Path(project) / MEMORY_DIR / MEMORY_FILE
 
@@ -283,10 +292,7 @@ def load_permanent_memory(
         ((e, stale) for e, _, _, _, stale in dated), budget, file_tokens=stats.tokens
     )
     if skip is SkipReason.FILE_OVER_LIMIT:
-        warnings.append(
-            f"the file is {stats.tokens} tokens, over {budget.skip_file_over}, and its block is over the "
-            f"{budget.target}-token target even with epic IDs only: skipped"
-        )
+        warnings.append(file_over_limit_warning(stats.tokens, budget))
     final = [None] * len(dated) if step is Step.SKIP_FILE else rungs[-1]
     rows: list[EpicRow] = []
     for (epic, date, source, age, stale), full, line in zip(dated, rungs[0], final, strict=True):

@@ -190,6 +190,10 @@ class Fence:
 
     def feed(self, line_no: int, line: str) -> bool:
         """True when `line` is a fence line or inside a fence (so it is code, not Markdown)."""
+        if "`" not in line[:6] and "~" not in line[:6]:  # cheap test first: most lines are not fences
+            if self.open is not None and line.startswith(_SECTION_START):
+                self.headings += 1
+            return self.open is not None
         if self.open is not None:
             m = _FENCE_CLOSE.fullmatch(line)
             if m and m["fence"][0] == self.open[0] and len(m["fence"]) >= len(self.open):
@@ -263,6 +267,8 @@ class _Section:
         self.summary = clean(stripped)
 
     def _feed_completed(self, line_no: int, line: str) -> None:
+        if "ompleted" not in line[:20] and "OMPLETED" not in line[:20]:
+            return  # cheap test first: an indented `- **Completed:**` puts it within the first 20 characters
         m = _COMPLETED.fullmatch(line)
         if m is None:
             return

@@ -726,7 +726,8 @@ def test_stale_boundary_with_frozen_clock(
 
 
 class _BodyLine(str):
-    """A body line that fails on any method call except `startswith` (the section-boundary test)."""
+    """A body line that fails on any method call except `startswith` (the section-boundary test). The
+    fence and Completed-line patterns (PL-13, PL-15) match it as a whole; no method of it is called."""
 
     def __getattribute__(self, name: str) -> Any:
         if name == "startswith":
@@ -735,7 +736,7 @@ class _BodyLine(str):
 
 
 @pytest.mark.rule("PL-2", "PL-10")
-def test_parsing_of_a_section_stops_after_its_summary_line() -> None:
+def test_after_its_summary_line_a_section_is_only_matched_for_fences_and_completed() -> None:
     body = [
         _BodyLine("### Architectural decisions"),
         _BodyLine("<!-- af-memory:v2 epic=F-1 confidence=0.1 items=9 date=1999-01-01 -->"),

@@ -286,6 +286,7 @@ async def test_ladder_text_for_every_outcome(tmp_path: Path, content: str, expec
     async with app.run_test(size=SIZE) as pilot:
         view = await open_epics(pilot)
         assert expected in view.plain_summary()
+        assert "⚠ the file is" not in view.plain_summary()  # said once, in the ladder line
         if view.result is not None and view.result.status is Status.SKIPPED:
             assert "0 / 120 target, cap 200" in view.plain_summary()
             assert str(view.block_title.content).endswith("What the agent receives: nothing")

@@ -29,6 +29,7 @@ from pmem_tui.core.loader import (
     Step,
     StepTrace,
     describe_source,
+    file_over_limit_warning,
 )
 from pmem_tui.core.report import human_size
 from pmem_tui.core.textio import printable
@@ -183,7 +184,8 @@ def summary_renderable(
         return Group(*parts)
     parts.append(gauge_text(result, gauge))
     parts.extend(ladder_lines(result))
-    warnings = result.warnings
+    said = file_over_limit_warning(result.file.tokens, result.budget) if result.file is not None else None
+    warnings = [w for w in result.warnings if w != said]  # the ladder line above says it
     for warning in warnings[:MAX_WARNINGS_SHOWN]:
         parts.append(Text("⚠ " + printable(warning), style="yellow", no_wrap=True, overflow="ellipsis"))
     if len(warnings) > MAX_WARNINGS_SHOWN:
