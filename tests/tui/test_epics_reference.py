@@ -56,8 +56,8 @@ def files_under(root: Path) -> dict[str, tuple[bytes, int]]:
     return out
 
 
-@pytest.mark.rule("PL-13")
-async def test_each_row_says_where_its_age_comes_from(tmp_path: Path) -> None:
+@pytest.mark.rule("PL-13", "PL-16")
+async def test_each_row_says_where_its_age_comes_from_and_flags_over_cap_epics(tmp_path: Path) -> None:
     app, _ = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         view = await open_demo(pilot)
@@ -69,28 +69,21 @@ async def test_each_row_says_where_its_age_comes_from(tmp_path: Path) -> None:
             "OPS-4": ("40d", "heading"),
             "PAY-19": ("?", "—"),  # no date anywhere: age unknown, not fresh
         }
+        assert [k for k, r in rows.items() if r[7].endswith("!")] == ["OPS-4"]
         assert "from its Completed line (line 25)" in preview(app)
-        await pilot.press("down", "down", "down", "down")
+        await pilot.press("down", "down", "down")
+        await settle(pilot)
+        assert "over the producer's 500-token cap" in preview(app)
+        await pilot.press("down")
         await settle(pilot)
         text = preview(app)
         assert "age unknown" in text and "neither fresh nor stale" in text
 
 
-@pytest.mark.rule("PL-16")
-async def test_an_epic_over_the_producers_cap_is_flagged(tmp_path: Path) -> None:
-    app, _ = demo_app(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = await open_demo(pilot)
-        sizes = {r[0].removeprefix("▸ "): r[7] for r in view.plain_rows()}
-        assert [k for k, v in sizes.items() if v.endswith("!")] == ["OPS-4"]
-        await pilot.press("down", "down", "down")
-        await settle(pilot)
-        assert "over the producer's 500-token cap" in preview(app)
-
-
 @pytest.mark.rule("PL-16", "PL-10")
-async def test_typed_entries_with_confidence_in_the_full_view_only(tmp_path: Path) -> None:
-    app, _ = demo_app(tmp_path)
+async def test_typed_entries_archive_and_history_are_shown_read_only(tmp_path: Path) -> None:
+    app, project = demo_app(tmp_path)
+    before = files_under(project)
     async with app.run_test(size=SIZE) as pilot:
         view = await open_demo(pilot)
         assert "Typed entries" not in preview(app)  # the short view: what loads
@@ -99,15 +92,6 @@ async def test_typed_entries_with_confidence_in_the_full_view_only(tmp_path: Pat
         text = preview(app)
         assert "Typed entries (4; shown here only, never loaded)" in text
         assert "[decision] 0.9 Opaque cursors" in text and "[gotcha] 0.55 Cursor decoding" in text
-        assert view.result is not None and "[decision]" not in view.result.block
-
-
-@pytest.mark.rule("PL-16", "PL-10")
-async def test_archive_and_history_are_shown_read_only(tmp_path: Path) -> None:
-    app, project = demo_app(tmp_path)
-    before = files_under(project)
-    async with app.run_test(size=SIZE) as pilot:
-        view = await open_demo(pilot)
         archive = plain(view.archive.content)
         assert "Archived epics (archive/): 2 in 1 file(s) · read-only, the agent never loads them" in archive
         assert "CART-2" in archive and "IMG-1" in archive
@@ -115,7 +99,8 @@ async def test_archive_and_history_are_shown_read_only(tmp_path: Path) -> None:
         assert "History (history.jsonl): 4 event(s) · newest first" in history
         assert "1 line(s) are not JSON objects: skipped" in history
         assert history.index("FEAT-112") < history.index("AUTH-7")  # newest first
-        assert view.result is not None and "CART-2" not in view.result.block
+        assert view.result is not None
+        assert "[decision]" not in view.result.block and "CART-2" not in view.result.block
         await pilot.press("ctrl+r")
         await settle(pilot)
     assert files_under(project) == before
