@@ -4,9 +4,11 @@ Plain output is exactly the block the agent receives (UTF-8, one final newline),
 loader is silent: no ``.claude/memory/``, no ``permanent_memory.md``, no epic, or every epic dropped. When the
 file is skipped or has warnings, one ``note:``/``warning:`` line per item goes to stderr; stdout stays the
 block. ``--json`` prints one object instead (always, even when silent, with its ``status``): per epic the id,
-intent, shape, confidence, items, date and its source, age, stale flag, tokens, loaded or dropped and by which
-step; the totals against the budget; the ladder trace. Exit 0, or 1 with one sentence on stderr when the
-project folder is missing or the file cannot be read. ``--project`` is accepted before or after ``loader``.
+intent, shape, confidence, items, date and its source (``completed``, ``marker``, ``heading``, or ``none``
+with ``date`` and ``age_days`` null), age, stale flag, tokens, the section's size against the producer's
+500-token cap, loaded or dropped and by which step; the totals against the budget; the ladder trace. Exit 0,
+or 1 with one sentence on stderr when the project folder is missing or the file cannot be read.
+``--project`` is accepted before or after ``loader``.
 
 Imports no Textual and no Rich (tested in a subprocess).
 """
@@ -24,7 +26,7 @@ from pmem_tui.core.errors import PmemError
 if TYPE_CHECKING:  # the loader itself is imported by `run`: building the CLI's parser must stay cheap
     from pmem_tui.core.loader import EpicRow, LoaderResult
 
-JSON_VERSION = 1
+JSON_VERSION = 2  # 2: date_source values of PL-13; date and age_days may be null
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -95,8 +97,10 @@ def _epic_to_json(row: EpicRow) -> dict[str, Any]:
         "items": epic.items,
         "marker_extra": dict(epic.marker.extra) if epic.marker else {},
         "summary": epic.summary,
-        "date": row.date.isoformat(),
+        "date": row.date.isoformat() if row.date is not None else None,
         "date_source": row.date_source.value,
+        "date_field": epic.marker_date_key if row.date_source == "marker" else None,
+        "completed_line_no": epic.completed_line_no,
         "age_days": row.age_days,
         "stale": row.stale,
         "status": "loaded" if row.loaded else "dropped",
@@ -104,6 +108,8 @@ def _epic_to_json(row: EpicRow) -> dict[str, Any]:
         "line": row.line,
         "tokens": row.tokens,
         "full_tokens": row.full_tokens,
+        "section_tokens": row.section_tokens,
+        "over_producer_cap": row.over_producer_cap,
         "summary_trimmed": row.summary_trimmed,
         "line_trimmed": row.line_trimmed,
         "warnings": list(epic.warnings),
@@ -111,7 +117,7 @@ def _epic_to_json(row: EpicRow) -> dict[str, Any]:
 
 
 def result_to_json(result: LoaderResult) -> dict[str, Any]:
-    """The ``--json`` report (``version`` 1)."""
+    """The ``--json`` report (``version`` 2)."""
     b = result.budget
     file = result.file
     return {

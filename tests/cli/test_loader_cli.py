@@ -118,7 +118,7 @@ def test_json_per_epic_and_totals(tmp_path: Path, capsys: pytest.CaptureFixture[
     project = make_project(tmp_path / "p")
     assert harness(["loader", "--json", "--project", str(project)]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["version"] == 1 and report["status"] == "loaded" and report["today"] == TODAY
+    assert report["version"] == 2 and report["status"] == "loaded" and report["today"] == TODAY
     assert report["block"] == load_permanent_memory(project).block
     a, b = report["epics"]
     assert {k: a[k] for k in ("id", "intent", "shape", "confidence", "items", "date", "date_source")} == {
@@ -128,8 +128,10 @@ def test_json_per_epic_and_totals(tmp_path: Path, capsys: pytest.CaptureFixture[
         "confidence": "0.82",
         "items": 5,
         "date": "2026-02-01",
-        "date_source": "marker:date",
+        "date_source": "marker",
     }
+    # 265 characters, heading to the line before FEAT-007: 67 tokens
+    assert (a["date_field"], a["section_tokens"], a["over_producer_cap"]) == ("date", 67, False)
     assert (a["age_days"], a["stale"], a["status"], a["step"], a["lines_read"]) == (
         28,
         False,
@@ -142,9 +144,10 @@ def test_json_per_epic_and_totals(tmp_path: Path, capsys: pytest.CaptureFixture[
         "v1",
         None,
         None,
-        "summary",
+        "completed",
         True,
     )
+    assert b["completed_line_no"] == 11
     assert b["age_days"] == (dt.date.fromisoformat(TODAY) - dt.date(2025, 1, 10)).days
     budget = report["budget"]
     assert (budget["target"], budget["cap"], budget["step"], budget["step_number"]) == (120, 200, "none", 0)
@@ -187,11 +190,12 @@ def test_json_reports_the_step_and_what_it_dropped(
 def test_skipped_file_prints_nothing_and_notes_on_stderr(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    project = make_project(tmp_path / "p", SAMPLE + "x" * 40_000)
+    many = "".join(f"## Epic: E-{i:03} — x\nshort\n" for i in range(40))  # IDs only: over the target
+    project = make_project(tmp_path / "p", SAMPLE + many + "x" * 40_000)
     assert harness(["loader", "--project", str(project)]) == 0
     out, err = capsysbinary.readouterr()
     assert out == b""
-    assert b"skipped unread" in err and b"file_over_limit" in err
+    assert b"skipped" in err and b"file_over_limit" in err
 
 
 def test_default_project_is_the_current_folder(

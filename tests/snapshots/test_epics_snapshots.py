@@ -13,7 +13,7 @@ from epics_helpers import PROJECT_LABEL, WITHIN, over_budget, write_project
 from textual.pilot import Pilot
 from tui_helpers import TODAY, RecordingApp, settle
 
-from pmem_tui.demo_epics import sample_permanent_memory
+from pmem_tui.demo_epics import build_epics_demo, sample_permanent_memory
 from pmem_tui.tui.widgets.epics import EpicsPane
 
 SIZE = (120, 36)  # the size of every other snapshot
@@ -54,3 +54,19 @@ def test_epics_over_budget_ids_only(snap_compare: Any, demo_root: Path, tmp_path
 def test_epics_expanded_body(snap_compare: Any, demo_root: Path, tmp_path: Path) -> None:
     """`enter` on the stale v1 epic: its full body in the preview, the lines the loader reads marked."""
     assert shot(snap_compare, epics_app(demo_root, tmp_path, sample_permanent_memory(TODAY)), "down", "enter")
+
+
+@pytest.mark.rule("PL-13", "PL-16")
+def test_epics_demo_entries_archive_history(snap_compare: Any, demo_root: Path, tmp_path: Path) -> None:
+    """The `--demo` project at 160x48: each age's source, the over-cap OPS-4, FEAT-112's typed entries
+    (`enter`), the archived epics and the history events below the block."""
+    project = build_epics_demo(tmp_path / "shop", TODAY)
+    app = RecordingApp(demo_root, extra_panes=[EpicsPane(project, label=PROJECT_LABEL)])
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("5", "enter")
+        await settle(pilot)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(160, 48), run_before=run_before)

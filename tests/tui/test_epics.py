@@ -163,11 +163,12 @@ async def test_rows_show_shape_confidence_age_stale_and_cost(tmp_path: Path) -> 
         view = await open_epics(pilot)
         result = load_permanent_memory(project, today=TODAY)
         tokens = {r.id: str(r.tokens) for r in result.rows}
+        size = {r.id: str(r.section_tokens) for r in result.rows}
         assert view.plain_rows() == [
-            ("▸ FEAT-1", "v2", "0.9", "18d", "", tokens["FEAT-1"], "✓ full"),
-            ("▸ AUTH-2", "v1", "—", "18d", "", tokens["AUTH-2"], "✓ full"),
-            ("▸ OPS-3", "v2", "0.9", "282d", ">90d", tokens["OPS-3"], "✓ full"),
-            ("▸ SRCH-4", "v2", "tent.", "18d", "", tokens["SRCH-4"], "✓ full"),  # within budget: kept
+            ("▸ FEAT-1", "v2", "0.9", "18d", tokens["FEAT-1"], "✓ full", "marker", size["FEAT-1"]),
+            ("▸ AUTH-2", "v1", "—", "18d", tokens["AUTH-2"], "✓ full", "heading", size["AUTH-2"]),
+            ("▸ OPS-3", "v2", "0.9", "282d!", tokens["OPS-3"], "✓ full", "marker", size["OPS-3"]),
+            ("▸ SRCH-4", "v2", "tent.", "18d", tokens["SRCH-4"], "✓ full", "marker", size["SRCH-4"]),  # kept
         ]
         assert view.table.row_count == 4
         summary = view.plain_summary()
@@ -254,7 +255,7 @@ async def test_ladder_step_in_force_and_what_each_rung_did(tmp_path: Path) -> No
         assert "2 trim summaries  166 tok  −60  trimmed 8: EP-1, EP-3, EP-4 +5" in summary
         assert " ▶ 3 ids only         36 tok −130  reduced to IDs 8" in summary
         assert "4 skip file" in summary and "not needed" in summary
-        loads = {row[0].removeprefix("▸ "): row[6] for row in view.plain_rows()}
+        loads = {row[0].removeprefix("▸ "): row[5] for row in view.plain_rows()}
         assert loads["EP-2"] == "✗ tentative"
         assert {v for k, v in loads.items() if k != "EP-2"} == {"◐ ID only"}
         assert shown_block(view)[1:3] == ["Epic: EP-1", STALE_PREFIX + "Epic: EP-3"]
@@ -272,7 +273,10 @@ async def test_ladder_step_in_force_and_what_each_rung_did(tmp_path: Path) -> No
     [
         (WITHIN, "Ladder step 0 · no degradation: the full block is within the 120-token target"),
         (over_cap(), "Ladder step 4 · file skipped: even epic IDs only are over the 200-token cap"),
-        ("x" * 40_000, "Ladder step 4 · file skipped: the file is 10,000 tokens, over 8,000"),
+        (
+            over_cap(40) + "x" * 40_000,
+            "Ladder step 4 · file skipped: the file is 10,840 tokens, over 8,000, and even epic IDs only",
+        ),
     ],
     ids=["within", "over-cap", "over-8000"],
 )
@@ -282,6 +286,7 @@ async def test_ladder_text_for_every_outcome(tmp_path: Path, content: str, expec
     async with app.run_test(size=SIZE) as pilot:
         view = await open_epics(pilot)
         assert expected in view.plain_summary()
+        assert "⚠ the file is" not in view.plain_summary()  # said once, in the ladder line
         if view.result is not None and view.result.status is Status.SKIPPED:
             assert "0 / 120 target, cap 200" in view.plain_summary()
             assert str(view.block_title.content).endswith("What the agent receives: nothing")
@@ -294,7 +299,7 @@ async def test_stale_epics_are_flagged_and_prefixed(tmp_path: Path) -> None:
     app = make_app(tmp_path, project)
     async with app.run_test(size=SIZE) as pilot:
         view = await open_epics(pilot)
-        stale = [row[0].removeprefix("▸ ") for row in view.plain_rows() if row[4] == ">90d"]
+        stale = [row[0].removeprefix("▸ ") for row in view.plain_rows() if row[3].endswith("d!")]
         assert stale == ["OPS-3"]
         assert [s for s in shown_block(view) if s.startswith(STALE_PREFIX)] == [
             "(>90d may be outdated) Epic: OPS-3 — deploys — Blue-green; migrations stay compatible."
