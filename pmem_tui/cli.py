@@ -1,8 +1,9 @@
 """The scriptable front: argparse over the core services.
 
 Without `--yes` an action prints its preview and changes nothing (exit 0); with `--yes` it applies.
-A refusal exits 1 with one sentence on stderr; bad usage exits 2. Non-TUI commands never import
-Textual: the app is imported only when no command is given.
+A refusal exits 1 with one sentence on stderr; bad usage exits 2; an action that was done while the disk
+reported an error after its commit point exits 3 (its outcome on stdout, the disk's error on stderr).
+Non-TUI commands never import Textual: the app is imported only when no command is given.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from pmem_tui.core.plan import Plan
 
 ENV_ROOT = "PMEM_ROOT"
+EXIT_DONE_WITH_DISK_ERROR = 3  # the action was done, but the disk reported an error after its commit point
 DEFAULT_ROOT = "~/.persistent-memory"
 
 
@@ -142,6 +144,12 @@ def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
 
     result = apply(plan, root)
     print(result.outcome)
+    if result.warning is not None:  # done, but the disk reported an error (`core/after_commit.py`)
+        from pmem_tui.core.textio import printable
+
+        sys.stdout.flush()
+        print(f"pmem-tui: {printable(result.warning)}", file=sys.stderr)
+        return EXIT_DONE_WITH_DISK_ERROR
     return 0
 
 

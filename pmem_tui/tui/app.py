@@ -432,7 +432,7 @@ class PmemApp(App[int]):
         except PmemError as err:
             self.post_message(PlanApplied(plan, None, str(err)))
         else:
-            self.post_message(PlanApplied(plan, result.outcome, None))
+            self.post_message(PlanApplied(plan, result.outcome, None, result.warning))
 
     def on_plan_applied(self, message: PlanApplied) -> None:
         then = self._continuations.pop(id(message.plan), None)
@@ -446,6 +446,8 @@ class PmemApp(App[int]):
             self.notify(sentence, title=message.plan.title)
         if len(sentences) > MAX_NOTIFIED_ITEMS:
             self.notify(f"…and {len(sentences) - MAX_NOTIFIED_ITEMS} more.", title=message.plan.title)
+        if message.warning is not None:
+            self.notify(message.warning, severity="warning")
         skipped = [n for n in message.plan.preview.notes if n.startswith("Skipped ")]
         for note in skipped[:MAX_NOTIFIED_ITEMS]:
             self.notify(note, severity="warning")
