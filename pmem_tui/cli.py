@@ -44,11 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from pmem_tui import __version__
+    from pmem_tui.cli_args import path_option
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--root",
         metavar="DIR",
+        type=path_option,
         default=argparse.SUPPRESS,
         help="memory root (default: $PMEM_ROOT, else ~/.persistent-memory)",
     )
@@ -65,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--project",
         metavar="DIR",
+        type=path_option,
         default=None,
         help="project whose .claude/memory/ the app's Epics pane shows (default: current folder)",
     )
@@ -84,7 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("save", "create or update a memory file (preview; --yes applies)")
     p.add_argument("path", metavar="PATH", help="e.g. notes/standup.md or _core/profile.md")
     p.add_argument(
-        "--from", dest="source", metavar="FILE", required=True, help="file with the content, or - for stdin"
+        "--from",
+        dest="source",
+        metavar="FILE",
+        type=path_option,
+        required=True,
+        help="file with the content, or - for stdin",
     )
     p.add_argument("--index-line", metavar="LINE", help="the exact _index.md line for this file")
     p.add_argument("--yes", action="store_true", help="apply instead of previewing")
@@ -154,12 +162,18 @@ def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
 
 
 def _read_source(source: str) -> bytes:
-    from pathlib import Path
+    import stat
 
     if source == "-":
         return sys.stdin.buffer.read()
     try:
-        return Path(source).read_bytes()
+        # Non-blocking open, then a regular file only: a FIFO or a device (`/dev/zero`) would hang or not end.
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise PmemError(f"Cannot read {source}: it is not a regular file.")
+        with os.fdopen(fd, "rb") as f:
+            return f.read()
     except OSError as err:
         from pmem_tui.core.executor import describe_os_error
 
@@ -193,6 +207,8 @@ def _quick_status(argv: list[str]) -> tuple[str | None, bool, bool] | None:
         else:
             return None
         i += 1
+    if root is not None and (not root or "\0" in root):
+        return None  # bad usage: argparse says so
     return (root, as_json, not no_cache) if seen else None
 
 
@@ -279,6 +295,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _open_app(args: argparse.Namespace) -> int:
+    from pmem_tui.core.clock import today
+
+    today()  # a malformed PMEM_TUI_TODAY is bad usage before the app starts
     from pmem_tui.tui.app import run_app  # the only place the CLI imports Textual
 
     return run_app(root=resolve_root(getattr(args, "root", None)), demo=args.demo, project=args.project)
@@ -296,10 +315,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _open_app(args)
         return _dispatch(args)
     except PmemError as err:
+        from pmem_tui.core.errors import BadUsage
         from pmem_tui.core.textio import printable
 
         print(f"pmem-tui: {printable(str(err))}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(err, BadUsage) else 1
     except BrokenPipeError:
         # The reader went away (`pmem-tui status | head`): stop quietly, as other Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -62,7 +62,8 @@ def describe_os_error(err: OSError) -> str:
         errno.EEXIST: "a file already exists where one was to be created",
         errno.ENAMETOOLONG: "a file name is too long for this file system",
     }.get(err.errno or 0, err.strerror or "an unexpected file-system error occurred")
-    where = f" ({err.filename})" if err.filename else ""
+    name = str(err.filename) if err.filename else ""
+    where = f" ({name[:200]}…)" if len(name) > 200 else f" ({name})" if name else ""  # a huge name is cut
     return f"{what}{where}"
 
 

@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pmem_tui.core import health_cache, index, meta_cache, records, textio
+from pmem_tui.core import health_cache, index, meta_cache, records, textio, user_input
 from pmem_tui.core import health_sketch as sk
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft
@@ -384,8 +384,7 @@ def check_health(
 def _check(root: Path, inactive_days: int, today: dt.date | None, use_cache: bool) -> HealthReport:
     started = time.perf_counter()
     require_lifecycle(root, "run a health check")
-    if inactive_days < 1:
-        raise Refused("--inactive-days must be at least 1.")
+    user_input.check_days(inactive_days)
     day = today or clock_today()
     listing = _list(os.fspath(root))
     key = listing.key(day, inactive_days)
