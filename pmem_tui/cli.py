@@ -214,8 +214,11 @@ def _quick_status(argv: list[str]) -> tuple[str | None, bool, bool] | None:
 
 def _status(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
     """`status`: the stored output when nothing the listing sees has changed (`status_cache`), else a scan."""
+    from pmem_tui.core import settled
+
     root = _root_str(root_arg)
     probe = None
+    before = settled.mark(root)  # before the cache's key: an action between them must not be stored
     if use_cache:
         from pmem_tui.core import status_cache
 
@@ -226,13 +229,13 @@ def _status(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
     import gc
     from pathlib import Path
 
-    from pmem_tui.core import report, tree
+    from pmem_tui.core import report
 
     # Tens of thousands of short-lived objects, no cycles worth collecting: skip the collector's passes.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        snap = tree.scan(Path(root), cache=use_cache)
+        snap, quiet = settled.scan(Path(root), before=before, cache=use_cache)
         text = report.status_json(snap) if as_json else "\n".join(report.status_lines(snap))
     finally:
         if collecting:
@@ -243,7 +246,7 @@ def _status(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
         print(text)
         return 0
     _emit(data)
-    if probe is not None and report.status_cacheable(snap):
+    if probe is not None and quiet and report.status_cacheable(snap):
         status_cache.store(probe, data)
     return 0
 
