@@ -1,9 +1,10 @@
 """The one executor: applies a Plan under the root's lock, after re-checking what the plan saw.
 
 Order of work: lock -> no unfinished action -> fingerprints unchanged -> paths still safe (no link
-anywhere below the root) -> destinations still free -> journal the intent (the commit point) -> run
-the steps through the file-system shim (each file is re-checked right before it is replaced) ->
-clear the journal.
+anywhere below the root) -> destinations still free -> journal the intent (from then on doctor can
+finish or undo it) -> run the steps through the file-system shim (each file is re-checked right
+before it is replaced) -> the commit point (every step written and synced: never undone after it)
+-> clear the journal (`after_commit`).
 
 A step that fails is undone at once from the journal (the same derivation `doctor` uses). If the
 undo fails in turn (a disk that keeps failing) or the process dies, the journal stays and every
