@@ -23,8 +23,11 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
-    from typing import Any
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
     from pmem_tui.core.model import Snapshot
 
@@ -51,24 +54,39 @@ def mark(root: str | os.PathLike[str]) -> Mark:
     return tuple(out)
 
 
+def quiet(root: Path, before: Mark) -> bool:
+    """No action started or finished since `before`, and none is being applied now (an interrupted one, whose
+    intent nobody holds, is a state like any other)."""
+    end = mark(root)
+    if end != before:
+        return False
+    if end[0]:
+        from pmem_tui.core import journal
+
+        return not journal.action_running(root) and mark(root) == end
+    return True
+
+
+def read(root: Path, reader: Callable[[Mark], T], before: Mark | None = None) -> tuple[T, bool, bool]:
+    """Run `reader(mark taken just before it)` until it was quiet, at most `ATTEMPTS` times. Returns its last
+    result, whether that one was quiet, and whether the first try was (from `before`, when given)."""
+    start = mark(root) if before is None else before
+    for attempt in range(ATTEMPTS):
+        result = reader(start)
+        if quiet(root, start):
+            return result, True, attempt == 0
+        start = mark(root)
+    return result, False, False
+
+
 def scan(root: Path, *, before: Mark | None = None, **kwargs: Any) -> tuple[Snapshot, bool]:
     """`tree.scan(root, **kwargs)` that shows one state or says an action is in progress. Returns the
     snapshot and whether it was quiet from `before` (default: the start of the scan) to its end: only then
     may its output be cached."""
-    from pmem_tui.core import journal, tree
+    from pmem_tui.core import tree
 
-    first = mark(root) if before is None else before
-    start = first
-    snap = tree.scan(root, **kwargs)
-    for attempt in range(ATTEMPTS):
-        end = mark(root)
-        running = end[0] and journal.action_running(root)
-        if start == end and not running and mark(root) == end:
-            return snap, attempt == 0 and first == end
-        if attempt + 1 < ATTEMPTS:
-            start = end
-            snap = tree.scan(root, **kwargs)
-    return _in_progress(root, snap), False
+    snap, settled, first_try = read(root, lambda _mark: tree.scan(root, **kwargs), before)
+    return (snap, first_try) if settled else (_in_progress(root, snap), False)
 
 
 def _in_progress(root: Path, snap: Snapshot) -> Snapshot:

@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 
 from pmem_tui import cli
-from pmem_tui.core import journal, settled, status_cache, tree
+from pmem_tui.core import health, journal, settled, status_cache, tree
+from pmem_tui.core.errors import Busy
 from pmem_tui.core.executor import apply
+from pmem_tui.core.health import HealthReport
 from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, Snapshot
 from pmem_tui.core.plan import Plan
 from tests.faults.harness import FIGURES, Counting, capture, restore
@@ -203,3 +205,61 @@ def test_every_action_changes_the_mark_even_within_one_tick(scenario: Scenario, 
     last = settled.mark(root)
     assert first[0] is last[0] is False
     assert first[4:] != last[4:], scenario.name
+
+
+def _health_state(report: HealthReport) -> tuple[Any, ...]:
+    return (
+        tuple((p.path, p.category, tuple(s.kind for s in p.signals)) for p in report.proposals),
+        tuple(t.path for t in report.expired_trash),
+    )
+
+
+@pytest.mark.rule("PM-HEALTH-1")
+@pytest.mark.usefixtures("no_fsync")
+def test_health_during_an_action_reports_before_or_after_or_busy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`health` lists, then reads: the action takes steps in between. The bare engine shows mixes; the
+    command answers with the before or the after report, or says an action is running."""
+    scenario = next(s for s in SCENARIOS if s.name == "archive-batch")
+    root = tmp_path / "mem"
+    before, _, _, steps = _prepare(scenario, root)
+    truth_after = _health_state(health.check_health(root, use_cache=False))
+    restore(root, before)
+    truth_before = _health_state(health.check_health(root, use_cache=False))
+    real = health._list
+    busy = mixed_bare = 0
+    for offset in range(0, steps + 1, 3):
+        for bare in (True, False):
+            restore(root, before)
+            stepper = Stepper(root, scenario.plan(root))
+            stepper.advance(offset)
+
+            def listed(*args: Any, stepper: Stepper = stepper) -> Any:
+                found = real(*args)
+                stepper.advance(3)
+                return found
+
+            monkeypatch.setattr(health, "_list", listed)
+            try:
+                if bare:
+                    mark = settled.mark(root)
+                    seen = _health_state(health._check(root, 90, None, False, mark))
+                    mixed_bare += seen not in (truth_before, truth_after)
+                    continue
+                try:
+                    seen = _health_state(health.check_health(root))
+                except Busy as err:
+                    assert "\n" not in str(err)
+                    busy += 1
+                else:
+                    assert seen in (truth_before, truth_after), f"offset {offset}: a mixed health report"
+            finally:
+                monkeypatch.setattr(health, "_list", real)
+                stepper.finish()
+        # What the cache kept is never a mix: a cached run agrees with a fresh one.
+        cached = _health_state(health.check_health(root))
+        assert cached == _health_state(health.check_health(root, use_cache=False)) == truth_after
+    assert mixed_bare > 0
+    FIGURES.extra["readers_health_busy"] = busy
+    FIGURES.extra["readers_health_bare_mixed"] = mixed_bare
