@@ -18,8 +18,10 @@ import pytest
 
 from pmem_tui import cli
 from pmem_tui.core import fsops, journal, lifecycle
+from pmem_tui.core.doctor import plan_doctor
 from pmem_tui.core.errors import DiskError, PmemError
 from pmem_tui.core.executor import apply
+from pmem_tui.core.fsops import HardStop
 from tests.faults import harness
 from tests.faults.harness import FIGURES, Counting, Fault, base_memory, capture, check_settled
 from tests.faults.test_boundaries import SCENARIOS, Prepared, Scenario, _check_sentence, _prepare
@@ -115,3 +117,32 @@ def test_cli_delete_eio_at_the_journal_fsync_after_the_intent_is_removed(
     assert err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("pmem-tui: The action was done, but then the disk reported an I/O error")
     assert capture(root) == after
+
+
+@pytest.mark.rule("PM-CORE-3")
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
+@pytest.mark.usefixtures("no_fsync")
+def test_doctor_reports_a_disk_error_at_every_fsync(scenario: Scenario, tmp_path: Path) -> None:
+    """Doctor's own run, from an action stopped right after its intent: EIO at each of its fsyncs is said
+    ("Doctor stopped ...; run it again"), never a plain success, and the next doctor settles the memory."""
+    root = tmp_path / "mem"
+    prep = _prepare(scenario, root)
+    crash = prep.steps.index(("replace", journal.INTENT)) + 2  # the first step after the intent is in place
+    harness.restore(root, prep.before)
+    with pytest.raises(HardStop):
+        apply(scenario.plan(root), root, hook=Fault(crash, "stop"))
+    interrupted = capture(root)
+    blobs = {p.name: p.read_bytes() for p in (root / journal.JOURNAL_DIR).iterdir()}
+    counting = Counting()
+    apply(plan_doctor(root), root, hook=counting)
+    fsyncs = [k for k, (name, _) in enumerate(counting.steps, 1) if name in FSYNCS]
+    assert len(fsyncs) >= 3
+    for k in fsyncs:
+        harness.restore(root, interrupted)
+        for name, data in blobs.items():
+            harness.write(root, f"{journal.JOURNAL_DIR}/{name}", data)
+        with pytest.raises(DiskError, match=r"^Doctor stopped because the disk reported an I/O error"):
+            apply(plan_doctor(root), root, hook=Fault(k, errno.EIO))
+        harness.run_doctor(root)
+        check_settled(root, prep.before, prep.after, f"doctor({scenario.name}) EIO at fsync {k}")
+    FIGURES.extra[f"after_commit_doctor_fsyncs({scenario.name})"] = len(fsyncs)
