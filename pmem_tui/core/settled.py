@@ -103,7 +103,7 @@ def _in_progress(root: Path, snap: Snapshot) -> Snapshot:
     if intent is not None:
         title = intent.title
     title = title or "an action"
-    detail = f"'{title}' is being applied by another pmem-tui process; what is shown may be part-way"
+    detail = f"'{title}' is being applied right now; what is shown may be part-way"
     kept = (p for p in snap.problems if p.kind != "unfinished")
     problems = (*kept, Problem("unfinished", META_DIR, detail))
     return replace(snap, unfinished_action=title, action_running=True, problems=problems)

@@ -35,6 +35,7 @@ from tests.faults.harness import (
     FIGURES,
     TODAY,
     State,
+    Stepper,
     base_memory,
     capture,
     journal_files,
@@ -42,7 +43,6 @@ from tests.faults.harness import (
     write,
 )
 from tests.faults.test_concurrency import REPO
-from tests.faults.test_readers_during_action import Stepper
 
 LATER = TODAY + dt.timedelta(days=40)  # notes/gone.md's deadline has passed: purge has work
 COMMANDS: dict[str, Callable[[Path], Plan]] = {

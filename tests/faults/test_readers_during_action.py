@@ -9,7 +9,6 @@ The bare `tree.scan` is run the same way to show the interleaving reaches mixed 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,52 +21,10 @@ from pmem_tui.core.errors import Busy
 from pmem_tui.core.executor import apply
 from pmem_tui.core.health import HealthReport
 from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, Snapshot
-from pmem_tui.core.plan import Plan
-from tests.faults.harness import FIGURES, Counting, capture, restore
+from tests.faults.harness import FIGURES, Counting, Stepper, capture, restore
 from tests.faults.test_boundaries import SCENARIOS, Scenario
 
 READ_SCENARIOS = ("archive", "archive-batch", "delete", "recover-archive", "recover-trash", "save-new")
-
-
-class Stepper:
-    """An action in a thread, held before each shim step until `advance` lets it take more."""
-
-    def __init__(self, root: Path, plan: Plan) -> None:
-        self._go = threading.Semaphore(0)
-        self._stopped = threading.Semaphore(0)
-        self.done = False
-        self.error: BaseException | None = None
-        self.steps: list[tuple[str, str]] = []  # the last one is the step it is held before
-        self._thread = threading.Thread(target=self._run, args=(root, plan), daemon=True)
-        self._thread.start()
-        self._stopped.acquire()  # at the first step, or done
-
-    def _hook(self, name: str, rel: str) -> None:
-        self.steps.append((name, rel))
-        self._stopped.release()
-        self._go.acquire()
-
-    def _run(self, root: Path, plan: Plan) -> None:
-        try:
-            apply(plan, root, hook=self._hook)
-        except BaseException as err:  # reported by the test
-            self.error = err
-        finally:
-            self.done = True
-            self._stopped.release()
-
-    def advance(self, n: int) -> None:
-        for _ in range(n):
-            if self.done:
-                return
-            self._go.release()
-            self._stopped.acquire()
-
-    def finish(self) -> None:
-        while not self.done:
-            self.advance(1)
-        self._thread.join(timeout=30)
-        assert self.error is None, self.error
 
 
 def state_of(snap: Snapshot) -> tuple[Any, ...]:

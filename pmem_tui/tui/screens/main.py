@@ -242,7 +242,7 @@ class MainScreen(Screen[None]):
         banner = self.query_one("#banner", Static)
         text = Text()
         if snap.action_running:
-            text.append(f"Another process is applying '{snap.unfinished_action}'; the panes follow.\n")
+            text.append(f"'{snap.unfinished_action}' is being applied; the panes follow when it is done.\n")
         elif snap.unfinished_action:
             text.append("An earlier action was interrupted: ", style="bold")
             text.append(f"'{snap.unfinished_action}'")
