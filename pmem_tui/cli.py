@@ -1,8 +1,9 @@
 """The scriptable front: argparse over the core services.
 
 Without `--yes` an action prints its preview and changes nothing (exit 0); with `--yes` it applies.
-A refusal exits 1 with one sentence on stderr; bad usage exits 2. Non-TUI commands never import
-Textual: the app is imported only when no command is given.
+A refusal exits 1 with one sentence on stderr; bad usage exits 2; an action that was done while the disk
+reported an error after its commit point exits 3 (its outcome on stdout, the disk's error on stderr).
+Non-TUI commands never import Textual: the app is imported only when no command is given.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from pmem_tui.core.plan import Plan
 
 ENV_ROOT = "PMEM_ROOT"
+EXIT_DONE_WITH_DISK_ERROR = 3  # the action was done, but the disk reported an error after its commit point
 DEFAULT_ROOT = "~/.persistent-memory"
 
 
@@ -42,11 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from pmem_tui import __version__
+    from pmem_tui.cli_args import path_option
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--root",
         metavar="DIR",
+        type=path_option,
         default=argparse.SUPPRESS,
         help="memory root (default: $PMEM_ROOT, else ~/.persistent-memory)",
     )
@@ -63,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--project",
         metavar="DIR",
+        type=path_option,
         default=None,
         help="project whose .claude/memory/ the app's Epics pane shows (default: current folder)",
     )
@@ -82,7 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("save", "create or update a memory file (preview; --yes applies)")
     p.add_argument("path", metavar="PATH", help="e.g. notes/standup.md or _core/profile.md")
     p.add_argument(
-        "--from", dest="source", metavar="FILE", required=True, help="file with the content, or - for stdin"
+        "--from",
+        dest="source",
+        metavar="FILE",
+        type=path_option,
+        required=True,
+        help="file with the content, or - for stdin",
     )
     p.add_argument("--index-line", metavar="LINE", help="the exact _index.md line for this file")
     p.add_argument("--yes", action="store_true", help="apply instead of previewing")
@@ -142,16 +152,28 @@ def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
 
     result = apply(plan, root)
     print(result.outcome)
+    if result.warning is not None:  # done, but the disk reported an error (`core/after_commit.py`)
+        from pmem_tui.core.textio import printable
+
+        sys.stdout.flush()
+        print(f"pmem-tui: {printable(result.warning)}", file=sys.stderr)
+        return EXIT_DONE_WITH_DISK_ERROR
     return 0
 
 
 def _read_source(source: str) -> bytes:
-    from pathlib import Path
+    import stat
 
     if source == "-":
         return sys.stdin.buffer.read()
     try:
-        return Path(source).read_bytes()
+        # Non-blocking open, then a regular file only: a FIFO or a device (`/dev/zero`) would hang or not end.
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise PmemError(f"Cannot read {source}: it is not a regular file.")
+        with os.fdopen(fd, "rb") as f:
+            return f.read()
     except OSError as err:
         from pmem_tui.core.executor import describe_os_error
 
@@ -185,13 +207,18 @@ def _quick_status(argv: list[str]) -> tuple[str | None, bool, bool] | None:
         else:
             return None
         i += 1
+    if root is not None and (not root or "\0" in root):
+        return None  # bad usage: argparse says so
     return (root, as_json, not no_cache) if seen else None
 
 
 def _status(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
     """`status`: the stored output when nothing the listing sees has changed (`status_cache`), else a scan."""
+    from pmem_tui.core import settled
+
     root = _root_str(root_arg)
     probe = None
+    before = settled.mark(root)  # before the cache's key: an action between them must not be stored
     if use_cache:
         from pmem_tui.core import status_cache
 
@@ -202,13 +229,13 @@ def _status(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
     import gc
     from pathlib import Path
 
-    from pmem_tui.core import report, tree
+    from pmem_tui.core import report
 
     # Tens of thousands of short-lived objects, no cycles worth collecting: skip the collector's passes.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        snap = tree.scan(Path(root), cache=use_cache)
+        snap, quiet = settled.scan(Path(root), before=before, cache=use_cache)
         text = report.status_json(snap) if as_json else "\n".join(report.status_lines(snap))
     finally:
         if collecting:
@@ -219,7 +246,7 @@ def _status(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
         print(text)
         return 0
     _emit(data)
-    if probe is not None and report.status_cacheable(snap):
+    if probe is not None and quiet and report.status_cacheable(snap):
         status_cache.store(probe, data)
     return 0
 
@@ -271,6 +298,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _open_app(args: argparse.Namespace) -> int:
+    from pmem_tui.core.clock import today
+
+    today()  # a malformed PMEM_TUI_TODAY is bad usage before the app starts
     from pmem_tui.tui.app import run_app  # the only place the CLI imports Textual
 
     return run_app(root=resolve_root(getattr(args, "root", None)), demo=args.demo, project=args.project)
@@ -288,10 +318,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _open_app(args)
         return _dispatch(args)
     except PmemError as err:
+        from pmem_tui.core.errors import BadUsage
         from pmem_tui.core.textio import printable
 
         print(f"pmem-tui: {printable(str(err))}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(err, BadUsage) else 1
     except BrokenPipeError:
         # The reader went away (`pmem-tui status | head`): stop quietly, as other Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

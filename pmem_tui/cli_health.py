@@ -18,18 +18,10 @@ import json
 import sys
 from pathlib import Path
 
+from pmem_tui.cli_args import days_option
 from pmem_tui.core.model import DEFAULT_INACTIVE_DAYS
 from pmem_tui.core.textio import display, printable
-
-
-def _positive(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of days: {value!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be at least 1 day")
-    return n
+from pmem_tui.core.user_input import MAX_INACTIVE_DAYS
 
 
 def add_parser(
@@ -43,10 +35,11 @@ def add_parser(
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--inactive-days",
-        type=_positive,
+        type=days_option,
         default=DEFAULT_INACTIVE_DAYS,
         metavar="N",
-        help=f"a file unchanged for N days is inactive (default {DEFAULT_INACTIVE_DAYS})",
+        help=f"a file unchanged for N days is inactive (1 to {MAX_INACTIVE_DAYS}; "
+        f"default {DEFAULT_INACTIVE_DAYS})",
     )
     parser.add_argument(
         "--no-cache",

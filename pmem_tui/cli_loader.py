@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pmem_tui.cli_args import path_option
 from pmem_tui.core.errors import PmemError
 
 if TYPE_CHECKING:  # the loader itself is imported by `run`: building the CLI's parser must stay cheap
@@ -42,6 +43,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--project",
         metavar="DIR",
+        type=path_option,
         default=argparse.SUPPRESS,  # never hide a top-level `pmem-tui --project DIR loader`
         help="project folder holding .claude/memory/ (default: the current folder)",
     )

@@ -14,5 +14,7 @@ ENV_TODAY = "PMEM_TUI_TODAY"
 def today() -> dt.date:
     frozen = os.environ.get(ENV_TODAY)
     if frozen:
-        return dt.date.fromisoformat(frozen)
+        from pmem_tui.core.user_input import parse_today
+
+        return parse_today(frozen, ENV_TODAY)  # BadUsage (exit 2) when malformed or out of range
     return dt.date.today()

@@ -37,3 +37,7 @@ class UnfinishedAction(Refused):
 
 class DiskError(PmemError):
     """The file system failed (full disk, I/O error, read-only...)."""
+
+
+class BadUsage(PmemError):
+    """An option or environment value out of its range (`user_input`): the CLI exits 2."""

@@ -1,9 +1,10 @@
 """The one executor: applies a Plan under the root's lock, after re-checking what the plan saw.
 
 Order of work: lock -> no unfinished action -> fingerprints unchanged -> paths still safe (no link
-anywhere below the root) -> destinations still free -> journal the intent (the commit point) -> run
-the steps through the file-system shim (each file is re-checked right before it is replaced) ->
-clear the journal.
+anywhere below the root) -> destinations still free -> journal the intent (from then on doctor can
+finish or undo it) -> run the steps through the file-system shim (each file is re-checked right
+before it is replaced) -> the commit point (every step written and synced: never undone after it)
+-> clear the journal (`after_commit`).
 
 A step that fails is undone at once from the journal (the same derivation `doctor` uses). If the
 undo fails in turn (a disk that keeps failing) or the process dies, the journal stays and every
@@ -12,12 +13,12 @@ later action is refused until `pmem-tui doctor` finishes or undoes it.
 Every error sentence says truthfully where the memory stands:
 - "Nothing was changed: ..."                 the memory is exactly as before;
 - "... stopped part-way ...; run `pmem-tui doctor` ..."   the journal is there for doctor;
-- "... was done, but ..."                     the memory is exactly as after.
+- `ApplyResult.warning` ("... was done, but ...")   the memory is exactly as after, yet the disk
+  reported an error on the way (`after_commit`): never a plain success, never an undo.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from typing import Any
 
 import filelock
 
-from pmem_tui.core import journal
+from pmem_tui.core import after_commit, journal
 from pmem_tui.core.errors import Busy, DiskError, PmemError, StalePlan, UnfinishedAction
 from pmem_tui.core.fingerprint import fingerprint
 from pmem_tui.core.fsops import FS, StepHook
@@ -45,6 +46,8 @@ RUN_DOCTOR = "run `pmem-tui doctor` to finish or undo it"
 class ApplyResult:
     plan: Plan
     outcome: str
+    # Set when the action was done but the disk reported an error on the way (one sentence).
+    warning: str | None = None
 
 
 def describe_os_error(err: OSError) -> str:
@@ -60,7 +63,8 @@ def describe_os_error(err: OSError) -> str:
         errno.EEXIST: "a file already exists where one was to be created",
         errno.ENAMETOOLONG: "a file name is too long for this file system",
     }.get(err.errno or 0, err.strerror or "an unexpected file-system error occurred")
-    where = f" ({err.filename})" if err.filename else ""
+    name = str(err.filename) if err.filename else ""
+    where = f" ({name[:200]}…)" if len(name) > 200 else f" ({name})" if name else ""  # a huge name is cut
     return f"{what}{where}"
 
 
@@ -130,23 +134,15 @@ def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
     try:
         _run_ops(fs, plan.ops, expected, progress=progress)
     except OSError as err:
-        raise DiskError(_undo_now(root, fs, plan, describe_os_error(err), progress[0])) from err
+        message, finished = _undo_now(root, fs, plan, describe_os_error(err), progress[0])
+        if finished:
+            return ApplyResult(plan, plan.outcome, message)
+        raise DiskError(message) from err
     except StalePlan as err:
-        raise StalePlan(_undo_now(root, fs, plan, str(err), progress[0], stale=True)) from err
-    try:
-        fs.remove(journal.INTENT)
-    except OSError as err:
-        # Every step of the action was written and synced. Only a journal that is still there matters (an
-        # unsynced removal at worst brings it back after a power cut, and doctor then finds every step done).
-        if not os.path.lexists(root / journal.INTENT):
-            return ApplyResult(plan, plan.outcome)
-        raise DiskError(
-            f"{plan.outcome} The action was done, but its journal could not be cleared "
-            f"({describe_os_error(err)}); run `pmem-tui doctor` to clear it."
-        ) from err
-    with contextlib.suppress(OSError):  # the intent is gone, the action complete; doctor sweeps leftovers
-        journal.clear_blobs(fs)
-    return ApplyResult(plan, plan.outcome)
+        raise StalePlan(_undo_now(root, fs, plan, str(err), progress[0], stale=True)[0]) from err
+    # Every step was written and synced: from here on the action is done and never undone.
+    late = after_commit.clear_journal(fs)
+    return ApplyResult(plan, plan.outcome, after_commit.warning(late) if late else None)
 
 
 def _detail(plan: Plan) -> dict[str, Any]:
@@ -229,30 +225,34 @@ def _forget_intent(fs: FS) -> bool:
     return True
 
 
-def _undo_now(root: Path, fs: FS, plan: Plan, reason: str, failed_step: int, *, stale: bool = False) -> str:
+def _undo_now(
+    root: Path, fs: FS, plan: Plan, reason: str, failed_step: int, *, stale: bool = False
+) -> tuple[str, bool]:
     """A step failed: undo the steps that ran, from the journal (through the same shim and hook, so a
-    disk that keeps failing fails here too). Returns the one sentence to show."""
+    disk that keeps failing fails here too). Returns the one sentence to show, and whether the action
+    was finished instead (the memory is then in its after state)."""
     from pmem_tui.core import doctor  # doctor builds on the executor
 
     stuck = f"The action stopped part-way because {reason}; {RUN_DOCTOR}."
     try:
         intent = journal.read_intent(root)
         if intent is None:
-            return stuck
+            return stuck, False
         res = doctor.resolve(root, intent, prefer=doctor.BACK, ran=failed_step)
         _run_ops(fs, res.ops, tolerant=True)
-        fs.remove(journal.INTENT)
     except (OSError, ValueError, PmemError):
-        return stuck
-    with contextlib.suppress(OSError):
-        journal.clear_blobs(fs)
+        return stuck, False
+    late = after_commit.clear_journal(fs)
+    if late is not None and late.journal_left:
+        return stuck, False
+    also = f"; then {late.reason} while the journal was cleared" if late else ""
     if res.direction == doctor.FORWARD:
         # Only a permanent removal (purge) cannot be undone: it was finished instead.
         return (
-            f"A step failed because {reason}, and what had run cannot be undone, so it was finished: "
-            f"{plan.outcome}"
+            f"A step failed because {reason}, and what had run cannot be undone, so it was finished{also}.",
+            True,
         )
-    return f"{NOTHING_CHANGED}: {reason}{'; preview again' if stale else ''}."
+    return f"{NOTHING_CHANGED}: {reason}{'; preview again' if stale else ''}{also}.", False
 
 
 def _apply_doctor(plan: Plan, root: Path, fs: FS) -> ApplyResult:

@@ -57,6 +57,7 @@ among memory files; nothing else is ever written.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import gc
 import hashlib
 import os
@@ -70,11 +71,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pmem_tui.core import health_cache, index, meta_cache, records, textio
+from pmem_tui.core import health_cache, index, meta_cache, records, settled, textio, user_input
 from pmem_tui.core import health_sketch as sk
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft
-from pmem_tui.core.errors import Refused
+from pmem_tui.core.errors import Busy, Refused
 from pmem_tui.core.health_text import Facts, extract_facts, normalized_text
 from pmem_tui.core.lifecycle import propose_index_line, require_lifecycle
 from pmem_tui.core.model import (
@@ -374,18 +375,23 @@ def check_health(
     # Allocation-heavy and short: collections would only walk the same young objects again and again.
     collect = gc.isenabled()
     gc.disable()
-    try:
-        return _check(Path(root), inactive_days, today, use_cache)
+    try:  # never a report (or a cache) made while an action ran: `settled`
+        check = functools.partial(_check, Path(root), inactive_days, today, use_cache)
+        report, quiet, _ = settled.read(Path(root), check)
+        if not quiet:
+            raise Busy("Another pmem-tui action is changing this memory right now; try again in a moment.")
+        return report
     finally:
         if collect:
             gc.enable()
 
 
-def _check(root: Path, inactive_days: int, today: dt.date | None, use_cache: bool) -> HealthReport:
+def _check(
+    root: Path, inactive_days: int, today: dt.date | None, use_cache: bool, before: settled.Mark
+) -> HealthReport:
     started = time.perf_counter()
     require_lifecycle(root, "run a health check")
-    if inactive_days < 1:
-        raise Refused("--inactive-days must be at least 1.")
+    user_input.check_days(inactive_days)
     day = today or clock_today()
     listing = _list(os.fspath(root))
     key = listing.key(day, inactive_days)
@@ -426,7 +432,7 @@ def _check(root: Path, inactive_days: int, today: dt.date | None, use_cache: boo
     report = HealthReport(root, day, inactive_days, proposals, trash, near)
     hits = sum(1 for f in files if not f.fresh)
     written = False
-    if use_cache:
+    if use_cache and settled.quiet(root, before):
         written = health_cache.write(
             root,
             _features_header(files, listing, entries, checked_now, written_at),

@@ -2,7 +2,8 @@
 
 Layout, inside the root's hidden metadata folder `.pmem/`:
 
-    .pmem/journal/intent.json     the action and its steps (the commit point: written last, atomically)
+    .pmem/journal/intent.json     the action and its steps (written last, atomically: from then on
+                                  doctor can finish or undo the action)
     .pmem/journal/<n>.new         the bytes step n writes
     .pmem/journal/<n>.old         the bytes step n replaces (to roll back)
 

@@ -33,6 +33,7 @@ from pmem_tui.core.model import (
 from pmem_tui.core.paths import Area, check_memory_path
 from pmem_tui.core.plan import Plan
 from pmem_tui.core.secrets import check_no_secrets
+from pmem_tui.core.user_input import one_line
 
 
 class NeedsIndexLine(Refused):
@@ -65,15 +66,6 @@ def require_lifecycle(root: Path, action: str) -> None:
             f"Cannot {action}: the lifecycle structure is incomplete (missing {', '.join(missing)}); "
             "run `pmem-tui upgrade` first."
         )
-
-
-def _one_line(value: str, what: str) -> str:
-    value = value.strip()
-    if not value:
-        raise Refused(f"A {what} is required.")
-    if "\n" in value or "\r" in value:
-        raise Refused(f"The {what} must be a single line.")
-    return value
 
 
 # -- archive ----------------------------------------------------------------------------------
@@ -132,7 +124,7 @@ def plan_archive_many(
 ) -> Plan:
     require_lifecycle(root, "archive")
     journal.check_quiet(root)
-    reason = _one_line(reason, "reason for archiving")
+    reason = one_line(reason, "reason for archiving")
     day = today or clock_today()
     return _plan_items(root, paths, "archive", lambda d, p: _archive_into(d, p, reason, day), strict)
 
@@ -243,7 +235,7 @@ def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
     rec = recs[-1] if recs else None
     line = rec.index_line if rec else None
     if index_line is not None:
-        line = _one_line(index_line, "index line")
+        line = one_line(index_line, "index line")
         parsed = index.parse_line(line)
         if parsed is None or parsed[0] != rel:
             raise Refused(f"The index line given does not name {rel}: {line}")
@@ -426,7 +418,7 @@ def _index_for_save(draft: Draft, rel: str, new_text: str, index_line: str | Non
         draft.notes.append(f"{INDEX_FILE} is missing; it is created with this file's line.")
     entries = index.find_entries(text, rel)
     if index_line is not None:
-        line = _one_line(index_line, "index line")
+        line = one_line(index_line, "index line")
         parsed = index.parse_line(line)
         if parsed is None or parsed[0] != rel:
             raise Refused(f"The index line given does not name {rel}: {line}")

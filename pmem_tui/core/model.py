@@ -272,6 +272,7 @@ class Snapshot:
     records: tuple[ArchiveRecord, ...]
     problems: tuple[Problem, ...]
     unfinished_action: str | None = None  # description of a journaled action left unfinished
+    action_running: bool = False  # ...or being applied right now by another process (`settled.scan`)
 
     @property
     def lifecycle_ready(self) -> bool:

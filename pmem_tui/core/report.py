@@ -88,7 +88,7 @@ def status_cacheable(snap: Snapshot) -> bool:
     Not when something could not be read or listed: an I/O failure is not a fact about the tree, and the
     next run must try again. Invalid UTF-8 is a fact about the bytes, so that problem does not prevent it.
     """
-    return snap.exists and all(
+    return snap.exists and not snap.action_running and all(
         p.kind != "unreadable" or p.detail.startswith("not valid UTF-8") for p in snap.problems
     )
 
@@ -186,7 +186,9 @@ def _status_lines(snap: Snapshot) -> list[str]:
     ]
     if base.warning:
         lines.append(f"Warning: {base.warning}")
-    if snap.unfinished_action:
+    if snap.action_running:
+        lines.append(f"Action in progress: '{snap.unfinished_action}'; what follows may be part-way.")
+    elif snap.unfinished_action:
         lines.append(f"Unfinished action: '{snap.unfinished_action}' was interrupted; run `pmem-tui doctor`.")
     lines.append(f"Core ({len(snap.core)}):")
     lines += [f"  {f.path}  {human_size(f.size)}" for f in snap.core]

@@ -48,7 +48,7 @@ from pmem_tui.tui.widgets.pane import ExtraPane
 
 # Action-only and worker-only modules load on first use, not at start-up (the first frame does not need them).
 if TYPE_CHECKING:
-    from pmem_tui.core import doctor, executor, lifecycle, tree
+    from pmem_tui.core import doctor, executor, lifecycle, settled
     from pmem_tui.core.plan import Plan
     from pmem_tui.core.report import Baseline
     from pmem_tui.tui import patch as patch_mod
@@ -69,7 +69,7 @@ else:
     executor = _LazyModule("pmem_tui.core.executor")
     lifecycle = _LazyModule("pmem_tui.core.lifecycle")
     undo = _LazyModule("pmem_tui.tui.undo")
-    tree = _LazyModule("pmem_tui.core.tree")  # the scan worker's: not needed for the first frame
+    settled = _LazyModule("pmem_tui.core.settled")  # the scan worker's: not needed for the first frame
     patch_mod = _LazyModule("pmem_tui.tui.patch")
 
 Editor = Callable[[Path], None]
@@ -256,7 +256,7 @@ class PmemApp(App[int]):
         with _cycle_collector_paused():  # the scan allocates only acyclic objects, 10^5-10^6 at 100k files
             # The index's signature first: its whole-file read then comes before the snapshot exists.
             unchecked = patch_mod.read_signature(self.root)
-            snap = tree.scan(self.root, deep=False)
+            snap = settled.scan(self.root, deep=False)[0]  # one state, or the action in progress
             signature = patch_mod.checked(unchecked, snap.index_entries, self.root) if snap.exists else None
             base_line = patch_mod.baseline(snap, signature) if snap.exists else None
             rows = {name: rows_for(name, snap) for name in PANES}  # built here, off the UI thread
@@ -432,7 +432,7 @@ class PmemApp(App[int]):
         except PmemError as err:
             self.post_message(PlanApplied(plan, None, str(err)))
         else:
-            self.post_message(PlanApplied(plan, result.outcome, None))
+            self.post_message(PlanApplied(plan, result.outcome, None, result.warning))
 
     def on_plan_applied(self, message: PlanApplied) -> None:
         then = self._continuations.pop(id(message.plan), None)
@@ -446,6 +446,8 @@ class PmemApp(App[int]):
             self.notify(sentence, title=message.plan.title)
         if len(sentences) > MAX_NOTIFIED_ITEMS:
             self.notify(f"…and {len(sentences) - MAX_NOTIFIED_ITEMS} more.", title=message.plan.title)
+        if message.warning is not None:
+            self.notify(message.warning, severity="warning")
         skipped = [n for n in message.plan.preview.notes if n.startswith("Skipped ")]
         for note in skipped[:MAX_NOTIFIED_ITEMS]:
             self.notify(note, severity="warning")

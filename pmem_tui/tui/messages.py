@@ -46,6 +46,7 @@ class PlanApplied(Message):
     plan: Plan
     outcome: str | None  # None when it failed
     error: str | None
+    warning: str | None = None  # done, but the disk reported an error on the way (`core/after_commit.py`)
 
 
 @dataclass

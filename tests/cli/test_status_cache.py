@@ -451,12 +451,11 @@ def test_the_day_in_the_key_is_the_clock_s_day(monkeypatch: pytest.MonkeyPatch) 
     assert status_cache._day() == clock.today().isoformat()
 
 
-def test_a_malformed_frozen_date_fails_as_before_and_stores_nothing(
+def test_a_malformed_frozen_date_is_bad_usage_and_stores_nothing(
     memory: Path, later: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PMEM_TUI_TODAY", "not-a-date")
-    with pytest.raises(ValueError):
-        main(["--root", str(memory), "status", "--json"])
+    assert main(["--root", str(memory), "status", "--json"]) == 2  # bad usage, one sentence (user_input)
     assert not (memory / JSON_FILE).exists()
 
 

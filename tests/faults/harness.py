@@ -11,6 +11,7 @@ import datetime as dt
 import errno
 import os
 import shutil
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -152,6 +153,47 @@ class Fault:
                 raise HardStop
             code = errno.EIO if self.kind == "disk-dies" else int(self.kind)
             raise OSError(code, f"injected {errno.errorcode[code]}", rel)
+
+
+class Stepper:
+    """An action in a thread, held before each shim step until `advance` lets it take more."""
+
+    def __init__(self, root: Path, plan: Plan) -> None:
+        self._go = threading.Semaphore(0)
+        self._stopped = threading.Semaphore(0)
+        self.done = False
+        self.error: BaseException | None = None
+        self.steps: list[tuple[str, str]] = []  # the last one is the step it is held before
+        self._thread = threading.Thread(target=self._run, args=(root, plan), daemon=True)
+        self._thread.start()
+        self._stopped.acquire()  # at the first step, or done
+
+    def _hook(self, name: str, rel: str) -> None:
+        self.steps.append((name, rel))
+        self._stopped.release()
+        self._go.acquire()
+
+    def _run(self, root: Path, plan: Plan) -> None:
+        try:
+            apply(plan, root, hook=self._hook)
+        except BaseException as err:  # reported by the test
+            self.error = err
+        finally:
+            self.done = True
+            self._stopped.release()
+
+    def advance(self, n: int) -> None:
+        for _ in range(n):
+            if self.done:
+                return
+            self._go.release()
+            self._stopped.acquire()
+
+    def finish(self) -> None:
+        while not self.done:
+            self.advance(1)
+        self._thread.join(timeout=30)
+        assert self.error is None, self.error
 
 
 # -- invariants -------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ actors wait at a start gate (a file the test creates) after their imports, so th
 really overlap; the other half start `python -m pmem_tui` cold. Exactly one wins; the
 other is refused cleanly (exit 1, one sentence: changed since the preview, busy, or no longer there) and
 nothing is lost: the memory equals the state after one single action. The rounds start without the
-`.pmem/` metadata folder, so the two also race to create it.
+`.pmem/` metadata folder, so the two also race to create it. Every pair of mutating commands:
+`test_concurrency_pairs.py`.
 """
 
 from __future__ import annotations

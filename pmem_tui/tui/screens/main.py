@@ -241,7 +241,9 @@ class MainScreen(Screen[None]):
     def _update_banner(self, snap: Snapshot) -> None:
         banner = self.query_one("#banner", Static)
         text = Text()
-        if snap.unfinished_action:
+        if snap.action_running:
+            text.append(f"'{snap.unfinished_action}' is being applied; the panes follow when it is done.\n")
+        elif snap.unfinished_action:
             text.append("An earlier action was interrupted: ", style="bold")
             text.append(f"'{snap.unfinished_action}'")
             text.append(". Press D to preview the doctor's repair.\n")
