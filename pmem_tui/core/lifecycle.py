@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -128,13 +128,24 @@ def plan_archive(root: Path, path: str, reason: str, today: dt.date | None = Non
 
 
 def plan_archive_many(
-    root: Path, paths: Sequence[str], reason: str, today: dt.date | None = None, *, strict: bool = False
+    root: Path,
+    paths: Sequence[str],
+    reason: str,
+    today: dt.date | None = None,
+    *,
+    strict: bool = False,
+    reasons: Mapping[str, str] | None = None,
 ) -> Plan:
+    """`reasons`: an item's own reason (the health check's), instead of the shared `reason`."""
     require_lifecycle(root, "archive")
     journal.check_quiet(root)
-    reason = _one_line(reason, "reason for archiving")
+    own = {p: _one_line(r, "reason for archiving") for p, r in (reasons or {}).items()}
+    if any(p not in own for p in paths):
+        reason = _one_line(reason, "reason for archiving")
     day = today or clock_today()
-    return _plan_items(root, paths, "archive", lambda d, p: _archive_into(d, p, reason, day), strict)
+    return _plan_items(
+        root, paths, "archive", lambda d, p: _archive_into(d, p, own.get(p, reason), day), strict
+    )
 
 
 # -- delete -----------------------------------------------------------------------------------

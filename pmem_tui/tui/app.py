@@ -21,7 +21,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -153,7 +152,7 @@ class PmemApp(App[int]):
         self.health_source: HealthSource | None = health_source  # None: the health screen's default
         self.snapshot: Snapshot | None = None
         self.baseline: Baseline | None = None
-        self.last_plan: Plan | None = None
+        self._history: undo.History | None = None  # made on first use: its module loads lifecycle
         self.kept: set[str] = set()  # health proposals dismissed with `k` this session
         self.watcher = MemoryWatcher(self.root, self._watcher_notify)
         self._generation = 0
@@ -387,7 +386,9 @@ class PmemApp(App[int]):
         explanation: str | None = None,
         danger: bool = False,
         then: Callable[[], None] | None = None,
+        tag: tuple[str, undo.Step] | None = None,
     ) -> PlanModal:
+        """`tag`: the plan, once confirmed, is the undo or redo of that step of the history."""
         from pmem_tui.tui.modals.plan_modal import PlanModal
 
         modal = PlanModal(
@@ -404,6 +405,8 @@ class PmemApp(App[int]):
 
         def closed(confirmed: bool | None) -> None:
             if confirmed and modal.plan is not None:
+                if tag is not None:
+                    self.history.tag(modal.plan, *tag)
                 self.apply_plan(modal.plan, then)
             else:
                 self.notify("Cancelled: nothing was changed.")
@@ -450,7 +453,7 @@ class PmemApp(App[int]):
         for note in skipped[:MAX_NOTIFIED_ITEMS]:
             self.notify(note, severity="warning")
         if not message.plan.is_empty:
-            self.last_plan = message.plan
+            self.history.record(message.plan)
         main = self.main_screen
         if main is not None:
             for name in ("index", "core", "archive", "trash"):
@@ -504,6 +507,7 @@ class PmemApp(App[int]):
         explanation: str | None = None,
         then: Callable[[], None] | None = None,
         title: str | None = None,
+        tag: tuple[str, undo.Step] | None = None,
     ) -> None:
         """Archive: check it can be planned, then ask for the reason in the preview modal."""
         if not paths:
@@ -527,6 +531,7 @@ class PmemApp(App[int]):
             initial=default_reason,
             explanation=explanation,
             then=then,
+            tag=tag,
         )
 
     def action_delete(self) -> None:
@@ -626,23 +631,42 @@ class PmemApp(App[int]):
             return
         self.open_plan(title=plan.title, plan=plan)
 
+    @property
+    def history(self) -> undo.History:
+        if self._history is None:
+            self._history = undo.History()
+        return self._history
+
+    @property
+    def can_redo(self) -> bool:
+        return self._history is not None and bool(self._history.undone)
+
     def action_undo(self) -> None:
+        self._offer_history("undo")
+
+    def action_redo(self) -> None:
+        self._offer_history("redo")
+
+    def _offer_history(self, kind: str) -> None:
+        """The inverse of the last action (undo) or of the last undo (redo), through its own preview."""
         try:
-            offer = undo.undo_offer(self.root, self.last_plan)
+            step, offer = (self.history.undo_offer if kind == "undo" else self.history.redo_offer)(self.root)
         except undo.NoUndo as err:
             self.notify(str(err), severity="warning")
             return
         except PmemError as err:
-            self.refuse(f"Cannot undo: {err}")
+            self.refuse(f"Cannot {kind}: {err}")
             return
+        tag = (kind, step)
         if offer.plan is not None:
-            self.open_plan(title=offer.title, plan=offer.plan, explanation=offer.explanation)
+            self.open_plan(title=offer.title, plan=offer.plan, explanation=offer.explanation, tag=tag)
         else:
             self.start_archive(
                 list(offer.archive_paths),
                 default_reason=offer.reason,
                 explanation=offer.explanation,
                 title=offer.title,
+                tag=tag,
             )
 
     # -- editing ------------------------------------------------------------------------------
@@ -760,52 +784,15 @@ class PmemApp(App[int]):
     # -- command palette ----------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        from pmem_tui.tui.commands import system_commands
+
         yield from super().get_system_commands(screen)
-        commands: list[tuple[str, str, Callable[[], object]]] = [
-            ("Help: keys", "Every key of the app (?)", self.action_help),
-            ("Health review", "Review active memory: keep, archive, delete (H)", self.action_health),
-            (
-                "Purge expired trash",
-                "Remove expired trash for good, after its preview (P)",
-                self.action_purge,
-            ),
-            ("Upgrade lifecycle structure", "Create the missing lifecycle folders (U)", self.action_upgrade),
-            ("Doctor", "Finish or undo an interrupted action (D)", self.action_doctor),
-            ("Undo last action", "Plan the inverse of the last action (ctrl+z)", self.action_undo),
-            ("New memory file", "Path, index line, editor, save preview (n)", self.action_new_file),
-        ]
-        if isinstance(screen, MainScreen):
-            commands += [
-                ("Archive selected", "Archive the selected active file(s) (a)", self.action_archive),
-                (
-                    "Delete selected",
-                    "Move the selected archived file(s) to the trash (d)",
-                    self.action_delete,
-                ),
-                (
-                    "Recover selected",
-                    "Recover the selected archived or trashed file(s) (r)",
-                    self.action_recover,
-                ),
-                (
-                    "Edit selected",
-                    "Edit the selected file in $EDITOR, then preview the save (e)",
-                    self.action_edit,
-                ),
-                ("Filter pane", "Filter the current pane (/)", screen.action_filter),
-                ("Focus preview", "Scroll the preview (p)", screen.action_focus_preview),
-            ]
-            for i, pane_id in enumerate(screen.pane_ids):
-                name = pane_id.removeprefix("pane-").capitalize()
-                commands.append(
-                    (
-                        f"Show {name} pane",
-                        f"Switch to the {name} pane ({i + 1})",
-                        partial(screen.action_show_pane, i),
-                    )
-                )
-        for title, help_text, callback in commands:
-            yield SystemCommand(title, help_text, callback)
+        names = (
+            [p.removeprefix("pane-").capitalize() for p in screen.pane_ids]
+            if isinstance(screen, MainScreen)
+            else None
+        )
+        yield from system_commands(self, screen, names)
 
 
 def _extra_panes(project: str | None) -> list[ExtraPane]:

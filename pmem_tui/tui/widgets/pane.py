@@ -62,6 +62,8 @@ class PaneView(Vertical):
             placeholder="filter: path, title, summary", id=f"filter-{pane}", classes="pane-filter"
         )
         self.filter_input.display = False
+        self._every_row: list[Row] = []
+        self.problem_paths: frozenset[str] | None = None  # `!`: only the rows about these paths
         self.titles = Static(self._titles_text(), classes="pane-titles")
 
     def compose(self) -> ComposeResult:
@@ -71,16 +73,36 @@ class PaneView(Vertical):
 
     def _titles_text(self) -> Text:
         names = COLUMNS.get(self.pane, ())
-        return Text("  " + "  ·  ".join(names), no_wrap=True, overflow="ellipsis")
+        text = Text("  " + "  ·  ".join(names), no_wrap=True, overflow="ellipsis")
+        if self.problem_paths is not None:
+            text = Text("  Only the rows with a problem: press ! for every row", style="bold yellow")
+        return text
+
+    def _shown(self, rows: list[Row]) -> list[Row]:
+        self._every_row = rows
+        if self.problem_paths is None:
+            return rows
+        return [r for r in rows if r.path in self.problem_paths]
+
+    def _empty_text(self) -> str:
+        if self.problem_paths is not None:
+            return "No row has a problem. Press ! for every row."
+        return EMPTY_TEXT.get(self.pane, "Nothing here.")
 
     def set_rows(self, rows: list[Row]) -> None:
-        self.list.empty_text = EMPTY_TEXT.get(self.pane, "Nothing here.")
-        self.list.set_rows(rows)
+        self.list.empty_text = self._empty_text()
+        self.list.set_rows(self._shown(rows))
 
     def apply_rows(self, rows: list[Row]) -> None:
         """Like `set_rows`; with the same keys in the same order, only the changed rows are redrawn."""
-        self.list.empty_text = EMPTY_TEXT.get(self.pane, "Nothing here.")
-        self.list.apply_rows(rows)
+        self.list.empty_text = self._empty_text()
+        self.list.apply_rows(self._shown(rows))
+
+    def show_problems(self, paths: frozenset[str] | None) -> None:
+        """Only the rows about these paths (None: every row again)."""
+        self.problem_paths = paths
+        self.titles.update(self._titles_text())
+        self.set_rows(self._every_row)
 
     def open_filter(self) -> None:
         self.list.prepare_filter()
