@@ -322,10 +322,10 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
         draft.recovery.append(
             f"{len(expired)} file(s) are removed for good: they cannot be recovered afterwards."
         )
-        draft.outcomes.append(f"Purged {len(expired)} expired trash item(s).")
+        draft.outcomes.append(f"Purged {len(expired)} expired trash item{'' if len(expired) == 1 else 's'}.")
     else:
         draft.outcomes.append("No expired trash to purge.")
-    return draft.plan("purge", f"Purge {len(expired)} expired trash item(s)")
+    return draft.plan("purge", f"Purge {len(expired)} expired trash item{'' if len(expired) == 1 else 's'}")
 
 
 # -- upgrade ----------------------------------------------------------------------------------
@@ -411,7 +411,7 @@ def plan_save(root: Path, path: str, content: bytes, index_line: str | None = No
     draft.originals[rel] = None if old is None else textio.decode(old)
     draft.create_file(rel, content)
     draft.recovery.append(
-        "The previous content is replaced; it is shown above in the diff."
+        "The previous content is replaced; the diff below shows it."
         if old is not None
         else f"{rel} can later be archived and recovered like any memory file."
     )

@@ -44,6 +44,7 @@ from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.pane import ExtraPane
+from pmem_tui.tui.words import in_keys
 
 # Action-only and worker-only modules load on first use, not at start-up (the first frame does not need them).
 if TYPE_CHECKING:
@@ -369,11 +370,19 @@ class PmemApp(App[int]):
         markup: bool = True,
     ) -> None:
         """Every notification shows its text literally: refusals and outcomes carry user paths, and a file
-        named `[red]x[/red].md` must show its brackets. Widgets' and screens' notify land here too."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        named `[red]x[/red].md` must show its brackets. Widgets' and screens' notify land here too. A CLI
+        command in core's sentence becomes the key that does it here."""
+        super().notify(in_keys(message), title=title, severity=severity, timeout=timeout, markup=False)
+
+    def action_help_quit(self) -> None:
+        """ctrl+c: Textual's hint, in plain words (its own is markup, shown raw by `notify`)."""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key} to quit the app.", title="Do you want to quit?")
+                return
 
     def refuse(self, message: str) -> None:
-        self.notify(message, severity="error")
+        self.notify(in_keys(message), severity="error")
 
     def open_plan(
         self,

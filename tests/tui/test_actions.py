@@ -165,7 +165,7 @@ async def test_delete_an_archived_file_to_the_trash_with_its_deadline(demo_root:
         assert rec is not None and rec.deleted == TODAY and rec.deadline == TODAY + dt.timedelta(days=30)
         assert f"_archive/_trash/projects/legacy-api.md; recoverable until {deadline}." in app.notes_text()
         trash = {r.path: r.cells[2] for r in lst(app, "trash").all_rows}
-        assert trash["projects/legacy-api.md"] == "purged in 30 days"
+        assert trash["projects/legacy-api.md"] == "recoverable 30 more days"
 
 
 @pytest.mark.rule("PM-REC-1", "PM-REC-3", "PM-REC-4", "PM-REC-5", "PM-REC-6")
@@ -452,7 +452,8 @@ async def test_root_without_lifecycle_shows_banner_and_upgrade_preview(tmp_path:
         banner = app.main_screen.query_one("#banner")
         assert banner.display and "press U to preview the upgrade" in str(banner.render())
         await pilot.press("a")
-        assert isinstance(app.screen, MainScreen) and "run `pmem-tui upgrade` first" in app.errors()[-1]
+        assert isinstance(app.screen, MainScreen)
+        assert "press U to preview the upgrade first" in app.errors()[-1]
         await pilot.press("U")
         m = modal(app)
         shown = preview_of(m)

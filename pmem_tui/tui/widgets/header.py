@@ -8,6 +8,7 @@ from textual.widgets import Static
 from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import CORE_TOKEN_WARNING, Baseline
 from pmem_tui.core.textio import display
+from pmem_tui.tui.words import plural
 
 WATCH_LABELS = {
     "live": ("● live", "green"),
@@ -63,7 +64,7 @@ def header_text(
     if base is not None:
         text.append("  ·  baseline ", style="dim")
         text.append(f"≈{base.tokens:,} tokens", style="bold")
-        text.append(f" ({base.files} files)", style="dim")
+        text.append(f" ({plural(base.files, 'file')})", style="dim")
         if base.core_too_big:
             text.append(f"  ⚠ _core/ ≈{base.core_tokens:,} tokens > {CORE_TOKEN_WARNING:,}", style="bold red")
     if scanning:
