@@ -768,15 +768,13 @@ class PmemApp(App[int]):
         from pmem_tui.tui.modals.new_file import NewFileModal
 
         self.push_screen(
-            NewFileModal(first_save=not self.root.is_dir(), initial_path=initial), self._new_file_chosen
+            NewFileModal(self.root, first_save=not self.root.is_dir(), initial_path=initial),
+            self._new_file_chosen,
         )
 
     def _new_file_chosen(self, request: NewFileRequest | None) -> None:
         if request is None:
             self.notify("Cancelled: nothing was changed.")
-            return
-        if (self.root / request.path).exists():
-            self.refuse(f"{request.path} already exists; select it and press e to edit it.")
             return
         title = (
             Path(request.path).stem.replace("-", " ").replace("_", " ").strip().capitalize() or "New memory"
