@@ -12,7 +12,6 @@ import datetime as dt
 import gc
 import importlib
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -44,7 +43,7 @@ from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.pane import ExtraPane
-from pmem_tui.tui.words import in_keys
+from pmem_tui.tui.words import in_keys, split_outcome
 
 # Action-only and worker-only modules load on first use, not at start-up (the first frame does not need them).
 if TYPE_CHECKING:
@@ -117,12 +116,6 @@ def run_editor(path: Path) -> None:
     """$VISUAL, else $EDITOR, else vi, on `path` (the app is suspended around this call)."""
     command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     subprocess.run([*shlex.split(command), str(path)], check=False)
-
-
-def split_outcome(outcome: str) -> list[str]:
-    """One sentence per item of a batch outcome ("Archived a to b. Archived c to d.")."""
-    parts = [p.strip() for p in re.split(r"(?<=\.)\s+(?=[A-Z])", outcome) if p.strip()]
-    return parts or [outcome]
 
 
 class PmemApp(App[int]):
@@ -358,6 +351,10 @@ class PmemApp(App[int]):
             return "", []
         return main.selection()
 
+    def _hidden_marks(self) -> str | None:
+        main = self.main_screen
+        return main.hidden_marks_note() if main is not None else None
+
     # -- opening previews ---------------------------------------------------------------------
 
     def notify(
@@ -506,7 +503,7 @@ class PmemApp(App[int]):
 
     def action_archive(self) -> None:
         _pane, rows = self._selection()
-        self.start_archive([r.path for r in rows])
+        self.start_archive([r.path for r in rows], explanation=self._hidden_marks())
 
     def start_archive(
         self,
@@ -548,6 +545,7 @@ class PmemApp(App[int]):
         if not rows:
             self.refuse("Nothing selected to delete.")
             return
+        hidden = self._hidden_marks()
         active = [r for r in rows if r.is_active_file]
         if pane == "index" and active:
             paths = [r.path for r in active]
@@ -558,12 +556,13 @@ class PmemApp(App[int]):
                     f"{what} {'is' if len(paths) == 1 else 'are'} active. Only an archived file can be "
                     "deleted (delete = archive first, then the trash, recoverable for 30 days). Here is the "
                     "archive preview instead; delete it afterwards from the Archive pane."
+                    + (f"\n{hidden}" if hidden else "")
                 ),
             )
             return
-        self.start_delete([r.path for r in rows])
+        self.start_delete([r.path for r in rows], hidden)
 
-    def start_delete(self, paths: list[str]) -> None:
+    def start_delete(self, paths: list[str], explanation: str | None = None) -> None:
         root = self.root
         plan = self._plan_or_refuse(
             lambda: (
@@ -573,21 +572,21 @@ class PmemApp(App[int]):
             )
         )
         if plan is not None:
-            self.open_plan(title=plan.title, plan=plan)
+            self.open_plan(title=plan.title, plan=plan, explanation=explanation)
 
     def action_recover(self) -> None:
         _pane, rows = self._selection()
         if not rows:
             self.refuse("Nothing selected to recover.")
             return
-        self.start_recover([r.path for r in rows])
+        self.start_recover([r.path for r in rows], self._hidden_marks())
 
-    def start_recover(self, paths: list[str]) -> None:
+    def start_recover(self, paths: list[str], explanation: str | None = None) -> None:
         root = self.root
         if len(paths) > 1:
             plan = self._plan_or_refuse(lambda: lifecycle.plan_recover_many(root, paths))
             if plan is not None:
-                self.open_plan(title=plan.title, plan=plan)
+                self.open_plan(title=plan.title, plan=plan, explanation=explanation)
             return
         path = paths[0]
         try:

@@ -25,6 +25,7 @@ from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.pane import PaneView
 from pmem_tui.tui.widgets.preview import PreviewView
+from pmem_tui.tui.words import plural
 
 if TYPE_CHECKING:
     from pmem_tui.tui.app import PmemApp
@@ -106,6 +107,23 @@ class MainScreen(Screen[None]):
         if view is None:
             return self.current_pane(), []
         return view.pane, view.list.selection()
+
+    def hidden_marks_note(self) -> str | None:
+        """The marked rows of the pane that its filter hides: a batch includes them, so its preview says
+        so and names every one (None: none hidden)."""
+        view = self.current_view()
+        marked = view.list.marked_rows() if view is not None else []
+        if view is None or not marked or not view.list.filter_query:
+            return None
+        shown = {r.key for r in view.list.rows}
+        hidden = [r.path for r in marked if r.key not in shown]
+        if not hidden:
+            return None
+        verb = "is" if len(hidden) == 1 else "are"
+        return (
+            f"Marked but hidden by the filter '{view.list.filter_query}', {plural(len(hidden), 'row')} "
+            f"{verb} included too: {', '.join(hidden)}."
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in TYPED_FOCUS_MOVES and isinstance(self.focused, Input):

@@ -116,8 +116,13 @@ class PaneView(Vertical):
         focus_now(self.list)
 
     def action_clear_filter(self) -> None:
+        """escape: the filter first, then the marks."""
         if self.list.filter_query or self.filter_input.display:
             self.clear_filter()
+        elif self.list.marked_keys:
+            count = len(self.list.marked_keys)
+            self.list.clear_marks()
+            self.notify(f"{count} mark{'s' if count != 1 else ''} cleared; nothing was changed.")
 
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:
