@@ -243,4 +243,3 @@ def _plan_parts(plan: Plan) -> list[tuple[str, str]]:
         out.append(("", ""))
         out += [(ansi.diff_kind(line), line) for line in diff.unified()]
     return out
-

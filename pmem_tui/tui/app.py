@@ -40,6 +40,7 @@ from pmem_tui.tui.messages import FilesChanged, PlanApplied, PreviewShown, ScanD
 from pmem_tui.tui.rows import DEAD, PANES, Row, head_rows, rows_for
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
+from pmem_tui.tui.screens.too_small import follow_size
 from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.pane import ExtraPane
@@ -172,6 +173,10 @@ class PmemApp(App[int]):
             self.push_screen(WelcomeScreen())
         if not self._show_head():
             self._start_full_scan()
+        follow_size(self)
+
+    def on_resize(self, event: events.Resize) -> None:
+        follow_size(self, event.size)
 
     def _show_head(self) -> bool:
         """The first screenful of the Index from the head of `_index.md`, before the full scan: the first

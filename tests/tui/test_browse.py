@@ -49,7 +49,7 @@ async def test_first_frame_shows_every_pane_header_and_baseline(demo_root: Path,
         trash = lst(app, "trash").all_rows
         # Sorted by deadline, with the countdown.
         assert [r.path for r in trash] == ["notes/offsite-ideas.md", "projects/temp-benchmarks.md"]
-        assert trash[0].cells[2] == "expired" and trash[0].flag == "expired"
+        assert trash[0].cells[2] == "expired: P purges it" and trash[0].flag == "expired"
         assert trash[1].cells[2] == "recoverable 25 more days"
         header = str(app.main_screen.query_one("#header").render())
         assert "~/.persistent-memory" in header

@@ -270,6 +270,7 @@ class HealthScreen(Screen[None]):
                     "health",
                     empty_text="Checking the health of active memory…",
                     caps=(0.05, 0.11, 0.34, 0.16),
+                    path_column=2,
                     id="health-list",
                 )
             with Vertical(id="health-right"):

@@ -33,8 +33,8 @@ from textual.widget import Widget
 from pmem_tui.core.textio import display
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.rows import Row
+from pmem_tui.tui.widgets.columns import COLUMN_GAP, column_widths, cut_middle
 
-_COLUMN_GAP = 2
 MAX_ROWS_PATCHED = 256  # beyond this many changed rows, rebuilding the list is as cheap
 FILTER_STEP = 2048  # rows a filter tests per step (0.2-1 ms)
 FILTER_SLICE = 0.004  # seconds of filtering between two yields to the event loop, after the first frame
@@ -292,6 +292,8 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         *,
         empty_text: str = "Nothing here.",
         caps: tuple[float, ...] = (0.48, 0.2),
+        path_column: int | None = 0,
+        droppable: tuple[int, ...] = (),
         markable: bool = True,
         id: str | None = None,
         classes: str | None = None,
@@ -300,6 +302,8 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         self.pane = pane
         self.empty_text = empty_text
         self.caps = caps  # the share of the width each column but the last may take at most
+        self.path_column = path_column  # cut in the middle, never at its end (None: no path column)
+        self.droppable = droppable  # columns dropped when the path would be cut
         self.markable = markable
         self._all: list[Row] = []
         self._rows: Sequence[Row] = []  # `_all` itself, or a `FilteredRows` of it
@@ -700,21 +704,16 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
     # -- rendering ----------------------------------------------------------------------------
 
     def _widths(self, width: int) -> list[int]:
-        """Column widths for the available width: the last column takes what is left."""
+        """Column widths for the available width (0: dropped); the last column takes what is left."""
         avail = max(0, width - 2 - self._flag_width)
-        n = len(self._col_max)
-        if n == 0:
-            return []
-        caps = self.caps if n >= 3 else (0.6,)
-        widths: list[int] = []
-        used = 0
-        for i in range(n - 1):
-            cap = int(avail * (caps[i] if i < len(caps) else 0.2))
-            w = min(self._col_max[i], max(cap, 3))
-            widths.append(w)
-            used += w + _COLUMN_GAP
-        widths.append(max(0, avail - used))
-        return widths
+        return column_widths(
+            avail, self._col_max, self.caps, path_column=self.path_column, droppable=self.droppable
+        )
+
+    def dropped_columns(self) -> frozenset[int]:
+        """The columns left out at the list's present width (the pane's titles leave them out too)."""
+        widths = self._widths(self.scrollable_content_region.width)
+        return frozenset(i for i, w in enumerate(widths[:-1]) if not w)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -752,13 +751,18 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
             flag = row.flag.ljust(self._flag_width)
             text.append(flag, self.get_component_rich_style("memory-list--flag", partial=True))
         widths = self._widths(width)
+        last = len(widths) - 1
         for i, w in enumerate(widths):
+            if not w and i < last:
+                continue  # dropped to leave the path its room
             cell = display(row.cells[i]) if i < len(row.cells) else ""
+            if i == self.path_column:
+                cell = cut_middle(cell, w)
             piece = Text(cell, style=dim if i > 0 else "", no_wrap=True, end="")
             piece.truncate(w, overflow="ellipsis", pad=True)
             text.append_text(piece)
-            if i < len(widths) - 1:
-                text.append(" " * _COLUMN_GAP)
+            if i < last:
+                text.append(" " * COLUMN_GAP)
         text.truncate(width, overflow="ellipsis", pad=True)
         style = base
         if is_cursor:

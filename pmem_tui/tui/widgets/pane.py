@@ -57,7 +57,9 @@ class PaneView(Vertical):
     def __init__(self, pane: str, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="pane-view")
         self.pane = pane
-        self.list = MemoryList(pane, empty_text="Scanning…", id=f"list-{pane}")
+        # The Index drops its title column (the summary says more) before it cuts a route.
+        droppable = (1,) if pane == "index" else ()
+        self.list = MemoryList(pane, empty_text="Scanning…", droppable=droppable, id=f"list-{pane}")
         self.filter_input = FilterInput(
             placeholder="filter: path, title, summary", id=f"filter-{pane}", classes="pane-filter"
         )
@@ -72,7 +74,8 @@ class PaneView(Vertical):
         yield self.list
 
     def _titles_text(self) -> Text:
-        names = COLUMNS.get(self.pane, ())
+        dropped = self.list.dropped_columns() if self.list.is_mounted else frozenset()
+        names = [n for i, n in enumerate(COLUMNS.get(self.pane, ())) if i not in dropped]
         text = Text("  " + "  ·  ".join(names), no_wrap=True, overflow="ellipsis")
         if self.problem_paths is not None:
             text = Text("  Only the rows with a problem: press ! for every row", style="bold yellow")
@@ -92,11 +95,21 @@ class PaneView(Vertical):
     def set_rows(self, rows: list[Row]) -> None:
         self.list.empty_text = self._empty_text()
         self.list.set_rows(self._shown(rows))
+        self._refresh_titles()
 
     def apply_rows(self, rows: list[Row]) -> None:
         """Like `set_rows`; with the same keys in the same order, only the changed rows are redrawn."""
         self.list.empty_text = self._empty_text()
         self.list.apply_rows(self._shown(rows))
+        self._refresh_titles()
+
+    def _refresh_titles(self) -> None:
+        text = self._titles_text()
+        if text.plain != str(self.titles.content):
+            self.titles.update(text)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refresh_titles)
 
     def show_problems(self, paths: frozenset[str] | None) -> None:
         """Only the rows about these paths (None: every row again)."""
