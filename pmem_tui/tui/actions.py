@@ -205,7 +205,7 @@ MARK = Action(
     "Mark",
     "mark several rows (the tab shows how many); a / d / r then plan them together, even those "
     "the filter hides",
-    where=MEMORY_PANES,
+    where=_where("index", "archive", "trash"),  # no batch action on Core
 )
 CLEAR = Action(
     "pane.clear_filter",
@@ -259,6 +259,7 @@ HEALTH: tuple[Action, ...] = (
         "apply the index fix of a drift proposal (add or drop a line), through its preview",
     ),
     Action("health.edit", "e", "edit", "Edit", "edit the file in $EDITOR, then the save preview"),
+    Action("health.back", "escape,H", "back", "Back", "back to the panes"),
     Action(
         "health.mark",
         "",
@@ -276,7 +277,6 @@ HEALTH: tuple[Action, ...] = (
         "upgrade, when the review is blocked by an incomplete lifecycle structure",
     ),
     Action("health.purge", "P", "purge", "Purge expired", "purge expired trash (its own confirmation)"),
-    Action("health.back", "escape,H", "back", "Back", "back to the panes"),
     Action("health.quit", "q", "app.quit", "Quit", "quit"),
 )
 EPICS: tuple[Action, ...] = (  # `EpicTable`, `EpicsView`
@@ -324,7 +324,8 @@ HELP: tuple[Section, ...] = (
     Section("Epics pane", _documented(*EPICS)),
 )
 
-PINNED = ("help", "quit")  # always in the key bar, at its right end, whatever the width
+# Always in the key bar, at its right end, whatever the width (by action: each screen binds its own quit).
+PINNED = ("help", "app.help", "quit", "app.quit")
 
 
 def bindings(actions: tuple[Action, ...]) -> list[Binding]:

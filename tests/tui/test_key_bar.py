@@ -113,3 +113,16 @@ async def test_a_click_between_hints_does_nothing(demo_root: Path) -> None:
         await pilot.click(KeyBar, offset=(gap, 0))
         await pilot.pause()
         assert app.screen is screen
+
+
+async def test_the_health_bar_offers_keep_on_K_and_keeps_help_and_quit(demo_root: Path) -> None:
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        core = await on_pane(pilot, "2")
+        assert "space Mark" not in core  # no action takes marked rows on Core
+        await pilot.press("H")
+        await settle(pilot)
+        text = bar_text(app)
+        assert "K Keep" in text and "k Keep" not in text
+        assert text.rstrip().endswith("? Help  q Quit  ^p palette")

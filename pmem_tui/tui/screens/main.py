@@ -15,7 +15,7 @@ from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from pmem_tui.core.model import Problem, Snapshot
 from pmem_tui.core.report import Baseline
-from pmem_tui.tui.actions import MAIN, bindings
+from pmem_tui.tui.actions import MAIN, MARK, bindings
 from pmem_tui.tui.focus import focus_now
 from pmem_tui.tui.messages import ShowInPreview
 from pmem_tui.tui.problems import all_problems, check_contents
@@ -38,7 +38,7 @@ def pane_id(name: str) -> str:
 # Keys that move the focus are priority bindings (see `actions.MAIN`); those that type a character are left
 # to an input that has the focus (the filter).
 TYPED_FOCUS_MOVES = frozenset({"show_pane", "focus_preview", "filter"})
-_ACTIONS = {a.id: a for a in MAIN}
+_ACTIONS = {a.id: a for a in (*MAIN, MARK)}
 
 
 class MainScreen(Screen[None]):

@@ -74,8 +74,8 @@ class KeyBar(Widget, can_focus=False):
             elif binding.action not in shown and (offers(binding) if callable(offers) else binding.show):
                 shown[binding.action] = (binding, enabled)
         hints = list(shown.values())
-        pinned = sorted((h for h in hints if h[0].id in PINNED), key=lambda h: PINNED.index(h[0].id or ""))
-        return [h for h in hints if h[0].id not in PINNED], pinned, palette
+        pinned = sorted((h for h in hints if h[0].action in PINNED), key=lambda h: PINNED.index(h[0].action))
+        return [h for h in hints if h[0].action not in PINNED], pinned, palette
 
     def _width(self, hint: Hint) -> int:
         return len(self.app.get_key_display(hint[0])) + len(hint[0].description) + 3
