@@ -137,9 +137,10 @@ def _add_optional_commands(
 
 
 def _print_plan(plan: Plan) -> None:
+    from pmem_tui.core import ansi
     from pmem_tui.core.report import plan_lines
 
-    print("\n".join(plan_lines(plan)))
+    print("\n".join(plan_lines(plan, colour=ansi.wanted(sys.stdout))))
 
 
 def _run_plan(plan: Plan, root: Path, yes: bool) -> int:

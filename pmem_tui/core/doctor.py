@@ -322,7 +322,9 @@ def plan_doctor(
         done = "finished" if res.direction == FORWARD else "undone"
         outcome = f"The interrupted action '{intent.title}' is {done}; the memory is consistent again."
         left = "left to run" if verb == "Finish" else "to undo"
-        notes.append(f"{verb} '{intent.title}': {len(res.ops)} step(s) {left}.")
+        n = len(res.ops)
+        steps = f"{n} step{'' if n == 1 else 's'} {left}" if n else f"nothing {left}"
+        notes.append(f"{verb} '{intent.title}': {steps}.")
         notes.extend(f"  {_describe(op)}" for op in res.ops)
         notes.extend(
             f"  {path} was edited since the interruption: those edits are kept, only this action's "

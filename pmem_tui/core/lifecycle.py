@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -120,13 +120,24 @@ def plan_archive(root: Path, path: str, reason: str, today: dt.date | None = Non
 
 
 def plan_archive_many(
-    root: Path, paths: Sequence[str], reason: str, today: dt.date | None = None, *, strict: bool = False
+    root: Path,
+    paths: Sequence[str],
+    reason: str,
+    today: dt.date | None = None,
+    *,
+    strict: bool = False,
+    reasons: Mapping[str, str] | None = None,
 ) -> Plan:
+    """`reasons`: an item's own reason (the health check's), instead of the shared `reason`."""
     require_lifecycle(root, "archive")
     journal.check_quiet(root)
-    reason = one_line(reason, "reason for archiving")
+    own = {p: one_line(r, "reason for archiving") for p, r in (reasons or {}).items()}
+    if any(p not in own for p in paths):
+        reason = one_line(reason, "reason for archiving")
     day = today or clock_today()
-    return _plan_items(root, paths, "archive", lambda d, p: _archive_into(d, p, reason, day), strict)
+    return _plan_items(
+        root, paths, "archive", lambda d, p: _archive_into(d, p, own.get(p, reason), day), strict
+    )
 
 
 # -- delete -----------------------------------------------------------------------------------
@@ -303,10 +314,10 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
         draft.recovery.append(
             f"{len(expired)} file(s) are removed for good: they cannot be recovered afterwards."
         )
-        draft.outcomes.append(f"Purged {len(expired)} expired trash item(s).")
+        draft.outcomes.append(f"Purged {len(expired)} expired trash item{'' if len(expired) == 1 else 's'}.")
     else:
         draft.outcomes.append("No expired trash to purge.")
-    return draft.plan("purge", f"Purge {len(expired)} expired trash item(s)")
+    return draft.plan("purge", f"Purge {len(expired)} expired trash item{'' if len(expired) == 1 else 's'}")
 
 
 # -- upgrade ----------------------------------------------------------------------------------
@@ -392,7 +403,7 @@ def plan_save(root: Path, path: str, content: bytes, index_line: str | None = No
     draft.originals[rel] = None if old is None else textio.decode(old)
     draft.create_file(rel, content)
     draft.recovery.append(
-        "The previous content is replaced; it is shown above in the diff."
+        "The previous content is replaced; the diff below shows it."
         if old is not None
         else f"{rel} can later be archived and recovered like any memory file."
     )

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pmem_tui.core import textio
+from pmem_tui.core import ansi, textio
 from pmem_tui.core.model import INDEX_FILE, Snapshot
 from pmem_tui.core.tokens import estimate_tokens, tokens_for_chars
 
@@ -215,31 +215,33 @@ def _status_lines(snap: Snapshot) -> list[str]:
     return lines
 
 
-def plan_lines(plan: Plan) -> list[str]:
-    """A plan's preview as plain text (the CLI prints it; the app renders the same data in colour)."""
+def plan_lines(plan: Plan, colour: bool = False) -> list[str]:
+    """A plan's preview as text (the CLI prints it; the app renders the same data with Rich). `colour`:
+    ANSI colours (the CLI's choice on a terminal, `ansi.wanted`)."""
+    parts = _plan_parts(plan)
+    if not colour:
+        return [textio.printable(line) for _kind, line in parts]
+    return [ansi.paint(kind, textio.printable(line)) for kind, line in parts]
+
+
+def _plan_parts(plan: Plan) -> list[tuple[str, str]]:
+    """The preview's lines, each with its kind (its colour on a terminal)."""
     pv = plan.preview
-    out = [plan.title]
+    out = [("title", plan.title)]
     if plan.is_empty:
-        out.append(f"  {plan.outcome}")
-        out.extend(f"  {note}" for note in pv.notes)
+        out.append(("", f"  {plan.outcome}"))
+        out.extend(("note", f"  {note}") for note in pv.notes)
         return out
-    for folder in pv.creates:
-        out.append(f"  create  {folder}")
-    for src, dst in pv.moves:
-        out.append(f"  move    {src} -> {dst}")
-    for rel in pv.removes:
-        out.append(f"  remove  {rel}  (permanently)")
-    for line in pv.index_removed:
-        out.append(f"  index - {line}")
-    for line in pv.index_added:
-        out.append(f"  index + {line}")
-    for change in pv.record_changes:
-        out.append(f"  record  {change}")
-    for note in pv.notes:
-        out.append(f"  note    {note}")
+    out += [("add", f"  create  {folder}") for folder in pv.creates]
+    out += [("move", f"  move    {src} -> {dst}") for src, dst in pv.moves]
+    out += [("remove", f"  remove  {rel}  (permanently)") for rel in pv.removes]
+    out += [("remove", f"  index - {line}") for line in pv.index_removed]
+    out += [("add", f"  index + {line}") for line in pv.index_added]
+    out += [("", f"  record  {change}") for change in pv.record_changes]
+    out += [("note", f"  note    {note}") for note in pv.notes]
     if pv.recovery:
-        out.append(f"  recovery: {pv.recovery}")
+        out.append(("", f"  recovery: {pv.recovery}"))
     for diff in pv.diffs:
-        out.append("")
-        out += diff.unified()
-    return [textio.printable(line) for line in out]
+        out.append(("", ""))
+        out += [(ansi.diff_kind(line), line) for line in diff.unified()]
+    return out

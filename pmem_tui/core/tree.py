@@ -65,6 +65,16 @@ def inspect_file(path: Path) -> FileContent:
     return FileContent(title, info, valid)
 
 
+def content_problems(path: str, content: FileContent) -> list[Problem]:
+    """What a deep read finds wrong with one active file (the app's background check says the same)."""
+    found = []
+    if not content.valid_utf8:
+        found.append(Problem("unreadable", path, "not valid UTF-8; shown with replacement characters"))
+    if content.summary.state is SummaryState.INVALID:
+        found.append(Problem("invalid-summary", path, content.summary.detail))
+    return found
+
+
 def walk_files(
     root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset(), ctimes: dict[str, int] | None = None
 ) -> tuple[list[FileInfo], list[Problem]]:
@@ -164,12 +174,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
                     facts = (content.title, content.summary, content.valid_utf8)
                     facts_cache.put(f.path, f.size, f.mtime_ns, ctime, facts)
                 title, info = content.title, content.summary
-                if not content.valid_utf8:
-                    problems.append(
-                        Problem("unreadable", f.path, "not valid UTF-8; shown with replacement characters")
-                    )
-                if info.state is SummaryState.INVALID:
-                    problems.append(Problem("invalid-summary", f.path, info.detail))
+                problems += content_problems(f.path, content)
         if found_entry is None:
             problems.append(Problem("orphan", f.path, f"on disk but not in {INDEX_FILE}"))
         active.append(

@@ -12,7 +12,6 @@ import datetime as dt
 import gc
 import importlib
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -21,7 +20,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -42,9 +40,11 @@ from pmem_tui.tui.messages import FilesChanged, PlanApplied, PreviewShown, ScanD
 from pmem_tui.tui.rows import DEAD, PANES, Row, head_rows, rows_for
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
+from pmem_tui.tui.screens.too_small import follow_size
 from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.pane import ExtraPane
+from pmem_tui.tui.words import in_keys, split_outcome
 
 # Action-only and worker-only modules load on first use, not at start-up (the first frame does not need them).
 if TYPE_CHECKING:
@@ -119,12 +119,6 @@ def run_editor(path: Path) -> None:
     subprocess.run([*shlex.split(command), str(path)], check=False)
 
 
-def split_outcome(outcome: str) -> list[str]:
-    """One sentence per item of a batch outcome ("Archived a to b. Archived c to d.")."""
-    parts = [p.strip() for p in re.split(r"(?<=\.)\s+(?=[A-Z])", outcome) if p.strip()]
-    return parts or [outcome]
-
-
 class PmemApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "pmem-tui"
@@ -153,7 +147,7 @@ class PmemApp(App[int]):
         self.health_source: HealthSource | None = health_source  # None: the health screen's default
         self.snapshot: Snapshot | None = None
         self.baseline: Baseline | None = None
-        self.last_plan: Plan | None = None
+        self._history: undo.History | None = None  # made on first use: its module loads lifecycle
         self.kept: set[str] = set()  # health proposals dismissed with `k` this session
         self.watcher = MemoryWatcher(self.root, self._watcher_notify)
         self._generation = 0
@@ -179,6 +173,10 @@ class PmemApp(App[int]):
             self.push_screen(WelcomeScreen())
         if not self._show_head():
             self._start_full_scan()
+        follow_size(self)
+
+    def on_resize(self, event: events.Resize) -> None:
+        follow_size(self, event.size)
 
     def _show_head(self) -> bool:
         """The first screenful of the Index from the head of `_index.md`, before the full scan: the first
@@ -358,6 +356,10 @@ class PmemApp(App[int]):
             return "", []
         return main.selection()
 
+    def _hidden_marks(self) -> str | None:
+        main = self.main_screen
+        return main.hidden_marks_note() if main is not None else None
+
     # -- opening previews ---------------------------------------------------------------------
 
     def notify(
@@ -370,11 +372,19 @@ class PmemApp(App[int]):
         markup: bool = True,
     ) -> None:
         """Every notification shows its text literally: refusals and outcomes carry user paths, and a file
-        named `[red]x[/red].md` must show its brackets. Widgets' and screens' notify land here too."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        named `[red]x[/red].md` must show its brackets. Widgets' and screens' notify land here too. A CLI
+        command in core's sentence becomes the key that does it here."""
+        super().notify(in_keys(message), title=title, severity=severity, timeout=timeout, markup=False)
+
+    def action_help_quit(self) -> None:
+        """ctrl+c: Textual's hint, in plain words (its own is markup, shown raw by `notify`)."""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key} to quit the app.", title="Do you want to quit?")
+                return
 
     def refuse(self, message: str) -> None:
-        self.notify(message, severity="error")
+        self.notify(in_keys(message), severity="error")
 
     def open_plan(
         self,
@@ -387,7 +397,9 @@ class PmemApp(App[int]):
         explanation: str | None = None,
         danger: bool = False,
         then: Callable[[], None] | None = None,
+        tag: tuple[str, undo.Step] | None = None,
     ) -> PlanModal:
+        """`tag`: the plan, once confirmed, is the undo or redo of that step of the history."""
         from pmem_tui.tui.modals.plan_modal import PlanModal
 
         modal = PlanModal(
@@ -404,6 +416,8 @@ class PmemApp(App[int]):
 
         def closed(confirmed: bool | None) -> None:
             if confirmed and modal.plan is not None:
+                if tag is not None:
+                    self.history.tag(modal.plan, *tag)
                 self.apply_plan(modal.plan, then)
             else:
                 self.notify("Cancelled: nothing was changed.")
@@ -452,7 +466,7 @@ class PmemApp(App[int]):
         for note in skipped[:MAX_NOTIFIED_ITEMS]:
             self.notify(note, severity="warning")
         if not message.plan.is_empty:
-            self.last_plan = message.plan
+            self.history.record(message.plan)
         main = self.main_screen
         if main is not None:
             for name in ("index", "core", "archive", "trash"):
@@ -496,7 +510,7 @@ class PmemApp(App[int]):
 
     def action_archive(self) -> None:
         _pane, rows = self._selection()
-        self.start_archive([r.path for r in rows])
+        self.start_archive([r.path for r in rows], explanation=self._hidden_marks())
 
     def start_archive(
         self,
@@ -506,6 +520,7 @@ class PmemApp(App[int]):
         explanation: str | None = None,
         then: Callable[[], None] | None = None,
         title: str | None = None,
+        tag: tuple[str, undo.Step] | None = None,
     ) -> None:
         """Archive: check it can be planned, then ask for the reason in the preview modal."""
         if not paths:
@@ -529,6 +544,7 @@ class PmemApp(App[int]):
             initial=default_reason,
             explanation=explanation,
             then=then,
+            tag=tag,
         )
 
     def action_delete(self) -> None:
@@ -536,6 +552,7 @@ class PmemApp(App[int]):
         if not rows:
             self.refuse("Nothing selected to delete.")
             return
+        hidden = self._hidden_marks()
         active = [r for r in rows if r.is_active_file]
         if pane == "index" and active:
             paths = [r.path for r in active]
@@ -546,12 +563,13 @@ class PmemApp(App[int]):
                     f"{what} {'is' if len(paths) == 1 else 'are'} active. Only an archived file can be "
                     "deleted (delete = archive first, then the trash, recoverable for 30 days). Here is the "
                     "archive preview instead; delete it afterwards from the Archive pane."
+                    + (f"\n{hidden}" if hidden else "")
                 ),
             )
             return
-        self.start_delete([r.path for r in rows])
+        self.start_delete([r.path for r in rows], hidden)
 
-    def start_delete(self, paths: list[str]) -> None:
+    def start_delete(self, paths: list[str], explanation: str | None = None) -> None:
         root = self.root
         plan = self._plan_or_refuse(
             lambda: (
@@ -561,21 +579,21 @@ class PmemApp(App[int]):
             )
         )
         if plan is not None:
-            self.open_plan(title=plan.title, plan=plan)
+            self.open_plan(title=plan.title, plan=plan, explanation=explanation)
 
     def action_recover(self) -> None:
         _pane, rows = self._selection()
         if not rows:
             self.refuse("Nothing selected to recover.")
             return
-        self.start_recover([r.path for r in rows])
+        self.start_recover([r.path for r in rows], self._hidden_marks())
 
-    def start_recover(self, paths: list[str]) -> None:
+    def start_recover(self, paths: list[str], explanation: str | None = None) -> None:
         root = self.root
         if len(paths) > 1:
             plan = self._plan_or_refuse(lambda: lifecycle.plan_recover_many(root, paths))
             if plan is not None:
-                self.open_plan(title=plan.title, plan=plan)
+                self.open_plan(title=plan.title, plan=plan, explanation=explanation)
             return
         path = paths[0]
         try:
@@ -628,23 +646,42 @@ class PmemApp(App[int]):
             return
         self.open_plan(title=plan.title, plan=plan)
 
+    @property
+    def history(self) -> undo.History:
+        if self._history is None:
+            self._history = undo.History()
+        return self._history
+
+    @property
+    def can_redo(self) -> bool:
+        return self._history is not None and bool(self._history.undone)
+
     def action_undo(self) -> None:
+        self._offer_history("undo")
+
+    def action_redo(self) -> None:
+        self._offer_history("redo")
+
+    def _offer_history(self, kind: str) -> None:
+        """The inverse of the last action (undo) or of the last undo (redo), through its own preview."""
         try:
-            offer = undo.undo_offer(self.root, self.last_plan)
+            step, offer = (self.history.undo_offer if kind == "undo" else self.history.redo_offer)(self.root)
         except undo.NoUndo as err:
             self.notify(str(err), severity="warning")
             return
         except PmemError as err:
-            self.refuse(f"Cannot undo: {err}")
+            self.refuse(f"Cannot {kind}: {err}")
             return
+        tag = (kind, step)
         if offer.plan is not None:
-            self.open_plan(title=offer.title, plan=offer.plan, explanation=offer.explanation)
+            self.open_plan(title=offer.title, plan=offer.plan, explanation=offer.explanation, tag=tag)
         else:
             self.start_archive(
                 list(offer.archive_paths),
                 default_reason=offer.reason,
                 explanation=offer.explanation,
                 title=offer.title,
+                tag=tag,
             )
 
     # -- editing ------------------------------------------------------------------------------
@@ -737,15 +774,13 @@ class PmemApp(App[int]):
         from pmem_tui.tui.modals.new_file import NewFileModal
 
         self.push_screen(
-            NewFileModal(first_save=not self.root.is_dir(), initial_path=initial), self._new_file_chosen
+            NewFileModal(self.root, first_save=not self.root.is_dir(), initial_path=initial),
+            self._new_file_chosen,
         )
 
     def _new_file_chosen(self, request: NewFileRequest | None) -> None:
         if request is None:
             self.notify("Cancelled: nothing was changed.")
-            return
-        if (self.root / request.path).exists():
-            self.refuse(f"{request.path} already exists; select it and press e to edit it.")
             return
         title = (
             Path(request.path).stem.replace("-", " ").replace("_", " ").strip().capitalize() or "New memory"
@@ -762,52 +797,15 @@ class PmemApp(App[int]):
     # -- command palette ----------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        from pmem_tui.tui.commands import system_commands
+
         yield from super().get_system_commands(screen)
-        commands: list[tuple[str, str, Callable[[], object]]] = [
-            ("Help: keys", "Every key of the app (?)", self.action_help),
-            ("Health review", "Review active memory: keep, archive, delete (H)", self.action_health),
-            (
-                "Purge expired trash",
-                "Remove expired trash for good, after its preview (P)",
-                self.action_purge,
-            ),
-            ("Upgrade lifecycle structure", "Create the missing lifecycle folders (U)", self.action_upgrade),
-            ("Doctor", "Finish or undo an interrupted action (D)", self.action_doctor),
-            ("Undo last action", "Plan the inverse of the last action (ctrl+z)", self.action_undo),
-            ("New memory file", "Path, index line, editor, save preview (n)", self.action_new_file),
-        ]
-        if isinstance(screen, MainScreen):
-            commands += [
-                ("Archive selected", "Archive the selected active file(s) (a)", self.action_archive),
-                (
-                    "Delete selected",
-                    "Move the selected archived file(s) to the trash (d)",
-                    self.action_delete,
-                ),
-                (
-                    "Recover selected",
-                    "Recover the selected archived or trashed file(s) (r)",
-                    self.action_recover,
-                ),
-                (
-                    "Edit selected",
-                    "Edit the selected file in $EDITOR, then preview the save (e)",
-                    self.action_edit,
-                ),
-                ("Filter pane", "Filter the current pane (/)", screen.action_filter),
-                ("Focus preview", "Scroll the preview (p)", screen.action_focus_preview),
-            ]
-            for i, pane_id in enumerate(screen.pane_ids):
-                name = pane_id.removeprefix("pane-").capitalize()
-                commands.append(
-                    (
-                        f"Show {name} pane",
-                        f"Switch to the {name} pane ({i + 1})",
-                        partial(screen.action_show_pane, i),
-                    )
-                )
-        for title, help_text, callback in commands:
-            yield SystemCommand(title, help_text, callback)
+        names = (
+            [p.removeprefix("pane-").capitalize() for p in screen.pane_ids]
+            if isinstance(screen, MainScreen)
+            else None
+        )
+        yield from system_commands(self, screen, names)
 
 
 def _extra_panes(project: str | None) -> list[ExtraPane]:

@@ -126,15 +126,16 @@ def fmt_date(day: dt.date | None) -> str:
 
 
 def countdown(item: TrashItem, today: dt.date) -> str:
-    """'purged in 12 days', 'expired', or why there is no deadline."""
+    """'recoverable 12 more days', 'expired: P purges it', or why there is no deadline. Nothing is purged
+    on its own: only `P` removes expired items, after its preview."""
     left = item.days_left(today)
     if left is None:
         return "no deadline (no record)"
     if item.expired or left < 0:
-        return "expired"
+        return "expired: P purges it"
     if left == 0:
-        return "purge allowed after today"
-    return f"purged in {left} day{'s' if left != 1 else ''}"
+        return "recoverable today; P purges it after"
+    return f"recoverable {left} more day{'s' if left != 1 else ''}"
 
 
 def index_rows(snap: Snapshot) -> list[Row]:

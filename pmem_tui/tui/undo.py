@@ -1,13 +1,17 @@
-"""ctrl+z: the inverse of the last action the app applied, planned like any other change.
+"""ctrl+z / ctrl+y: the session's actions as a stack, each undone (and redone) through its own preview.
 
-archive -> recover, delete -> recover (back to the active place), recover -> archive again,
-save -> save the previous content (a new file: archive it, never a silent removal).
-Purge, upgrade and doctor have no inverse: they are refused with a sentence.
+The inverse of an action is planned like any other change: archive -> recover, delete -> recover (back to
+the active place), recover -> archive again, save -> save the previous content (a new file: archive it,
+never a silent removal). Purge, upgrade and doctor have no inverse: they are refused with a sentence.
+
+`History` keeps the steps: an applied action goes on `done` (and clears `undone`); an applied undo moves
+its step to `undone`, an applied redo moves it back. A step remembers the plan applied last for it (the
+action, its undo or its redo), whose inverse is what the next ctrl+z or ctrl+y plans.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pmem_tui.core import lifecycle, textio
@@ -27,15 +31,59 @@ class NoUndo(Exception):
     """Nothing to undo, or an action that cannot be undone (one sentence)."""
 
 
-def undo_offer(root: Path, last: Plan | None) -> UndoOffer:
+@dataclass
+class Step:
+    title: str  # the action's own title ("Archive notes/a.md"), whatever undid or redid it since
+    plan: Plan  # the plan applied last for it
+
+
+@dataclass
+class History:
+    done: list[Step] = field(default_factory=list)
+    undone: list[Step] = field(default_factory=list)
+    _tags: dict[int, tuple[str, Step]] = field(default_factory=dict)
+
+    def tag(self, plan: Plan, kind: str, step: Step) -> None:
+        """`plan`, once applied, is the undo (or the redo) of `step`."""
+        self._tags[id(plan)] = (kind, step)
+
+    def record(self, plan: Plan) -> None:
+        """An applied plan: a new action, or the undo or redo it was tagged as."""
+        kind, step = self._tags.pop(id(plan), ("", None))
+        if step is None:
+            self.done.append(Step(plan.title, plan))
+            self.undone.clear()
+        elif kind == "undo" and step in self.done:
+            self.done.remove(step)
+            self.undone.append(Step(step.title, plan))
+        elif kind == "redo" and step in self.undone:
+            self.undone.remove(step)
+            self.done.append(Step(step.title, plan))
+
+    def undo_offer(self, root: Path) -> tuple[Step, UndoOffer]:
+        if not self.done:
+            raise NoUndo("Nothing to undo: no action was applied in this session.")
+        step = self.done[-1]
+        return step, inverse(root, step.plan, f"Undo: {step.title}", "Undo")
+
+    def redo_offer(self, root: Path) -> tuple[Step, UndoOffer]:
+        if not self.undone:
+            raise NoUndo("Nothing to redo: ctrl+y redoes what ctrl+z undid in this session.")
+        step = self.undone[-1]
+        return step, inverse(root, step.plan, f"Redo: {step.title}", "Redo")
+
+
+def _files(n: int) -> str:
+    return f"{n} file{'s' if n != 1 else ''}"
+
+
+def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:
     """Plan the inverse of `last`; raises NoUndo or a PmemError (the inverse cannot be planned now)."""
-    if last is None:
-        raise NoUndo("Nothing to undo: no action was applied in this session.")
     items = list(last.items)
-    what = items[0] if len(items) == 1 else f"{len(items)} files"
+    what = items[0] if len(items) == 1 else _files(len(items))
     if last.action in ("archive", "delete"):
         if not items:
-            raise NoUndo("Nothing to undo.")
+            raise NoUndo(f"Nothing to {verb.lower()}.")
         plan = (
             lifecycle.plan_recover(root, items[0])
             if len(items) == 1
@@ -43,16 +91,16 @@ def undo_offer(root: Path, last: Plan | None) -> UndoOffer:
         )
         where = "from the archive" if last.action == "archive" else "from the trash to its active place"
         return UndoOffer(
-            title=f"Undo: {last.title}",
-            explanation=f"Undo the {last.action} of {what}: recover it {where}, with its index line.",
+            title=title,
+            explanation=f"{title}: recover {what} {where}, with its index line.",
             plan=plan,
         )
     if last.action == "recover":
         return UndoOffer(
-            title=f"Undo: {last.title}",
-            explanation=f"Undo the recovery of {what}: archive it again (a new archive record is written).",
+            title=title,
+            explanation=f"{title}: archive {what} again (a new archive record is written).",
             archive_paths=tuple(items),
-            reason="Undo of a recovery",
+            reason="Undo of a recovery" if verb == "Undo" else "Archived again (redo after an undo)",
         )
     if last.action == "save" and items:
         rel = items[0]
@@ -61,7 +109,7 @@ def undo_offer(root: Path, last: Plan | None) -> UndoOffer:
             raise NoUndo(f"The save of {rel} cannot be undone: its previous content is unknown.")
         if diff.is_new:
             return UndoOffer(
-                title=f"Undo: {last.title}",
+                title=title,
                 explanation=f"{rel} was new. pmem-tui never removes a memory file directly: "
                 "undoing archives it instead (recoverable).",
                 archive_paths=(rel,),
@@ -70,8 +118,8 @@ def undo_offer(root: Path, last: Plan | None) -> UndoOffer:
         old_line = last.preview.index_removed[0] if last.preview.index_removed else None
         plan = lifecycle.plan_save(root, rel, textio.encode(diff.old), old_line)
         return UndoOffer(
-            title=f"Undo: {last.title}",
-            explanation=f"Undo the save of {rel}: write back its previous content"
+            title=title,
+            explanation=f"{title}: write back the previous content of {rel}"
             + (" and its previous index line." if old_line else "."),
             plan=plan,
         )

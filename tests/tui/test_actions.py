@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
-from tui_helpers import TODAY, RecordingApp, fill, settle
+from tui_helpers import TODAY, RecordingApp, bare_root, fill, settle
 
 from pmem_tui.core import records
 from pmem_tui.tui.modals.new_file import NewFileModal
@@ -165,7 +165,7 @@ async def test_delete_an_archived_file_to_the_trash_with_its_deadline(demo_root:
         assert rec is not None and rec.deleted == TODAY and rec.deadline == TODAY + dt.timedelta(days=30)
         assert f"_archive/_trash/projects/legacy-api.md; recoverable until {deadline}." in app.notes_text()
         trash = {r.path: r.cells[2] for r in lst(app, "trash").all_rows}
-        assert trash["projects/legacy-api.md"] == "purged in 30 days"
+        assert trash["projects/legacy-api.md"] == "recoverable 30 more days"
 
 
 @pytest.mark.rule("PM-REC-1", "PM-REC-3", "PM-REC-4", "PM-REC-5", "PM-REC-6")
@@ -295,13 +295,19 @@ async def test_ctrl_z_plans_the_inverse_of_archive_delete_and_recover(demo_root:
         await settle(pilot)
         assert (demo_root / "projects/atlas.md").exists()
         assert (demo_root / "_index.md").read_bytes() == index_before  # the line is back in its place
-        # Undo of that recover archives again (the reason is asked, prefilled).
+        # The undo is not an action of its own: ctrl+z again has nothing left to undo (issue 14, item 12).
         await pilot.press("ctrl+z")
+        assert "Nothing to undo" in app.notes_text().splitlines()[-1]
+        # ctrl+y redoes it, through its own preview, titled as a redo: archive again (reason prefilled).
+        await pilot.press("ctrl+y")
         m = modal(app)
-        assert m.query_one("#plan-input", Input).value == "Undo of a recovery"
+        assert m.heading == "Redo: Archive projects/atlas.md"
+        assert m.query_one("#plan-input", Input).value == "Archived again (redo after an undo)"
         await pilot.press("enter", "y")
         await settle(pilot)
         assert (demo_root / "_archive/projects/atlas.md").exists()
+        await pilot.press("ctrl+y")
+        assert "Nothing to redo" in app.notes_text().splitlines()[-1]
         # Delete, then undo the delete: recovered from the trash.
         await select(pilot, app, "archive", "projects/atlas.md")
         await pilot.press("d", "y")
@@ -439,17 +445,15 @@ async def test_purge_lists_every_expired_item_and_needs_its_own_confirmation(
 
 @pytest.mark.rule("PM-UPG-1", "PM-UPG-2", "PM-UPG-3", "PM-UPG-4")
 async def test_root_without_lifecycle_shows_banner_and_upgrade_preview(tmp_path: Path, make_app) -> None:
-    root = tmp_path / "memory"
-    (root / "notes").mkdir(parents=True)
-    (root / "notes/a.md").write_text("# A\n", encoding="utf-8")
-    (root / "_index.md").write_text("- [A](notes/a.md) — a\n", encoding="utf-8")
+    root = bare_root(tmp_path)
     app = make_app(root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         banner = app.main_screen.query_one("#banner")
         assert banner.display and "press U to preview the upgrade" in str(banner.render())
         await pilot.press("a")
-        assert isinstance(app.screen, MainScreen) and "run `pmem-tui upgrade` first" in app.errors()[-1]
+        assert isinstance(app.screen, MainScreen)
+        assert "press U to preview the upgrade first" in app.errors()[-1]
         await pilot.press("U")
         m = modal(app)
         shown = preview_of(m)
@@ -562,3 +566,37 @@ async def test_typing_in_a_prefilled_input_keeps_the_proposal(demo_root: Path, m
         assert proposal.startswith("- [")
         await pilot.press("x")
         assert field.value == proposal + "x"
+
+
+@pytest.mark.rule("PM-REC-3", "PM-CORE-2")
+async def test_undo_is_a_stack_of_the_sessions_actions(demo_root: Path, make_app) -> None:
+    """Two actions, two ctrl+z: the second undoes the first action, not the first undo (issue 14, item
+    12); each through its own preview."""
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await select(pilot, app, "index", "projects/atlas.md")
+        await pilot.press("a")
+        await fill(pilot, "done")
+        await pilot.press("enter", "y")
+        await settle(pilot)
+        await select(pilot, app, "index", "projects/beacon.md")
+        await pilot.press("a")
+        await fill(pilot, "done too")
+        await pilot.press("enter", "y")
+        await settle(pilot)
+        assert (demo_root / "_archive/projects/beacon.md").exists()
+        await pilot.press("ctrl+z")
+        assert modal(app).heading == "Undo: Archive projects/beacon.md"
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("ctrl+z")
+        assert modal(app).heading == "Undo: Archive projects/atlas.md"
+        await pilot.press("y")
+        await settle(pilot)
+        assert (demo_root / "projects/atlas.md").exists() and (demo_root / "projects/beacon.md").exists()
+        # Redo goes forward again in order; a new action would clear what is left to redo.
+        await pilot.press("ctrl+y")
+        assert modal(app).heading == "Redo: Archive projects/atlas.md"
+        await pilot.press("n")
+        assert app.can_redo

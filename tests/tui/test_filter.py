@@ -1,6 +1,6 @@
 """The Index filter as typed: the first screenful before the frame, the rest after it, always the same
-rows in the same order as the plain definition (every term a subsequence of one field; rows containing
-the query as typed first, each group in pane order)."""
+rows in the same order as the plain definition (every term exact, or by chunks that each begin a word, in
+one field; rows containing the query as typed first, each group in pane order)."""
 
 from __future__ import annotations
 
@@ -44,9 +44,28 @@ def make_rows(n: int, seed: int = 7) -> list[Row]:
     return rows
 
 
-def is_subsequence(term: str, line: str) -> bool:
-    it = iter(line)
-    return all(ch in it for ch in term)
+def word_start(line: str, i: int) -> bool:
+    return i == 0 or not line[i - 1].isalnum()
+
+
+def term_matches(term: str, line: str) -> bool:
+    """The term in the line, or its letters in chunks that each begin a word (greedy, from the first word
+    start with its first letter)."""
+    if term in line:
+        return True
+    starts = [i for i, ch in enumerate(line) if ch == term[0] and word_start(line, i)]
+    if not starts:
+        return False
+    pos = starts[0] + 1
+    for ch in term[1:]:
+        if pos < len(line) and line[pos] == ch:
+            pos += 1
+            continue
+        later = [i for i in range(pos, len(line)) if line[i] == ch and word_start(line, i)]
+        if not later:
+            return False
+        pos = later[0] + 1
+    return True
 
 
 def reference(rows: Sequence[Row], query: str) -> list[Row]:
@@ -60,7 +79,7 @@ def reference(rows: Sequence[Row], query: str) -> list[Row]:
         fields = [row.path.lower(), *(c.lower() for c in row.cells[1:])]
         if any(needle in f for f in fields):
             exact.append(row)
-        elif all(any(is_subsequence(t, f) for f in fields) for t in terms):
+        elif all(any(term_matches(t, f) for f in fields) for t in terms):
             loose.append(row)
     return exact + loose
 
@@ -171,9 +190,9 @@ async def test_moves_past_the_first_screenful_finish_the_filter() -> None:
         assert not lst.filter_pending
         assert lst.cursor == len(expected) - 1 and lst.current_row == expected[-1]
         lst.action_first()
-        lst.type_query("er")
+        lst.type_query("rd")  # "retro decision": by word starts only
         assert lst.filter_pending
-        expected = reference(rows, "er")
+        expected = reference(rows, "rd")
         while True:  # page down to the end: past the rows found first, the filter finishes
             before = lst.cursor
             lst.action_page_down()

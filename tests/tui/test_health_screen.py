@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from tui_helpers import TODAY, RecordingApp, fill, settle, until
+from tui_helpers import TODAY, RecordingApp, bare_root, fill, settle, until
 from watchdog.events import FileCreatedEvent
 
 from pmem_tui.core import records
@@ -170,7 +170,7 @@ async def test_keep_dismisses_for_the_session_and_changes_nothing(demo_root: Pat
     async with app.run_test(size=(120, 36)) as pilot:
         await open_health(pilot, app)
         select(app, DEAD)
-        await pilot.press("k")
+        await pilot.press("K")
         await settle(pilot)
         assert DEAD not in [r.path for r in health_list(app).all_rows]
         assert "Kept notes/ideas.md" in app.notes_text()
@@ -180,7 +180,7 @@ async def test_keep_dismisses_for_the_session_and_changes_nothing(demo_root: Pat
         await pilot.press("space")
         select(app, ORPHAN)
         await pilot.press("space")
-        await pilot.press("k")
+        await pilot.press("K")
         await settle(pilot)
         assert [r.path for r in health_list(app).all_rows] == [NEAR_DUP]
         # Still dismissed when the review runs again in this session.
@@ -344,11 +344,17 @@ async def test_marked_rows_are_planned_together(demo_root: Path, make_app) -> No
         assert "notes/ideas.md does not exist" in app.errors()[-1]
         m = modal(app)
         assert "Archive, then delete 2 files" in m.heading
-        assert m.query_one("#plan-input").value == "health check: inactive, near-duplicate"
+        # Nothing prefilled: left empty, each file keeps its own proposal's reason (issue 14, item 10).
+        assert m.query_one("#plan-input").value == ""
+        reasons = {p.path: archive_reason(p) for p in health_screen(app).report.proposals}  # type: ignore[union-attr]
         await pilot.press("enter")
         assert m.plan is not None and set(m.plan.items) == {NEAR_DUP, COBALT}
         await pilot.press("y")
         await settle(pilot)
+        for path in (NEAR_DUP, COBALT):
+            record = record_of(demo_root, path)
+            assert record is not None and record.reason == reasons[path]
+        assert reasons[NEAR_DUP] != reasons[COBALT]
         m = modal(app)
         assert m.plan is not None and m.plan.action == "delete" and set(m.plan.items) == {NEAR_DUP, COBALT}
         await pilot.press("y")
@@ -366,7 +372,7 @@ async def test_expired_trash_is_purged_only_with_P_and_its_own_confirmation(
     app = make_app(demo_root)
     async with app.run_test(size=(120, 36)) as pilot:
         await open_health(pilot, app)
-        # No per-item key reaches the trash: k / a / d / f act on proposals only.
+        # No per-item key reaches the trash: K / a / d / f act on proposals only.
         assert EXPIRED.removeprefix("_archive/_trash/") not in [r.path for r in health_list(app).all_rows]
         await pilot.press("P")
         m = modal(app)
@@ -384,10 +390,7 @@ async def test_expired_trash_is_purged_only_with_P_and_its_own_confirmation(
 
 @pytest.mark.rule("PM-UPG-4")
 async def test_health_without_lifecycle_names_upgrade_and_offers_it(tmp_path: Path, make_app) -> None:
-    root = tmp_path / "memory"
-    (root / "notes").mkdir(parents=True)
-    (root / "notes/a.md").write_text("# A\n", encoding="utf-8")
-    (root / "_index.md").write_text("- [A](notes/a.md) — a\n", encoding="utf-8")
+    root = bare_root(tmp_path)
     app = make_app(root)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_health(pilot, app)
@@ -396,8 +399,8 @@ async def test_health_without_lifecycle_names_upgrade_and_offers_it(tmp_path: Pa
         assert "Press U to preview the upgrade" in status
         assert health_list(app).all_rows == [] and screen.report is None
         keys = {b.binding.key for b in screen.active_bindings.values() if b.enabled and b.binding.show}
-        assert "U" in keys and not {"a", "d", "k", "f", "P"} & keys
-        await pilot.press("a", "d", "k", "f")
+        assert "U" in keys and not {"a", "d", "K", "f", "P"} & keys
+        await pilot.press("a", "d", "K", "f")
         assert isinstance(app.screen, HealthScreen) and not (root / "_archive").exists()
         # U: the upgrade preview; once applied, the review runs.
         await pilot.press("U")
@@ -425,7 +428,7 @@ async def test_user_text_is_literal_and_a_failing_source_keeps_the_screen_usable
         assert row.cells == ("1.", "archive", COBALT, "concluded", "says [bold red]done[/]")
         assert "says [bold red]done[/] (`Status: done`)" in shown(app, "#health-detail")
         assert "notes/[x].md" in shown(app, "#health-expired")
-        await pilot.press("k")  # the notification names the path literally (never parsed as markup)
+        await pilot.press("K")  # the notification names the path literally (never parsed as markup)
         await pilot.pause()
         assert f"Kept {COBALT}" in app.notes_text() and health_list(app).all_rows == []
         notification = list(app._notifications)[-1]

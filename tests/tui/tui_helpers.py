@@ -50,6 +50,15 @@ def make_demo(parent: Path) -> Path:
     return root
 
 
+def bare_root(parent: Path) -> Path:
+    """A memory without the lifecycle structure: one note and its index line."""
+    root = parent / "memory"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes/a.md").write_text("# A\n", encoding="utf-8")
+    (root / "_index.md").write_text("- [A](notes/a.md) — a\n", encoding="utf-8")
+    return root
+
+
 class RecordingApp(PmemApp):
     """The real app, with every notification kept for the assertions."""
 

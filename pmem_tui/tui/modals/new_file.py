@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -13,7 +14,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from pmem_tui.core.errors import PmemError, Refused
+from pmem_tui.core.paths import Area, check_memory_path
 from pmem_tui.tui.widgets.key_bar import KeyBar
+from pmem_tui.tui.words import in_keys
 
 
 @dataclass(frozen=True)
@@ -27,10 +31,12 @@ class NewFileModal(ModalScreen[NewFileRequest | None]):
         Binding("escape", "cancel", "Cancel", id="new.cancel"),
     ]
 
-    def __init__(self, *, first_save: bool = False, initial_path: str = "notes/") -> None:
+    def __init__(self, root: Path, *, first_save: bool = False, initial_path: str = "notes/") -> None:
         super().__init__(classes="plan-modal")
+        self.root = root
         self.first_save = first_save
         self.initial_path = initial_path
+        self.refusal: str | None = None  # why the path typed cannot be used (shown under the field)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="plan-dialog"):
@@ -49,6 +55,7 @@ class NewFileModal(ModalScreen[NewFileRequest | None]):
             yield Input(
                 value=self.initial_path, placeholder="notes/topic.md", id="new-path", select_on_focus=False
             )
+            yield Static("", id="new-path-refusal")
             yield Label("Index line (optional; empty: built from the title and summary you write):")
             yield Input(placeholder="- [Title](notes/topic.md) — one-line summary", id="new-index-line")
             yield Static(
@@ -61,12 +68,41 @@ class NewFileModal(ModalScreen[NewFileRequest | None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self.query_one("#new-path-refusal", Static).display = False
         self.query_one("#new-path", Input).focus()
 
     @on(Input.Submitted, "#new-path")
     def _path_done(self, event: Input.Submitted) -> None:
         event.stop()
-        self.query_one("#new-index-line", Input).focus()
+        if self._checked_path() is not None:
+            self.query_one("#new-index-line", Input).focus()
+
+    @on(Input.Changed, "#new-path")
+    def _path_edited(self, event: Input.Changed) -> None:
+        event.stop()
+        self._show_refusal(None)
+
+    def _show_refusal(self, message: str | None) -> None:
+        self.refusal = message
+        field = self.query_one("#new-path-refusal", Static)
+        field.update(Text(message or "", style="bold red"))
+        field.display = message is not None
+
+    def _checked_path(self) -> str | None:
+        """The path typed, checked as a save target; a refusal stays under the field, the dialog open."""
+        typed = self.query_one("#new-path", Input).value.strip()
+        try:
+            if not typed or typed.endswith("/"):
+                raise Refused("Give the new file a name, such as notes/topic.md.")
+            rel = check_memory_path(self.root, typed, Area.CORE)
+            if (self.root / rel).exists():
+                raise Refused(f"{rel} already exists; select it and press e to edit it.")
+        except PmemError as err:
+            self._show_refusal(in_keys(str(err)))
+            self.query_one("#new-path", Input).focus()
+            return None
+        self._show_refusal(None)
+        return rel
 
     @on(Input.Submitted, "#new-index-line")
     def _line_done(self, event: Input.Submitted) -> None:
@@ -84,13 +120,10 @@ class NewFileModal(ModalScreen[NewFileRequest | None]):
         self.dismiss(None)
 
     def _finish(self) -> None:
-        path = self.query_one("#new-path", Input).value.strip()
+        path = self._checked_path()
         line = self.query_one("#new-index-line", Input).value.strip()
-        if not path or path.endswith("/"):
-            self.notify("Give the new file a path such as notes/topic.md.", severity="warning")
-            self.query_one("#new-path", Input).focus()
-            return
-        self.dismiss(NewFileRequest(path, line or None))
+        if path is not None:
+            self.dismiss(NewFileRequest(path, line or None))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -27,6 +27,7 @@ from pmem_tui.core.errors import PmemError, StalePlan
 from pmem_tui.core.plan import Plan
 from pmem_tui.tui.widgets.diff_view import plain_text, render_plan
 from pmem_tui.tui.widgets.key_bar import KeyBar
+from pmem_tui.tui.words import in_keys
 
 PlanBuilder = Callable[[str], Plan]
 
@@ -159,7 +160,7 @@ class PlanModal(ModalScreen[bool]):
     def _set_status(self, message: str, *, error: bool = False) -> None:
         self.error = message if error else None
         status = self.query_one("#plan-status", Static)
-        status.update(Text(message, style="bold red" if error else ""))
+        status.update(Text(in_keys(message), style="bold red" if error else ""))
         status.set_class(bool(message), "-shown")
 
     # -- staleness ----------------------------------------------------------------------------

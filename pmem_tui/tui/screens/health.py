@@ -5,12 +5,13 @@ The engine (`core.health.check_health`) runs in a worker, never on the UI thread
 on a large memory), and again after every change the app sees, one run at a time. It only reads; every
 change goes through the app's preview modal and runs only when the person confirms it there:
 
-* `k` keep: dismiss the proposal for this session (nothing on disk changes);
+* `K` keep (`k` moves up, as everywhere): dismiss the proposal for this session (nothing on disk
+  changes);
 * `a` archive: the archive preview, its reason prefilled from the proposal (`archive_reason`), editable;
 * `d` archive, then delete: the archive preview, then the delete preview, each confirmed on its own;
 * `f` the index fix of a drift proposal (`plan_fix`), through its preview;
 * `e` edit the file in $EDITOR, then the save preview (an invalid summary is never rewritten for you);
-* `space` marks rows: `k`, `a` and `d` then take them together (one preview per step), `f` fixes them one
+* `space` marks rows: `K`, `a` and `d` then take them together (one preview per step), `f` fixes them one
   preview after the other.
 
 Expired trash is listed apart and is removed only by `P`, after its own preview and confirmation. While the
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, ClassVar, cast
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -43,6 +44,7 @@ from textual.widgets import Static
 from pmem_tui.core.errors import LifecycleIncomplete, PmemError
 from pmem_tui.core.model import INDEX_FILE, RECOVERY_DAYS, TrashItem
 from pmem_tui.core.textio import display
+from pmem_tui.tui.actions import HEALTH, bindings
 from pmem_tui.tui.rows import DEAD, ENTRY, ORPHAN, Row, countdown
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList
@@ -162,13 +164,15 @@ def status_text(report: HealthReport, shown: int) -> Text:
     return text
 
 
-def archive_reason_for(proposals: Sequence[Proposal]) -> str:
-    from pmem_tui.core.health import archive_reason
+def archive_reason(proposal: Proposal) -> str:
+    from pmem_tui.core.health import archive_reason as reason_of
 
-    if len(proposals) == 1:
-        return archive_reason(proposals[0])
-    kinds = sorted({k for p in proposals for k in p.kinds})
-    return f"health check: {', '.join(kinds)}"
+    return reason_of(proposal)
+
+
+def archive_reason_for(proposals: Sequence[Proposal]) -> str:
+    """The reason prefilled: one proposal's own; none for several (each then keeps its own)."""
+    return archive_reason(proposals[0]) if len(proposals) == 1 else ""
 
 
 def proposals_summary(proposals: Sequence[Proposal], limit: int = 6) -> list[str]:
@@ -210,16 +214,7 @@ class HealthScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        # `k` is keep here (the issue's key), not "up": arrows still move.
-        Binding("k", "keep", "Keep", id="health.keep", priority=True),
-        Binding("a", "archive", "Archive", id="health.archive"),
-        Binding("d", "delete", "Archive+delete", id="health.delete"),
-        Binding("f", "fix", "Fix index", id="health.fix"),
-        Binding("e", "edit", "Edit", id="health.edit"),
-        Binding("P", "purge", "Purge expired", id="health.purge"),
-        Binding("U", "upgrade", "Upgrade", id="health.upgrade"),  # shown only while health is blocked
-        Binding("escape,H", "back", "Back", id="health.back"),
-        Binding("q", "app.quit", "Quit", show=False, id="health.quit"),
+        *bindings(HEALTH),  # keep is `K`: `k` moves up here as everywhere
     ]
 
     class Loaded(Message):
@@ -275,6 +270,7 @@ class HealthScreen(Screen[None]):
                     "health",
                     empty_text="Checking the health of active memory…",
                     caps=(0.05, 0.11, 0.34, 0.16),
+                    path_column=2,
                     id="health-list",
                 )
             with Vertical(id="health-right"):
@@ -440,7 +436,7 @@ class HealthScreen(Screen[None]):
         if self.is_mounted:
             self._list.clear_marks()
 
-    # -- k: keep ----------------------------------------------------------------------------------------
+    # -- K: keep -----------------------------------------------------------------------------------------
 
     def action_keep(self) -> None:
         chosen = self._selection_or_refuse()
@@ -480,10 +476,13 @@ class HealthScreen(Screen[None]):
         root = app.root
         paths = [p.path for p in proposals]
 
+        own = {p.path: archive_reason(p) for p in proposals}
+
         def builder(reason: str) -> Plan:
             if len(paths) == 1:
                 return lifecycle.plan_archive(root, paths[0], reason)
-            return lifecycle.plan_archive_many(root, paths, reason)
+            # Left empty, each file keeps its own proposal's reason; typed, one reason for all.
+            return lifecycle.plan_archive_many(root, paths, reason, reasons=None if reason.strip() else own)
 
         initial = archive_reason_for(proposals)
         try:
@@ -510,8 +509,13 @@ class HealthScreen(Screen[None]):
                 title=f"{'Archive, then delete' if then_delete else 'Archive'} {_what(paths)}"
                 + (" (step 1 of 2: archive)" if then_delete else ""),
                 builder=builder,
-                prompt=f"Why archive {'it' if len(paths) == 1 else 'them'}? The reason is kept in the "
-                "archive record; the health check's reason is filled in. Edit it, then press enter:",
+                prompt=(
+                    "Why archive it? The reason is kept in the archive record; the health check's reason "
+                    "is filled in. Edit it, then press enter:"
+                    if len(paths) == 1
+                    else "Each file keeps its own reason (the health check's, listed above) in its archive "
+                    "record: press enter to keep them, or type one reason for all:"
+                ),
                 initial=initial,
                 explanation="\n".join(lines),
                 then=archived if then_delete else self._clear_marks,

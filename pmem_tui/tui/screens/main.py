@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -13,16 +13,19 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
-from pmem_tui.core.model import Snapshot
+from pmem_tui.core.model import Problem, Snapshot
 from pmem_tui.core.report import Baseline
+from pmem_tui.tui.actions import MAIN, MARK, bindings
 from pmem_tui.tui.focus import focus_now
 from pmem_tui.tui.messages import ShowInPreview
+from pmem_tui.tui.problems import all_problems, check_contents
 from pmem_tui.tui.rows import PANE_TITLES, PANES, Row, rows_for
 from pmem_tui.tui.widgets.header import StatusHeader
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.pane import PaneView
 from pmem_tui.tui.widgets.preview import PreviewView
+from pmem_tui.tui.words import plural
 
 if TYPE_CHECKING:
     from pmem_tui.tui.app import PmemApp
@@ -32,40 +35,21 @@ def pane_id(name: str) -> str:
     return f"pane-{name}"
 
 
-# Keys that move the focus are priority bindings: they run when the key is read, so the keys typed right
-# behind them already reach the new focus, in order (see `tui/focus.py` for the others). Those that type a
-# character are left to an input that has the focus (the filter).
+# Keys that move the focus are priority bindings (see `actions.MAIN`); those that type a character are left
+# to an input that has the focus (the filter).
 TYPED_FOCUS_MOVES = frozenset({"show_pane", "focus_preview", "filter"})
+_ACTIONS = {a.id: a for a in (*MAIN, MARK)}
 
 
 class MainScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "show_pane(0)", "Index", show=False, id="pane.1", priority=True),
-        Binding("2", "show_pane(1)", "Core", show=False, id="pane.2", priority=True),
-        Binding("3", "show_pane(2)", "Archive", show=False, id="pane.3", priority=True),
-        Binding("4", "show_pane(3)", "Trash", show=False, id="pane.4", priority=True),
-        Binding("5", "show_pane(4)", "Pane 5", show=False, id="pane.5", priority=True),
-        Binding("tab", "cycle_pane(1)", "Next pane", show=False, id="pane.next", priority=True),
-        Binding("shift+tab", "cycle_pane(-1)", "Previous pane", show=False, id="pane.prev", priority=True),
-        Binding("p", "focus_preview", "Preview", show=False, id="preview.focus", priority=True),
-        Binding("slash", "filter", "Filter", id="filter", priority=True),
-        Binding("a", "app.archive", "Archive", id="archive"),
-        Binding("d", "app.delete", "Delete", id="delete"),
-        Binding("r", "app.recover", "Recover", id="recover"),
-        Binding("e", "app.edit", "Edit", id="edit"),
-        Binding("n", "app.new_file", "New", id="new"),
-        Binding("H", "app.health", "Health", id="health"),
-        # Shown by the banner / trash pane when they matter; always in help and the command palette.
-        Binding("P", "app.purge", "Purge", show=False, id="purge"),
-        Binding("U", "app.upgrade", "Upgrade", show=False, id="upgrade"),
-        Binding("D", "app.doctor", "Doctor", show=False, id="doctor"),
-        Binding("ctrl+z", "app.undo", "Undo", id="undo"),
-        Binding("q", "app.quit", "Quit", id="quit"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings(MAIN)]
 
     def __init__(self) -> None:
         super().__init__()
         self._labels: dict[str, str] = {}
+        # What a read of the active files finds (`tui/problems.py`); None: not checked yet.
+        self.content_problems: tuple[Problem, ...] | None = None
+        self._checked: Snapshot | None = None
 
     def compose(self) -> ComposeResult:
         app = self._app
@@ -124,6 +108,23 @@ class MainScreen(Screen[None]):
             return self.current_pane(), []
         return view.pane, view.list.selection()
 
+    def hidden_marks_note(self) -> str | None:
+        """The marked rows of the pane that its filter hides: a batch includes them, so its preview says
+        so and names every one (None: none hidden)."""
+        view = self.current_view()
+        marked = view.list.marked_rows() if view is not None else []
+        if view is None or not marked or not view.list.filter_query:
+            return None
+        shown = {r.key for r in view.list.rows}
+        hidden = [r.path for r in marked if r.key not in shown]
+        if not hidden:
+            return None
+        verb = "is" if len(hidden) == 1 else "are"
+        return (
+            f"Marked but hidden by the filter '{view.list.filter_query}', {plural(len(hidden), 'row')} "
+            f"{verb} included too: {', '.join(hidden)}."
+        )
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in TYPED_FOCUS_MOVES and isinstance(self.focused, Input):
             return False  # typed into the filter: the key goes on to the input
@@ -131,7 +132,26 @@ class MainScreen(Screen[None]):
             return int(str(parameters[0])) < len(self.pane_ids)
         if action == "filter":
             return self.current_view() is not None  # the Epics pane has no filter
+        if action == "problems":
+            return self.current_pane() == "index"
         return True
+
+    def offers(self, binding: Binding) -> bool:
+        """Whether the key bar shows `binding`: the key table's actions where they apply (and the state
+        calls for them: upgrade, doctor, redo); any other binding as it says."""
+        action = _ACTIONS.get(binding.id or "")
+        if action is None:
+            return binding.show
+        if self.current_pane() not in action.where:
+            return False
+        snap = self._app.snapshot
+        if action.id == "upgrade":
+            return snap is not None and snap.exists and bool(snap.lifecycle_missing)
+        if action.id == "doctor":
+            return snap is not None and bool(snap.unfinished_action)
+        if action.id == "redo":
+            return self._app.can_redo
+        return action.show
 
     def action_show_pane(self, index: int) -> None:
         ids = self.pane_ids
@@ -147,6 +167,22 @@ class MainScreen(Screen[None]):
         current = self.tabbed.active
         index = ids.index(current) if current in ids else 0
         self.action_show_pane((index + step) % len(ids))
+
+    def action_problems(self) -> None:
+        """`!`: the Index shows only the rows with a problem (orphan, dead route, invalid summary...);
+        again: every row."""
+        view = self.view("index")
+        if view.problem_paths is not None:
+            view.show_problems(None)
+        else:
+            snap = self._app.snapshot
+            problems = all_problems(snap, self.content_problems) if snap is not None else ()
+            view.show_problems(frozenset(p.path for p in problems))
+            if not problems:
+                self.notify("No problems: every row is shown.")
+                view.show_problems(None)
+        self._update_tab_labels()
+        self.preview.show_row(view.list.current_row)
 
     def action_focus_preview(self) -> None:
         focus_now(self.preview)
@@ -194,9 +230,26 @@ class MainScreen(Screen[None]):
 
     def refresh_header(self) -> None:
         app = self._app
+        snap = app.snapshot
+        count = None
+        if snap is not None and self.content_problems is not None and self._checked is snap:
+            count = len(all_problems(snap, self.content_problems))
         self.query_one("#header", StatusHeader).update_state(
-            app.root_label, app.snapshot, app.baseline, app.watcher.mode
+            app.root_label, snap, app.baseline, app.watcher.mode, problems=count
         )
+        if snap is not None and snap.exists and self._checked is not snap:
+            self._checked = snap
+            self._check_contents(snap)
+
+    @work(thread=True, exclusive=True, group="problems", exit_on_error=False, description="problems")
+    def _check_contents(self, snap: Snapshot) -> None:
+        found = check_contents(self._app.root, snap)
+        self.app.call_from_thread(self._contents_checked, snap, found)
+
+    def _contents_checked(self, snap: Snapshot, found: tuple[Problem, ...] | None) -> None:
+        if snap is self._app.snapshot:
+            self.content_problems = found if found is not None else ()
+            self.refresh_header()
 
     def update_snapshot(
         self, snap: Snapshot, base: Baseline | None, rows: dict[str, list[Row]] | None = None
@@ -223,17 +276,22 @@ class MainScreen(Screen[None]):
 
     def update_index_rows(self, rows: list[Row]) -> bool:
         """A few files changed content: redraw their rows only (False: the pane needs a rebuild)."""
-        memory_list = self.view("index").list
-        return all(memory_list.update_row(row) for row in rows)
+        view = self.view("index")
+        if view.problem_paths is not None:
+            return False  # a patched row may join or leave the problems: rebuild
+        self._checked = None  # its summary may have changed: check again
+        return all(view.list.update_row(row) for row in rows)
 
     def _update_tab_labels(self) -> None:
         for name in PANES:
             lst = self.view(name).list
             label = Text(f"{PANES.index(name) + 1} {PANE_TITLES[name]} ")
             label.append(f"{len(lst.all_rows)}" if self._app.snapshot is not None else "…", style="bold")
+            if self.view(name).problem_paths is not None:
+                label.append(" !", style="bold yellow")
             marks = len(lst.marked_keys)
             if marks:
-                label.append(f" ●{marks}", style="bold magenta")
+                label.append(f" ●{marks} marked", style="bold magenta")
             if self._labels.get(name) != label.markup:
                 self._labels[name] = label.markup
                 self.tabbed.get_tab(pane_id(name)).label = label

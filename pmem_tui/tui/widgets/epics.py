@@ -161,6 +161,11 @@ class EpicTable(DataTable[Text]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select_cursor", "Full body/line", id="epics.toggle"),
+        # The other panes' movement keys, so moving does not depend on which pane has the focus.
+        Binding("j", "cursor_down", "Down", show=False, id="epics.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="epics.up"),
+        Binding("g", "scroll_top", "First", show=False, id="epics.first"),
+        Binding("G", "scroll_bottom", "Last", show=False, id="epics.last"),
     ]
 
 

@@ -8,6 +8,7 @@ from textual.widgets import Static
 from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import CORE_TOKEN_WARNING, Baseline
 from pmem_tui.core.textio import display
+from pmem_tui.tui.words import plural
 
 WATCH_LABELS = {
     "live": ("● live", "green"),
@@ -17,8 +18,14 @@ WATCH_LABELS = {
 
 
 def header_text(
-    root_label: str, snap: Snapshot | None, base: Baseline | None, watch_mode: str, scanning: bool = False
+    root_label: str,
+    snap: Snapshot | None,
+    base: Baseline | None,
+    watch_mode: str,
+    scanning: bool = False,
+    problems: int | None = None,
 ) -> Text:
+    """`problems`: the whole count, the summaries read too (None: not checked yet, the scan's count)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("pmem-tui ", style="bold")
     text.append(display(root_label))
@@ -49,13 +56,15 @@ def header_text(
     else:
         text.append("lifecycle incomplete", style="bold yellow")
     text.append("  ")
-    problems = len(snap.problems)
-    text.append(f"{problems}", style="bold yellow" if problems else "bold")
-    text.append(" problems")
+    count = len(snap.problems) if problems is None else problems
+    text.append(f"{count}", style="bold yellow" if count else "bold")
+    text.append(" problem" if count == 1 else " problems")
+    if problems is None:
+        text.append(" (summaries not checked yet)", style="dim")
     if base is not None:
         text.append("  ·  baseline ", style="dim")
         text.append(f"≈{base.tokens:,} tokens", style="bold")
-        text.append(f" ({base.files} files)", style="dim")
+        text.append(f" ({plural(base.files, 'file')})", style="dim")
         if base.core_too_big:
             text.append(f"  ⚠ _core/ ≈{base.core_tokens:,} tokens > {CORE_TOKEN_WARNING:,}", style="bold red")
     if scanning:
@@ -71,5 +80,6 @@ class StatusHeader(Static):
         base: Baseline | None,
         watch_mode: str,
         scanning: bool = False,
+        problems: int | None = None,
     ) -> None:
-        self.update(header_text(root_label, snap, base, watch_mode, scanning))
+        self.update(header_text(root_label, snap, base, watch_mode, scanning, problems))

@@ -8,7 +8,7 @@ its key.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, TypeAlias
 
 from rich.style import Style
 from rich.text import Text
@@ -17,6 +17,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 
+from pmem_tui.tui.actions import PINNED
+
+Hint: TypeAlias = tuple[Binding, bool]
 _ENABLED = Style()
 _DISABLED = Style(dim=True)
 
@@ -57,22 +60,30 @@ class KeyBar(Widget, can_focus=False):
         if screen is self.screen:
             self.refresh()
 
-    def _hints(self) -> tuple[list[tuple[Binding, bool]], tuple[Binding, bool] | None]:
-        """The bindings to show (one per action, first key wins) and the command palette's, if any."""
-        shown: dict[str, tuple[Binding, bool]] = {}
-        palette: tuple[Binding, bool] | None = None
+    def _hints(self) -> tuple[list[Hint], list[Hint], Hint | None]:
+        """The bindings to show (one per action, first key wins), those pinned at the right end (help,
+        quit) and the command palette's, if any. A screen with an `offers(binding)` method decides which
+        bindings it shows (what works on the pane in view); otherwise each binding's `show` does."""
+        shown: dict[str, Hint] = {}
+        palette: Hint | None = None
+        offers = getattr(self.screen, "offers", None)
         active = self.screen.active_bindings
         for key, (_node, binding, enabled, _tooltip) in active.items():
             if self.app.ENABLE_COMMAND_PALETTE and key == self.app.COMMAND_PALETTE_BINDING:
                 palette = (binding, enabled)
-            elif binding.show and binding.action not in shown:
+            elif binding.action not in shown and (offers(binding) if callable(offers) else binding.show):
                 shown[binding.action] = (binding, enabled)
-        return list(shown.values()), palette
+        hints = list(shown.values())
+        pinned = sorted((h for h in hints if h[0].action in PINNED), key=lambda h: PINNED.index(h[0].action))
+        return [h for h in hints if h[0].action not in PINNED], pinned, palette
+
+    def _width(self, hint: Hint) -> int:
+        return len(self.app.get_key_display(hint[0])) + len(hint[0].description) + 3
 
     def render(self) -> Text:
         key_style = self.get_component_rich_style("key-bar--key")
         text_style = self.get_component_rich_style("key-bar--description")
-        hints, palette = self._hints()
+        hints, pinned, palette = self._hints()
         text = Text(no_wrap=True, overflow="crop", end="")
         spans: list[tuple[int, int, Binding, bool]] = []
 
@@ -83,14 +94,21 @@ class KeyBar(Widget, can_focus=False):
             text.append(f"{binding.description} ", text_style + extra)
             spans.append((start, len(text), binding, enabled))
 
-        for binding, enabled in hints:
-            add(binding, enabled)
-        if palette is not None:
-            label_len = len(self.app.get_key_display(palette[0])) + len(palette[0].description) + 4
-            gap = self.size.width - len(text) - label_len
-            if gap > 0:
-                text.append(" " * (gap - 1) + "▕", text_style)
-                add(*palette)
+        # Help, quit and the palette (every action by name) stay at the right end, whatever the width: they
+        # are what a lost person looks for. The pane's keys fill the rest, in order, as many as fit whole.
+        width = self.size.width
+        right = [*pinned, *([palette] if palette is not None else [])]
+        room = width - sum(map(self._width, right)) - 1
+        for hint in hints:
+            if self._width(hint) > room:
+                break
+            add(*hint)
+            room -= self._width(hint)
+        gap = width - len(text) - sum(map(self._width, right))
+        if gap > 0:
+            text.append(" " * (gap - 1) + "▕", text_style)
+        for hint in right:
+            add(*hint)
         self._spans = spans
         return text
 

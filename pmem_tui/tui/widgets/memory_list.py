@@ -9,9 +9,8 @@ typed query computes only its first screenful before the frame, and the rest in 
 from __future__ import annotations
 
 import asyncio
-import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, repeat
 from operator import attrgetter, contains, eq, indexOf, itemgetter, not_
 from time import perf_counter
@@ -33,8 +32,9 @@ from textual.widget import Widget
 from pmem_tui.core.textio import display
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.rows import Row
+from pmem_tui.tui.widgets.columns import COLUMN_GAP, column_widths, cut_middle
+from pmem_tui.tui.widgets.fuzzy import highlights, term_tests
 
-_COLUMN_GAP = 2
 MAX_ROWS_PATCHED = 256  # beyond this many changed rows, rebuilding the list is as cheap
 FILTER_STEP = 2048  # rows a filter tests per step (0.2-1 ms)
 FILTER_SLICE = 0.004  # seconds of filtering between two yields to the event loop, after the first frame
@@ -66,19 +66,6 @@ def set_virtual_size(widget: ScrollView, size: Size) -> None:
     widget.refresh()
 
 
-def subsequence_source(term: str) -> str | None:
-    """Regex source for "the term's characters in order" inside one line, linear time (possessive)."""
-    chars = [c for c in term.lower() if not c.isspace()]
-    if not chars:
-        return None
-    parts = []
-    for ch in chars:
-        esc = re.escape(ch)
-        parts.append(f"[^{esc}\\n]*+{esc}")
-    return "".join(parts)
-
-
-_Test = Callable[[Sequence[str]], Iterable[object]]
 # Row numbers as C ints (4 bytes each): a list of 10^5 ints is ~3.6 MB with its int objects (and the
 # memo keeps up to 64 answers), and the cycle collector walks every list on its passes; an array is
 # neither.
@@ -89,26 +76,13 @@ def positions(values: Iterable[int] = ()) -> Positions:
     return array("i", values)
 
 
-def _term_test(term: str) -> _Test:
-    """For a lowercase term, a function of texts -> per text, whether the term is a subsequence of one of
-    its lines."""
-    if len(term) == 1 and term.lower() == term:
-        # One character is a subsequence of a line exactly when it is in the text (it is never "\n"):
-        # a substring test is ~8x cheaper than the regular expression.
-        return lambda texts: map(contains, texts, repeat(term))
-    source = subsequence_source(term)
-    if source is None:
-        return lambda texts: repeat(True, len(texts))
-    match = re.compile(r"(?:[^\n]*+\n)*?" + source).match
-    return lambda texts: map(match, texts)
-
-
 class FilterRun:
     """One query over a pane's search texts, resumable step by step.
 
     The display order is: the rows containing the query as typed (`needle`), then the looser matches
-    (every term a subsequence of one field), each in pane order. A row with the needle always matches
-    (the needle has no newline, so it sits in one field, and each term is a substring of it). So the
+    (every term exact or by word-start chunks in one field: `fuzzy.term_test`), each in pane order. A
+    row with the needle always matches (the needle has no newline, so it sits in one field, and each
+    term is a substring of it). So the
     run first scans the candidates for the needle (cheap), and tests the terms only on the rest; the
     rows found so far (`known`) are always a prefix of the final order, which is what lets the first
     screenful be shown before the run ends.
@@ -139,7 +113,7 @@ class FilterRun:
         self._rest = positions()  # scanned candidates without the needle, in pane order
         self._loose_pos = 0  # of `_rest`, how many were tested term by term
         self.loose = positions()
-        self._tests = [_term_test(t) for t in terms]
+        self._tests = [test for t in terms for test in term_tests(t)]
 
     @property
     def done(self) -> bool:
@@ -253,6 +227,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         "memory-list--flag",
         "memory-list--dim",
         "memory-list--empty",
+        "memory-list--match",
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -292,6 +267,8 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         *,
         empty_text: str = "Nothing here.",
         caps: tuple[float, ...] = (0.48, 0.2),
+        path_column: int | None = 0,
+        droppable: tuple[int, ...] = (),
         markable: bool = True,
         id: str | None = None,
         classes: str | None = None,
@@ -300,6 +277,8 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         self.pane = pane
         self.empty_text = empty_text
         self.caps = caps  # the share of the width each column but the last may take at most
+        self.path_column = path_column  # cut in the middle, never at its end (None: no path column)
+        self.droppable = droppable  # columns dropped when the path would be cut
         self.markable = markable
         self._all: list[Row] = []
         self._rows: Sequence[Row] = []  # `_all` itself, or a `FilteredRows` of it
@@ -561,8 +540,8 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         return self._hay
 
     def _filtered(self, query: str) -> Sequence[Row]:
-        """Rows where every term of the query (split on spaces) is a subsequence of one field: first
-        those containing the query as typed, then the others, each in pane order."""
+        """Rows where every term of the query (split on spaces) matches one field (`fuzzy.term_test`):
+        first those containing the query as typed, then the others, each in pane order."""
         started = self._begin(query)
         return started if not isinstance(started, FilterRun) else self._conclude(started)
 
@@ -700,21 +679,16 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
     # -- rendering ----------------------------------------------------------------------------
 
     def _widths(self, width: int) -> list[int]:
-        """Column widths for the available width: the last column takes what is left."""
+        """Column widths for the available width (0: dropped); the last column takes what is left."""
         avail = max(0, width - 2 - self._flag_width)
-        n = len(self._col_max)
-        if n == 0:
-            return []
-        caps = self.caps if n >= 3 else (0.6,)
-        widths: list[int] = []
-        used = 0
-        for i in range(n - 1):
-            cap = int(avail * (caps[i] if i < len(caps) else 0.2))
-            w = min(self._col_max[i], max(cap, 3))
-            widths.append(w)
-            used += w + _COLUMN_GAP
-        widths.append(max(0, avail - used))
-        return widths
+        return column_widths(
+            avail, self._col_max, self.caps, path_column=self.path_column, droppable=self.droppable
+        )
+
+    def dropped_columns(self) -> frozenset[int]:
+        """The columns left out at the list's present width (the pane's titles leave them out too)."""
+        widths = self._widths(self.scrollable_content_region.width)
+        return frozenset(i for i, w in enumerate(widths[:-1]) if not w)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -729,7 +703,16 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         row = self._rows[index]
         is_cursor = index == self._cursor
         is_marked = row.key in self._marked
-        key = (row, width, is_cursor, is_marked, self.has_focus, self._flag_width, tuple(self._col_max))
+        key = (
+            row,
+            width,
+            is_cursor,
+            is_marked,
+            self.has_focus,
+            self._flag_width,
+            tuple(self._col_max),
+            self._query,
+        )
         cached = self._cache.get(key)
         if cached is not None:
             return cached
@@ -745,6 +728,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
     def _render_row(self, row: Row, width: int, is_cursor: bool, is_marked: bool, base: Style) -> Strip:
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         dim = self.get_component_rich_style("memory-list--dim", partial=True)
+        match = self.get_component_rich_style("memory-list--match", partial=True)
         text.append(
             "● " if is_marked else "  ", self.get_component_rich_style("memory-list--marked", partial=True)
         )
@@ -752,13 +736,20 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
             flag = row.flag.ljust(self._flag_width)
             text.append(flag, self.get_component_rich_style("memory-list--flag", partial=True))
         widths = self._widths(width)
+        last = len(widths) - 1
         for i, w in enumerate(widths):
+            if not w and i < last:
+                continue  # dropped to leave the path its room
             cell = display(row.cells[i]) if i < len(row.cells) else ""
+            if i == self.path_column:
+                cell = cut_middle(cell, w)
             piece = Text(cell, style=dim if i > 0 else "", no_wrap=True, end="")
+            for at in highlights(cell, self._query) if self._query else ():
+                piece.stylize(match, at, at + 1)
             piece.truncate(w, overflow="ellipsis", pad=True)
             text.append_text(piece)
-            if i < len(widths) - 1:
-                text.append(" " * _COLUMN_GAP)
+            if i < last:
+                text.append(" " * COLUMN_GAP)
         text.truncate(width, overflow="ellipsis", pad=True)
         style = base
         if is_cursor:

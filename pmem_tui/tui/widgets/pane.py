@@ -57,11 +57,15 @@ class PaneView(Vertical):
     def __init__(self, pane: str, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="pane-view")
         self.pane = pane
-        self.list = MemoryList(pane, empty_text="Scanning…", id=f"list-{pane}")
+        # The Index drops its title column (the summary says more) before it cuts a route.
+        droppable = (1,) if pane == "index" else ()
+        self.list = MemoryList(pane, empty_text="Scanning…", droppable=droppable, id=f"list-{pane}")
         self.filter_input = FilterInput(
             placeholder="filter: path, title, summary", id=f"filter-{pane}", classes="pane-filter"
         )
         self.filter_input.display = False
+        self._every_row: list[Row] = []
+        self.problem_paths: frozenset[str] | None = None  # `!`: only the rows about these paths
         self.titles = Static(self._titles_text(), classes="pane-titles")
 
     def compose(self) -> ComposeResult:
@@ -70,17 +74,48 @@ class PaneView(Vertical):
         yield self.list
 
     def _titles_text(self) -> Text:
-        names = COLUMNS.get(self.pane, ())
-        return Text("  " + "  ·  ".join(names), no_wrap=True, overflow="ellipsis")
+        dropped = self.list.dropped_columns() if self.list.is_mounted else frozenset()
+        names = [n for i, n in enumerate(COLUMNS.get(self.pane, ())) if i not in dropped]
+        text = Text("  " + "  ·  ".join(names), no_wrap=True, overflow="ellipsis")
+        if self.problem_paths is not None:
+            text = Text("  Only the rows with a problem: press ! for every row", style="bold yellow")
+        return text
+
+    def _shown(self, rows: list[Row]) -> list[Row]:
+        self._every_row = rows
+        if self.problem_paths is None:
+            return rows
+        return [r for r in rows if r.path in self.problem_paths]
+
+    def _empty_text(self) -> str:
+        if self.problem_paths is not None:
+            return "No row has a problem. Press ! for every row."
+        return EMPTY_TEXT.get(self.pane, "Nothing here.")
 
     def set_rows(self, rows: list[Row]) -> None:
-        self.list.empty_text = EMPTY_TEXT.get(self.pane, "Nothing here.")
-        self.list.set_rows(rows)
+        self.list.empty_text = self._empty_text()
+        self.list.set_rows(self._shown(rows))
+        self._refresh_titles()
 
     def apply_rows(self, rows: list[Row]) -> None:
         """Like `set_rows`; with the same keys in the same order, only the changed rows are redrawn."""
-        self.list.empty_text = EMPTY_TEXT.get(self.pane, "Nothing here.")
-        self.list.apply_rows(rows)
+        self.list.empty_text = self._empty_text()
+        self.list.apply_rows(self._shown(rows))
+        self._refresh_titles()
+
+    def _refresh_titles(self) -> None:
+        text = self._titles_text()
+        if text.plain != str(self.titles.content):
+            self.titles.update(text)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refresh_titles)
+
+    def show_problems(self, paths: frozenset[str] | None) -> None:
+        """Only the rows about these paths (None: every row again)."""
+        self.problem_paths = paths
+        self.titles.update(self._titles_text())
+        self.set_rows(self._every_row)
 
     def open_filter(self) -> None:
         self.list.prepare_filter()
@@ -94,8 +129,13 @@ class PaneView(Vertical):
         focus_now(self.list)
 
     def action_clear_filter(self) -> None:
+        """escape: the filter first, then the marks."""
         if self.list.filter_query or self.filter_input.display:
             self.clear_filter()
+        elif self.list.marked_keys:
+            count = len(self.list.marked_keys)
+            self.list.clear_marks()
+            self.notify(f"{count} mark{'s' if count != 1 else ''} cleared; nothing was changed.")
 
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:

@@ -1,0 +1,363 @@
+"""Every key of the app in one table: the bindings, the key bar's choice, the help screen and the README.
+
+An `Action` names its binding (`id`), its key(s) as Textual spells them, the key bar label, where it
+applies and its help text. The main and health screens build their `BINDINGS` from this table; the
+other widgets' bindings are checked against it by a test, and so is the README's key table
+(`python -m pmem_tui.tui.actions` prints it). The help screen is drawn from it too, so the three cannot
+drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+MEMORY_PANES = frozenset({"index", "core", "archive", "trash"})
+EVERYWHERE = frozenset({*MEMORY_PANES, "epics"})
+
+# How keys read on screen and in the README (Textual's names on the left).
+_KEY_NAMES = {"question_mark": "?", "slash": "/", "ctrl+z": "ctrl+z", "ctrl+y": "ctrl+y"}
+
+
+@dataclass(frozen=True)
+class Action:
+    id: str  # the binding's id (unique in the app)
+    key: str  # Textual's key names, comma separated ("" when the widget's own bindings carry it)
+    action: str  # the action the binding runs
+    label: str  # the key bar's label
+    help: str  # the help screen's and the README's text
+    where: frozenset[str] = EVERYWHERE  # the main screen's panes where it applies (and is offered)
+    show: bool = True  # offered in the key bar where it applies (state may still hide it: `when`)
+    priority: bool = False
+    keys_shown: str = ""  # how the help writes the keys, when not simply `key`
+    command: str = ""  # its name in the command palette (none: not offered there)
+
+    @property
+    def keys_text(self) -> str:
+        if self.keys_shown:
+            return self.keys_shown
+        return " / ".join(_KEY_NAMES.get(k, k) for k in self.key.split(","))
+
+    def binding(self) -> Binding:
+        return Binding(self.key, self.action, self.label, show=self.show, priority=self.priority, id=self.id)
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    actions: tuple[Action, ...]
+
+
+def _where(*panes: str) -> frozenset[str]:
+    return frozenset(panes)
+
+
+# Keys that move the focus are priority bindings: they run when the key is read, so the keys typed right
+# behind them already reach the new focus, in order (see `tui/focus.py`).
+MAIN: tuple[Action, ...] = (
+    Action("pane.1", "1", "show_pane(0)", "Index", "", show=False, priority=True),
+    Action("pane.2", "2", "show_pane(1)", "Core", "", show=False, priority=True),
+    Action("pane.3", "3", "show_pane(2)", "Archive", "", show=False, priority=True),
+    Action("pane.4", "4", "show_pane(3)", "Trash", "", show=False, priority=True),
+    Action("pane.5", "5", "show_pane(4)", "Epics", "", show=False, priority=True),
+    Action("pane.next", "tab", "cycle_pane(1)", "Next pane", "", show=False, priority=True),
+    Action("pane.prev", "shift+tab", "cycle_pane(-1)", "Previous pane", "", show=False, priority=True),
+    Action(
+        "filter",
+        "slash",
+        "filter",
+        "Filter",
+        "filter the pane: exact and word-start matches first, matched letters highlighted; "
+        "enter: first match; escape: clear",
+        where=MEMORY_PANES,
+        priority=True,
+        command="Filter pane",
+    ),
+    Action(
+        "archive",
+        "a",
+        "app.archive",
+        "Archive",
+        "archive the selected active file(s): asks for the reason, then shows the preview",
+        where=_where("index"),
+        command="Archive selected",
+    ),
+    Action(
+        "delete",
+        "d",
+        "app.delete",
+        "Delete",
+        "delete the selected archived file(s) to the trash; on an active file: explains, offers the archive",
+        where=_where("index", "archive"),
+        command="Delete selected",
+    ),
+    Action(
+        "recover",
+        "r",
+        "app.recover",
+        "Recover",
+        "recover the selected archived or trashed file(s); asks for an index line if the record has none",
+        where=_where("archive", "trash"),
+        command="Recover selected",
+    ),
+    Action(
+        "edit",
+        "e",
+        "app.edit",
+        "Edit",
+        "edit the selected file in $EDITOR (the app suspends), then the save preview",
+        where=_where("index", "core"),
+        command="Edit selected",
+    ),
+    Action(
+        "new",
+        "n",
+        "app.new_file",
+        "New",
+        "new memory file: path and index line, editor, then the save preview",
+        where=MEMORY_PANES,
+        command="New memory file",
+    ),
+    Action(
+        "purge",
+        "P",
+        "app.purge",
+        "Purge",
+        "purge expired trash, with its own preview listing every item",
+        where=_where("trash"),
+        command="Purge expired trash",
+    ),
+    Action(
+        "upgrade",
+        "U",
+        "app.upgrade",
+        "Upgrade",
+        "upgrade the lifecycle structure (create the missing folders and archive index only); "
+        "offered while the structure is incomplete",
+        command="Upgrade lifecycle structure",
+    ),
+    Action(
+        "doctor",
+        "D",
+        "app.doctor",
+        "Doctor",
+        "doctor: finish or undo an interrupted action; offered when one is found",
+        command="Doctor",
+    ),
+    Action(
+        "undo",
+        "ctrl+z",
+        "app.undo",
+        "Undo",
+        "undo the session's last action by planning its inverse, with its preview; again: the one before",
+        command="Undo last action",
+    ),
+    Action("redo", "ctrl+y", "app.redo", "Redo", "redo what ctrl+z undid, with its preview", command="Redo"),
+    Action("health", "H", "app.health", "Health", "health review", command="Health review"),
+    Action(
+        "problems",
+        "exclamation_mark",
+        "problems",
+        "Problems",
+        "show only the rows with a problem (orphan, dead route, invalid summary); again: every row",
+        where=_where("index"),
+        keys_shown="!",
+        command="Show problems only",
+    ),
+    Action(
+        "preview.focus",
+        "p",
+        "focus_preview",
+        "Preview",
+        "focus the preview (scroll it with the movement keys; tab goes back)",
+        where=MEMORY_PANES,
+        priority=True,
+        command="Focus preview",
+    ),
+    Action("quit", "q", "app.quit", "Quit", "quit"),
+)
+
+# Bound by the app itself (every screen), and by the widgets named in the comments.
+GLOBAL: tuple[Action, ...] = (
+    Action(
+        "help",
+        "question_mark",
+        "help",
+        "Help",
+        "this help (generated from the key table)",
+        command="Help: keys",
+    ),
+    Action("palette", "ctrl+p", "command_palette", "palette", "command palette: every action by name"),
+)
+LIST: tuple[Action, ...] = (  # `MemoryList`, `PreviewView`
+    Action("list.up", "up,k", "cursor_up", "Up", "move up (in the preview: scroll)", show=False),
+    Action("list.down", "down,j", "cursor_down", "Down", "move down", show=False),
+    Action("list.page_up", "pageup", "page_up", "Page up", "a page up", show=False),
+    Action("list.page_down", "pagedown", "page_down", "Page down", "a page down", show=False),
+    Action("list.first", "home,g", "first", "First", "first row", show=False),
+    Action("list.last", "end,G", "last", "Last", "last row", show=False),
+)
+MARK = Action(
+    "mark",
+    "space",
+    "toggle_mark",
+    "Mark",
+    "mark several rows (the tab shows how many); a / d / r then plan them together, even those "
+    "the filter hides",
+    where=_where("index", "archive", "trash"),  # no batch action on Core
+)
+CLEAR = Action(
+    "pane.clear_filter",
+    "escape",
+    "clear_filter",
+    "Clear",
+    "clear the filter, then the marks",
+    where=MEMORY_PANES,
+    show=False,
+)
+LIST_ALL: tuple[Action, ...] = (*LIST, MARK, CLEAR)
+PANES_KEYS: tuple[Action, ...] = (  # documentation of the `1`-`5` and tab bindings above, in one row
+    Action(
+        "panes",
+        "",
+        "",
+        "",
+        "switch pane: Index, Core, Archive, Trash, Epics (5, when the project has one)",
+        keys_shown="1 2 3 4 5, tab / shift+tab",
+    ),
+)
+MODAL: tuple[Action, ...] = (  # `PlanModal`
+    Action(
+        "plan.submit",
+        "",
+        "",
+        "",
+        "build the preview from the reason or index line you typed",
+        keys_shown="enter (in the input)",
+    ),
+    Action("plan.confirm", "y", "confirm", "Confirm", "confirm: only now does anything change on disk"),
+    Action("plan.cancel", "n", "cancel", "Cancel", "cancel: nothing changes", keys_shown="n / escape"),
+    Action("plan.escape", "escape", "cancel", "Cancel", ""),  # shown with `n` above
+)
+HEALTH: tuple[Action, ...] = (
+    # Not `k`: that moves up, here as everywhere else.
+    Action("health.keep", "K", "keep", "Keep", "keep: dismiss the proposal for this session"),
+    Action("health.archive", "a", "archive", "Archive", "archive the file, through its preview"),
+    Action(
+        "health.delete",
+        "d",
+        "delete",
+        "Archive+delete",
+        "archive, then delete to the trash, each through its preview",
+    ),
+    Action(
+        "health.fix",
+        "f",
+        "fix",
+        "Fix index",
+        "apply the index fix of a drift proposal (add or drop a line), through its preview",
+    ),
+    Action("health.edit", "e", "edit", "Edit", "edit the file in $EDITOR, then the save preview"),
+    Action("health.back", "escape,H", "back", "Back", "back to the panes"),
+    Action(
+        "health.mark",
+        "",
+        "",
+        "",
+        "mark several proposals; K / a / d then take them together (each keeps its own reason), "
+        "f one after the other",
+        keys_shown="space",
+    ),
+    Action(
+        "health.upgrade",
+        "U",
+        "upgrade",
+        "Upgrade",
+        "upgrade, when the review is blocked by an incomplete lifecycle structure",
+    ),
+    Action("health.purge", "P", "purge", "Purge expired", "purge expired trash (its own confirmation)"),
+    Action("health.quit", "q", "app.quit", "Quit", "quit"),
+)
+EPICS: tuple[Action, ...] = (  # `EpicTable`, `EpicsView`
+    Action(
+        "epics.move",
+        "",
+        "",
+        "",
+        "move between epics (as in the other panes)",
+        keys_shown="j / k, ↓ / ↑, g / G",
+    ),
+    Action("epics.down", "j", "cursor_down", "Down", "", show=False),  # documented by `epics.move`
+    Action("epics.up", "k", "cursor_up", "Up", "", show=False),
+    Action("epics.first", "g", "scroll_top", "First", "", show=False),
+    Action("epics.last", "G", "scroll_bottom", "Last", "", show=False),
+    Action(
+        "epics.toggle",
+        "enter",
+        "select_cursor",
+        "Full body/line",
+        "toggle the epic between what loads and its full body (read for display only)",
+    ),
+    Action("epics.reload", "ctrl+r", "reload", "Reload", "reload the project's permanent memory"),
+)
+
+MOVE = Action(
+    "move",
+    "",
+    "",
+    "",
+    "move in the list (or scroll the preview)",
+    keys_shown="j / k, ↓ / ↑, g / G, pgup / pgdn",
+)
+
+
+# What the help screen and the README show, in order (the pane switches' five bindings read as one row).
+def _documented(*actions: Action) -> tuple[Action, ...]:
+    return tuple(a for a in actions if a.help)
+
+
+HELP: tuple[Section, ...] = (
+    Section("Main screen", _documented(MOVE, *PANES_KEYS, *MAIN, MARK, CLEAR, *GLOBAL)),
+    Section("Preview modal", _documented(*MODAL)),
+    Section("Health review", _documented(*HEALTH)),
+    Section("Epics pane", _documented(*EPICS)),
+)
+
+# Always in the key bar, at its right end, whatever the width (by action: each screen binds its own quit).
+PINNED = ("help", "app.help", "quit", "app.quit")
+
+
+def bindings(actions: tuple[Action, ...]) -> list[Binding]:
+    """The bindings of the actions that carry a key (the others only document a widget's own keys)."""
+    return [a.binding() for a in actions if a.key]
+
+
+def by_id() -> dict[str, Action]:
+    return {a.id: a for a in (*MAIN, *GLOBAL, *LIST_ALL, *MODAL, *HEALTH, *EPICS)}
+
+
+def where_text(action: Action) -> str:
+    if action.where == EVERYWHERE:
+        return ""
+    names = [p.capitalize() for p in ("index", "core", "archive", "trash", "epics") if p in action.where]
+    return ", ".join(names)
+
+
+def readme_table() -> str:
+    """The README's keys table (Markdown): the main screen's with where each key applies, then the others."""
+    lines: list[str] = []
+    for section in HELP:
+        main = section is HELP[0]
+        lines += [f"**{section.title}**", ""]
+        lines += ["| key | action | where |", "|---|---|---|"] if main else ["| key | action |", "|---|---|"]
+        for action in section.actions:
+            keys = ", ".join(f"`{k.strip()}`" for k in action.keys_text.split(", "))
+            where = f" {where_text(action) or 'everywhere'} |" if main else ""
+            lines.append(f"| {keys} | {action.help} |{where}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    print(readme_table(), end="")

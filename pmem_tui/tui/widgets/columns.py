@@ -1,0 +1,70 @@
+"""A list's columns in the width it has: the path cut in the middle (two paths that differ near the end
+stay two different texts), and a column the pane can spare (the Index's title) dropped before the path
+is cut at all."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.cells import cell_len, set_cell_size
+
+COLUMN_GAP = 2
+ELLIPSIS = "…"
+
+
+def column_widths(
+    avail: int,
+    col_max: Sequence[int],
+    caps: Sequence[float],
+    *,
+    path_column: int | None = 0,
+    droppable: Sequence[int] = (),
+) -> list[int]:
+    """Per column its width (0: dropped); the last column takes what is left. `caps`: the share of
+    `avail` each column but the last may take at most. When the path column would be cut, the
+    `droppable` columns go and their share goes to the path."""
+    n = len(col_max)
+    if n == 0:
+        return []
+    shares = list(caps if n >= 3 else (0.6,))
+    shares += [0.2] * (n - len(shares))
+    widths = _fit(avail, col_max, shares, set())
+    p = path_column
+    if p is None or p >= n - 1 or widths[p] >= col_max[p]:
+        return widths
+    dropped = {d for d in droppable if d < n - 1 and d != p}
+    if not dropped:
+        return widths
+    shares[p] += sum(shares[d] for d in dropped)
+    return _fit(avail, col_max, shares, dropped)
+
+
+def _fit(avail: int, col_max: Sequence[int], shares: Sequence[float], dropped: set[int]) -> list[int]:
+    widths: list[int] = []
+    used = 0
+    for i in range(len(col_max) - 1):
+        if i in dropped:
+            widths.append(0)
+            continue
+        w = min(col_max[i], max(int(avail * shares[i]), 3))
+        widths.append(w)
+        used += w + COLUMN_GAP
+    widths.append(max(0, avail - used))
+    return widths
+
+
+def cut_middle(text: str, width: int) -> str:
+    """`text` in at most `width` cells: its start and its end (the file's name) around an ellipsis."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    room = width - 1
+    tail_room = room - room // 3  # the end says more (the file's name); the start says the folder
+    head = set_cell_size(text, room - tail_room).rstrip()
+    tail = ""
+    for ch in reversed(text):
+        if cell_len(ch + tail) > tail_room:
+            break
+        tail = ch + tail
+    return head + ELLIPSIS + tail  # head <= room - tail_room cells, tail <= tail_room: it fits

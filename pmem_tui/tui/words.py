@@ -1,0 +1,33 @@
+"""Core's sentences name CLI commands (`pmem-tui upgrade`); in the app the person presses a key instead.
+One translation, applied to every notification and to the preview modal's status line."""
+
+from __future__ import annotations
+
+import re
+
+_KEYS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"run `pmem-tui upgrade`( first)?"), r"press U to preview the upgrade\1"),
+    (re.compile(r"run `pmem-tui doctor`"), "press D (doctor)"),
+    (re.compile(r" \(`pmem-tui archive [^`]*`\)"), " (press a on the Index)"),
+    (re.compile(r"`pmem-tui purge`"), "P"),
+)
+
+
+def in_keys(message: str) -> str:
+    """`message` with its CLI commands replaced by the keys that do the same in the app."""
+    if "pmem-tui " not in message:
+        return message
+    for pattern, keys in _KEYS:
+        message = pattern.sub(keys, message)
+    return message
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """'1 file', '2 files' (never 'file(s)')."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def split_outcome(outcome: str) -> list[str]:
+    """One sentence per item of a batch outcome ("Archived a to b. Archived c to d.")."""
+    parts = [p.strip() for p in re.split(r"(?<=\.)\s+(?=[A-Z])", outcome) if p.strip()]
+    return parts or [outcome]

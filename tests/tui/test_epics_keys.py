@@ -1,0 +1,32 @@
+"""The Epics pane moves with the same keys as the other panes: j / k / g / G as well as the arrows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from epics_helpers import PROJECT_LABEL, WITHIN, write_project
+from tui_helpers import RecordingApp, make_demo, settle, until
+
+from pmem_tui.tui.widgets.epics import EpicsPane, EpicsView
+
+
+async def test_j_k_g_and_G_move_in_the_epics_table(tmp_path: Path) -> None:
+    project = write_project(tmp_path, WITHIN)
+    app = RecordingApp(make_demo(tmp_path), extra_panes=[EpicsPane(project, label=PROJECT_LABEL)])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("5")
+        assert app.main_screen is not None
+        view = app.main_screen.query_one(EpicsView)
+        assert await until(pilot, lambda: len(view.rows) == 4)
+        await settle(pilot)
+        table = view.table
+        assert table.cursor_row == 0
+        await pilot.press("j", "j")
+        assert table.cursor_row == 2
+        await pilot.press("k")
+        assert table.cursor_row == 1
+        await pilot.press("G")
+        assert table.cursor_row == 3
+        await pilot.press("g")
+        assert table.cursor_row == 0

@@ -1,0 +1,50 @@
+"""One problem count (issue 14, item 9): the header counts what `status` counts, summaries included, and
+`!` shows the Index rows with a problem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_helpers import RecordingApp, settle, until
+
+from pmem_tui.core import tree
+from pmem_tui.tui.widgets.header import StatusHeader
+
+
+def header(app: RecordingApp) -> str:
+    assert app.main_screen is not None
+    return str(app.main_screen.query_one("#header", StatusHeader).render())
+
+
+async def test_the_header_counts_what_status_counts(demo_root: Path) -> None:
+    deep = tree.scan(demo_root, deep=True)
+    kinds = {p.kind for p in deep.problems}
+    assert "invalid-summary" in kinds  # the demo has one: the count the header used to leave out
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert await until(pilot, lambda: f"{len(deep.problems)} problems" in header(app))
+        assert "not checked" not in header(app)
+
+
+async def test_bang_shows_only_the_rows_with_a_problem_and_again_every_row(demo_root: Path) -> None:
+    deep = tree.scan(demo_root, deep=True)
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert app.main_screen is not None
+        view = app.main_screen.view("index")
+        every = len(view.list.all_rows)
+        assert await until(
+            pilot, lambda: app.main_screen is not None and app.main_screen.content_problems is not None
+        )
+        await pilot.press("exclamation_mark")
+        await settle(pilot)
+        shown = {r.path for r in view.list.all_rows}
+        wanted = {p.path for p in deep.problems if p.kind in ("orphan", "dead-route", "invalid-summary")}
+        assert wanted <= shown and len(shown) < every
+        assert {"projects/outage-scratch.md", "notes/ideas.md", "projects/beacon.md"} <= shown
+        assert "press ! for every row" in str(view.titles.render())
+        await pilot.press("exclamation_mark")
+        await settle(pilot)
+        assert len(view.list.all_rows) == every
