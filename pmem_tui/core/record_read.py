@@ -1,0 +1,265 @@
+"""Read every record in `_archive/_index.md`, whatever shape an agent wrote it in (see `records`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pmem_tui.core.model import RECOVERY_DAYS, ArchiveRecord
+from pmem_tui.core.record_values import (
+    DELETE_WORDS,
+    HEADING,
+    ITEM,
+    LINE_FIELDS,
+    block_value,
+    cells,
+    fences,
+    field_of,
+    parse_date,
+    path_in,
+    path_value,
+    table_columns,
+    unquote_line,
+)
+from pmem_tui.core.textio import read_code_span, split_bom, split_lines, strip_ending
+
+
+@dataclass
+class _Draft:
+    start: int
+    kind: str  # "heading", "list", "headless", "table"
+    end: int = 0
+    level: int = 0
+    path: str | None = None
+    path_field: bool = False
+    values: dict[str, object] = field(default_factory=dict)
+    defaults: dict[str, dt.date] = field(default_factory=dict)  # dates from a heading or list line
+    weak: dict[str, object] = field(default_factory=dict)  # fields from a heading or list line
+
+    def __post_init__(self) -> None:
+        self.end = self.start + 1
+
+    def set(self, key: str, value: object) -> None:
+        if key == "path":
+            if isinstance(value, str) and value:
+                self.path = value
+                self.path_field = True
+        elif (value is not None or key in LINE_FIELDS) and self.values.get(key) is None:
+            self.values[key] = value
+
+    def date_hint(self, text: str) -> None:
+        date = parse_date(text)
+        if date is not None:
+            self.defaults.setdefault("deleted" if DELETE_WORDS.search(text) else "archived", date)
+
+    def build(self) -> ArchiveRecord | None:
+        if not self.path:
+            return None
+
+        def date(key: str) -> dt.date | None:
+            for v in (self.values.get(key), self.weak.get(key), self.defaults.get(key)):
+                if isinstance(v, dt.date):
+                    return v
+            return None
+
+        def text(key: str) -> str | None:
+            for v in (self.values.get(key), self.weak.get(key)):
+                if isinstance(v, str):
+                    return v
+            return None
+
+        deleted, deadline = date("deleted"), date("deadline")
+        if deleted is not None and deadline is None:
+            deadline = deleted + dt.timedelta(days=RECOVERY_DAYS)
+        layout = {"heading": "section", "table": "table"}.get(self.kind, "list")
+        return ArchiveRecord(
+            path=self.path,
+            index_line=text("index_line"),
+            archived=date("archived"),
+            reason=text("reason"),
+            deleted=deleted,
+            deadline=deadline,
+            after=text("after"),
+            before=text("before"),
+            start=self.start,
+            end=self.end,
+            layout=layout,
+        )
+
+
+def _apply(draft: _Draft, key: str, value: str, bodies: list[str], i: int) -> int:
+    """Set one field on the draft; returns how many following lines the value used."""
+    used = 0
+    if key in LINE_FIELDS:
+        if value.strip():
+            draft.set(key, unquote_line(value))
+        else:
+            line, used = block_value(bodies, i)
+            draft.set(key, line)
+    elif key == "position":
+        for word, target in (
+            ("after", "after"),
+            ("before", "before"),
+            ("above", "after"),
+            ("below", "before"),
+        ):
+            m = re.search(word + r"\s*[:：]?\s*(`+)", value, re.I)
+            if m:
+                span = read_code_span(value[m.start(1) :])
+                if span is not None:
+                    draft.set(target, span[0])
+    elif key == "path":
+        draft.set("path", path_value(value))
+    elif key == "reason":
+        v = value.strip()
+        draft.set("reason", v or None)
+    else:
+        draft.set(key, parse_date(value))
+    return used
+
+
+_INLINE_REASON = re.compile(r"(?:^|[\s(（,;—–|])(?:reason|why|原因|理由)\s*[:：]\s*(?P<reason>.*)$", re.I)
+
+
+def _inline(draft: _Draft, text: str) -> None:
+    """Fields and dates written on a record's heading or list line, after its path: fields below win."""
+    found = _Draft(start=draft.start, kind="inline")
+    m = _INLINE_REASON.search(text)
+    if m:
+        found.set("reason", m.group("reason").strip().rstrip(")）").strip() or None)
+        text = text[: m.start()]
+    for part in re.split(r"[—–|;,()（）]|\s-\s", text):
+        inline = field_of(part.strip())
+        if inline is not None and inline[0] != "path":
+            _apply(found, inline[0], inline[1], [], 0)
+        else:
+            draft.date_hint(part)
+    draft.weak.update(found.values)
+
+
+def parse_records(text: str) -> list[ArchiveRecord]:
+    """Every record with a path, in file order. Never raises (see the module notes for what is read)."""
+    try:
+        return _parse(text)
+    except Exception:  # pragma: no cover - defensive: a broken archive index must not break the app
+        return []
+
+
+def _parse(text: str) -> list[ArchiveRecord]:
+    _, body = split_bom(text)
+    bodies = [strip_ending(line) for line in split_lines(body)]
+    in_fence = fences(bodies)
+    out: list[ArchiveRecord] = []
+    cur: _Draft | None = None
+    # A heading without a path (e.g. "## 2026-11-30" or "## Trash") may carry a date for the records under it.
+    group = _Draft(start=0, kind="group", level=7)
+
+    def finish() -> None:
+        nonlocal cur
+        if cur is not None:
+            rec = cur.build()
+            if rec is not None:
+                out.append(rec)
+        cur = None
+
+    def begin(start: int, kind: str, level: int = 0) -> _Draft:
+        nonlocal cur, group
+        finish()
+        if kind == "heading" and level <= group.level:
+            group = _Draft(start=0, kind="group", level=7)
+        cur = _Draft(start=start, kind=kind, level=level)
+        cur.defaults.update(group.defaults)
+        return cur
+
+    i = 0
+    n = len(bodies)
+    while i < n:
+        b = bodies[i]
+        if not b.strip():
+            i += 1
+            continue
+        if in_fence[i]:  # a top-level fenced block: part of the open record, never parsed
+            if cur is not None:
+                cur.end = i + 1
+            i += 1
+            continue
+        h = HEADING.fullmatch(b)
+        if h:
+            level = len(h.group("marks"))
+            htext = re.sub(r"[ \t]+#+$", "", h.group("text") or "")
+            found = path_in(htext, strict=False)
+            nxt = next((x for x in bodies[i + 1 :] if x.strip()), "")
+            nxt_item = ITEM.fullmatch(nxt)
+            if found is not None or field_of((nxt_item.group("text") or "") if nxt_item else nxt.strip()):
+                draft = begin(i, "heading", level)
+                draft.defaults.clear()
+                if found is not None:
+                    draft.path = found[0]
+                _inline(draft, found[1] if found is not None else htext)
+                for key, date in group.defaults.items():
+                    draft.defaults.setdefault(key, date)
+            else:
+                finish()
+                group = _Draft(start=i, kind="group", level=level)
+                group.date_hint(htext)
+            i += 1
+            continue
+        columns = table_columns(bodies, i)
+        if columns is not None:
+            finish()
+            j = i + 2
+            while j < n and "|" in bodies[j] and bodies[j].strip():
+                if "path" in columns:
+                    row = _Draft(start=j, kind="table")
+                    row.defaults.update(group.defaults)
+                    for column, cell in zip(columns, cells(bodies[j]), strict=False):
+                        if column is not None:
+                            _apply(row, column, cell, [], 0)
+                    rec = row.build()
+                    if rec is not None:
+                        out.append(rec)
+                j += 1
+            i = j
+            continue
+        item = ITEM.fullmatch(b)
+        item_text = (item.group("text") or "") if item else b.strip()
+        fld = field_of(item_text)
+        if fld is not None:
+            key, value = fld
+            # A second, different path starts the next record (records written without headings).
+            if cur is None or (key == "path" and cur.path_field and path_value(value) != cur.path):
+                cur = begin(i, "headless")
+            used = _apply(cur, key, value, bodies, i)
+            cur.end = i + 1 + used
+            i += 1 + used
+            continue
+        if item and len(item.group("indent").expandtabs(4)) <= 1 and (cur is None or cur.kind != "heading"):
+            found = path_in(item_text, strict=True)
+            if found is not None:
+                draft = begin(i, "list")
+                draft.path = found[0]
+                draft.defaults.clear()
+                _inline(draft, found[1])
+                for key, date in group.defaults.items():
+                    draft.defaults.setdefault(key, date)
+                i += 1
+                continue
+        if cur is not None:
+            if cur.kind == "heading" or b[:1] in (" ", "\t"):
+                cur.end = i + 1
+            else:
+                finish()
+        i += 1
+    finish()
+    return out
+
+
+def find_record(records: Iterable[ArchiveRecord], path: str) -> ArchiveRecord | None:
+    """The last (newest) record for that original path."""
+    found = None
+    for rec in records:
+        if rec.path == path:
+            found = rec
+    return found
