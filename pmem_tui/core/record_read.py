@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pmem_tui.core.model import RECOVERY_DAYS, ArchiveRecord
+from pmem_tui.core.record_inline import inline_fields
 from pmem_tui.core.record_values import (
     DELETE_WORDS,
     HEADING,
@@ -120,22 +121,15 @@ def _apply(draft: _Draft, key: str, value: str, bodies: list[str], i: int) -> in
     return used
 
 
-_INLINE_REASON = re.compile(r"(?:^|[\s(（,;—–|])(?:reason|why|原因|理由)\s*[:：]\s*(?P<reason>.*)$", re.I)
-
-
 def _inline(draft: _Draft, text: str) -> None:
     """Fields and dates written on a record's heading or list line, after its path: fields below win."""
     found = _Draft(start=draft.start, kind="inline")
-    m = _INLINE_REASON.search(text)
-    if m:
-        found.set("reason", m.group("reason").strip().rstrip(")）").strip() or None)
-        text = text[: m.start()]
-    for part in re.split(r"[—–|;,()（）]|\s-\s", text):
-        inline = field_of(part.strip())
-        if inline is not None and inline[0] != "path":
-            _apply(found, inline[0], inline[1], [], 0)
-        else:
-            draft.date_hint(part)
+    fields, hints = inline_fields(text)
+    for key, value in fields:
+        if key != "path":
+            _apply(found, key, value, [], 0)
+    for part in hints:
+        draft.date_hint(part)
     draft.weak.update(found.values)
 
 
@@ -180,8 +174,8 @@ def _parse(text: str) -> list[ArchiveRecord]:
         if not b.strip():
             i += 1
             continue
-        if in_fence[i]:  # a top-level fenced block: part of the open record, never parsed
-            if cur is not None:
+        if in_fence[i]:  # a top-level fenced block: never parsed; part of a record it directly follows
+            if cur is not None and i == cur.end:
                 cur.end = i + 1
             i += 1
             continue
@@ -235,9 +229,14 @@ def _parse(text: str) -> list[ArchiveRecord]:
             cur.end = i + 1 + used
             i += 1 + used
             continue
-        if item and len(item.group("indent").expandtabs(4)) <= 1 and (cur is None or cur.kind != "heading"):
+        if item and len(item.group("indent").expandtabs(4)) <= 1:
             found = path_in(item_text, strict=True)
-            if found is not None:
+            if found is not None and cur is not None and cur.kind == "heading" and found[0] == cur.path:
+                _inline(cur, found[1])  # "## projects/a.md" then "- projects/a.md — archived …"
+                cur.end = i + 1
+                i += 1
+                continue
+            if found is not None:  # another path: an agent's list record, even under a heading record
                 draft = begin(i, "list")
                 draft.path = found[0]
                 draft.defaults.clear()
@@ -247,9 +246,11 @@ def _parse(text: str) -> list[ArchiveRecord]:
                 i += 1
                 continue
         if cur is not None:
-            if cur.kind == "heading" or b[:1] in (" ", "\t"):
+            # Text right under a record's lines is part of it; other prose in a heading's section is the
+            # agent's own (kept when the record is removed), unless a field of the record follows it.
+            if i == cur.end or (cur.kind != "heading" and b[:1] in (" ", "\t")):
                 cur.end = i + 1
-            else:
+            elif cur.kind != "heading":
                 finish()
         i += 1
     finish()
