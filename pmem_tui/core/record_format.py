@@ -24,6 +24,10 @@ original path, then one list item per field::
   used to put it back at its old place (optional; ``(blank line)`` for an empty line). The heading is for
   people: the ``Original path`` field wins.
 * ``Reason`` is plain text on one line (line breaks become spaces).
+* A route listed more than once in `_index.md` keeps every line: ``Index line 2``, ``Line above 2``,
+  ``Line below 2``… follow, in file order, each line's neighbours taken with the later copies removed, so
+  putting them back one by one restores each at its place.
+* ``Location`` (only on a record an agent wrote with it) says where the file stands inside `_archive/`.
 """
 
 from __future__ import annotations
@@ -80,4 +84,12 @@ def format_record(rec: ArchiveRecord, eol: str = "\n") -> str:
         out.append(f"- Line above: {_line_value(rec.after)}")
     if rec.before is not None:
         out.append(f"- Line below: {_line_value(rec.before)}")
+    for n, place in enumerate(rec.more_lines, start=2):
+        out.append(f"- Index line {n}: {_line_value(place.line)}")
+        if place.after is not None:
+            out.append(f"- Line above {n}: {_line_value(place.after)}")
+        if place.before is not None:
+            out.append(f"- Line below {n}: {_line_value(place.before)}")
+    if rec.location is not None:
+        out.append(f"- Location: {_line_value(rec.location)}")
     return eol.join(out) + eol

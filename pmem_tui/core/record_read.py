@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pmem_tui.core.model import RECOVERY_DAYS, ArchiveRecord
+from pmem_tui.core.model import RECOVERY_DAYS, ArchiveRecord, IndexPlace
 from pmem_tui.core.record_inline import inline_fields
 from pmem_tui.core.record_values import (
     DELETE_WORDS,
@@ -18,6 +18,7 @@ from pmem_tui.core.record_values import (
     cells,
     fences,
     field_of,
+    location_value,
     parse_date,
     path_in,
     path_value,
@@ -41,6 +42,25 @@ class _Draft:
 
     def __post_init__(self) -> None:
         self.end = self.start + 1
+
+    extra: dict[int, dict[str, str | None]] = field(default_factory=dict)  # index lines 2, 3…
+    last_line: int = 1  # the index line that a "Line above/below" without a number belongs to
+
+    def set_line(self, key: str, value: str | None, number: int | None) -> None:
+        """A line field; a second index line (or "Index line 2") opens the next place of a duplicate route."""
+        if number is None:
+            if key == "index_line" and isinstance(self.values.get("index_line"), str) and value is not None:
+                number = max(self.extra, default=1) + 1
+            else:
+                number = self.last_line if key != "index_line" else 1
+        if number == 1:
+            self.set(key, value)
+            return
+        place = self.extra.setdefault(number, {})
+        if place.get(key) is None:
+            place[key] = value
+        if key == "index_line":
+            self.last_line = number
 
     def set(self, key: str, value: object) -> None:
         if key == "path":
@@ -87,18 +107,27 @@ class _Draft:
             start=self.start,
             end=self.end,
             layout=layout,
+            location=text("location"),
+            more_lines=tuple(
+                IndexPlace(line, place.get("after"), place.get("before"))
+                for _, place in sorted(self.extra.items())
+                if isinstance(line := place.get("index_line"), str)
+            ),
         )
 
 
 def _apply(draft: _Draft, key: str, value: str, bodies: list[str], i: int) -> int:
     """Set one field on the draft; returns how many following lines the value used."""
     used = 0
+    key, _, number = key.partition("@")
     if key in LINE_FIELDS:
         if value.strip():
-            draft.set(key, unquote_line(value))
+            line: str | None = unquote_line(value)
         else:
             line, used = block_value(bodies, i)
-            draft.set(key, line)
+        draft.set_line(key, line, int(number) if number else None)
+    elif key == "location":
+        draft.set("location", location_value(value))
     elif key == "position":
         for word, target in (
             ("after", "after"),

@@ -39,6 +39,12 @@ for _key, _words in {
     "after": "line above, after, previous line, index line above, line before, 上一行, 前一行",
     "before": "line below, before, next line, index line below, line after, 下一行, 后一行",
     "position": "index position, position, 位置, 索引位置",
+    "location": (
+        "location, archived to, moved to, archive location, archive path, archived file, archived as, "
+        "now at, current location, current path, stored at, trash location, trash path, new path, "
+        "new location, "
+        "归档位置, 当前位置, 现位置, 存放位置"
+    ),
 }.items():
     for _w in _words.split(","):
         LABELS[_w.strip()] = _key
@@ -217,8 +223,13 @@ def field_of(text: str) -> tuple[str, str] | None:
     m = _FIELD.fullmatch(text)
     if m is None:
         return None
-    key = LABELS.get(normal_label(m.group("label")))
+    label = normal_label(m.group("label"))
+    key = LABELS.get(label)
     if key is None:
+        # "Index line 2", "Line above 2": the second line of a route listed twice (see record_format).
+        base, _, number = label.rpartition(" ")
+        if LABELS.get(base) in LINE_FIELDS and number.isdigit() and 1 < int(number) < 1000:
+            return f"{LABELS[base]}@{int(number)}", m.group("value")
         return None
     return key, m.group("value")
 
@@ -280,6 +291,24 @@ def path_value(value: str) -> str | None:
     v = value.strip()
     found = _split_path(v, strict=False)
     return found[0] if found else _clean_path(v.strip("`*\"'"))
+
+
+def location_value(value: str) -> str | None:
+    """Where a record says its file stands: a path inside `_archive/` (the prefix is added when missing)."""
+    v = value.strip()
+    span = read_code_span(v) if v.startswith("`") else None
+    v = (span[0] if span else v.strip("*\"'")).strip()
+    m = re.fullmatch(r"\[[^\]]*\]\((?P<target>[^)]*)\)", v)
+    if m:
+        v = m.group("target").strip("<> ")
+    while v.startswith("./"):
+        v = v[2:]
+    for prefix in ("~/.persistent-memory/", ".persistent-memory/"):
+        if v.startswith(prefix):
+            v = v[len(prefix) :]
+    if not v.endswith(".md") or ".." in v.split("/") or v.startswith("/"):
+        return None
+    return v if v.startswith("_archive/") else f"_archive/{v}"
 
 
 def cells(row: str) -> list[str]:
