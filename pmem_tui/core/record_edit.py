@@ -7,6 +7,7 @@ from dataclasses import replace
 from pmem_tui.core.model import ArchiveRecord
 from pmem_tui.core.record_format import empty_archive_index, format_record
 from pmem_tui.core.record_read import parse_records
+from pmem_tui.core.record_update import update_in_place
 from pmem_tui.core.record_values import HEADING, fence_state
 from pmem_tui.core.textio import dominant_eol, line_ending, split_bom, split_lines, strip_ending
 
@@ -52,13 +53,16 @@ def add_record(text: str, rec: ArchiveRecord) -> str:
 
 
 def replace_record(text: str, old: ArchiveRecord, new: ArchiveRecord) -> str:
-    """Replace `old` by `new`.
+    """Replace `old` by `new`, in the record's own shape when it can be edited in place (`record_update`).
 
-    A heading record (layout ``section``) is replaced in place by `new` in our format (its heading keeps the
-    old heading's level); a table row or a list/headless record is removed and `new` is appended.
+    Otherwise a heading record (layout ``section``) is rewritten in place in our format (its heading keeps the
+    old heading's level), and a table row or a list/headless record is removed and `new` is appended.
     Raises ValueError when `old` is no longer in the text.
     """
     found = _locate(text, old)
+    updated = update_in_place(text, found, new)
+    if updated is not None:
+        return updated
     if found.layout != "section":
         return add_record(remove_record(text, found), new)
     bom, body = split_bom(text)

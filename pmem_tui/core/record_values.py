@@ -219,7 +219,8 @@ def normal_label(label: str) -> str:
     return " ".join(label.replace("_", " ").strip().strip("*").lower().split())
 
 
-def field_of(text: str) -> tuple[str, str] | None:
+def field_match(text: str) -> tuple[str, re.Match[str]] | None:
+    """A field line's field (``index_line@2`` for "Index line 2") and its match (label and value spans)."""
     m = _FIELD.fullmatch(text)
     if m is None:
         return None
@@ -229,9 +230,14 @@ def field_of(text: str) -> tuple[str, str] | None:
         # "Index line 2", "Line above 2": the second line of a route listed twice (see record_format).
         base, _, number = label.rpartition(" ")
         if LABELS.get(base) in LINE_FIELDS and number.isdigit() and 1 < int(number) < 1000:
-            return f"{LABELS[base]}@{int(number)}", m.group("value")
+            return f"{LABELS[base]}@{int(number)}", m
         return None
-    return key, m.group("value")
+    return key, m
+
+
+def field_of(text: str) -> tuple[str, str] | None:
+    found = field_match(text)
+    return None if found is None else (found[0], found[1].group("value"))
 
 
 def unquote_line(value: str) -> str | None:
