@@ -288,7 +288,7 @@ def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
         places = index_places.record_places(rec)
     new_text, added, kept = index_places.put_back(text, rel, places)
     for line in kept:
-        draft.notes.append(f"{INDEX_FILE} already has the line {line!r} of {rel}; it is not added twice.")
+        draft.notes.append(f"{INDEX_FILE} already has the line `{line}` of {rel}; it is not added twice.")
     if added:
         draft.set_text(INDEX_FILE, new_text)
         draft.index_added.extend(added)
