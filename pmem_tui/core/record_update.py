@@ -173,9 +173,13 @@ def _set_cell(row: str, span: tuple[int, int], value: str) -> str:
 
 
 def _append_cells(row: str, values: list[str]) -> str:
+    """The row with cells added at its end, padded as its own cells are (``| a |`` or ``|a|``)."""
     body = row.rstrip()
-    cells = "".join(f" {v} |" for v in values)
-    return body + cells if body.endswith("|") and not body.endswith("\\|") else body + " |" + cells[:-2]
+    pad = "" if "| " not in body and " |" not in body else " "
+    cells = "".join(f"{pad}{v}{pad}|" for v in values)
+    if body.endswith("|") and not body.endswith("\\|"):
+        return body + cells
+    return body + pad + "|" + cells[: len(cells) - len(pad) - 1]
 
 
 def _update_row(

@@ -26,21 +26,37 @@ SHAPES: dict[str, str] = {
         "- Reason: shipped\n"
     ),
     "bold-heading": (
-        f"### Archived: projects/old.md\n**Index line:** `{OLD_LINE}`\n**Archived:** 2026-11-01\n**Reason:** shipped\n"
+        "### Archived: projects/old.md\n"
+        f"**Index line:** `{OLD_LINE}`\n"
+        "**Archived:** 2026-11-01\n"
+        "**Reason:** shipped\n"
     ),
     "dated-heading": f'## 2026-11-01 — projects/old.md\n- Why: shipped\n- Entry: "{OLD_LINE}"\n',
     "nested-list": (
-        f"- **projects/old.md**\n  - Line: `{OLD_LINE}`\n  - Date archived: Sun 2026-11-01\n  - Reason: shipped\n"
+        "- **projects/old.md**\n"
+        f"  - Line: `{OLD_LINE}`\n"
+        "  - Date archived: Sun 2026-11-01\n"
+        "  - Reason: shipped\n"
     ),
-    "inline-list": f"- **projects/old.md** — archived 2026-11-01 — reason: shipped — index line: `{OLD_LINE}`\n",
+    "inline-list": (
+        f"- **projects/old.md** — archived 2026-11-01 — reason: shipped — index line: `{OLD_LINE}`\n"
+    ),
     "inline-plain": f"- `projects/old.md` — archived 1 Nov 2026 — reason: shipped — index line: {OLD_LINE}\n",
-    "headless": f"Original path: projects/old.md\nIndex line: `{OLD_LINE}`\nArchived: 2026-11-01\nReason: shipped\n",
+    "headless": (
+        f"Original path: projects/old.md\nIndex line: `{OLD_LINE}`\nArchived: 2026-11-01\nReason: shipped\n"
+    ),
     "table": (
         "| File | Index line | Archived | Reason |\n"
         "|---|---|---|---|\n"
         f"| projects/old.md | `{OLD_LINE}` | 2026-11-01 | shipped |\n"
     ),
-    "chinese": f"## projects/old.md\n- 原路径：projects/old.md\n- 索引行：`{OLD_LINE}`\n- 归档日期：2026年11月1日\n- 原因：已完成\n",
+    "chinese": (
+        "## projects/old.md\n"
+        "- 原路径：projects/old.md\n"
+        f"- 索引行：`{OLD_LINE}`\n"
+        "- 归档日期：2026年11月1日\n"
+        "- 原因：已完成\n"
+    ),
     "quote-block": f"### projects/old.md\nIndex line:\n> {OLD_LINE}\nArchived: 2026-11-01\nReason: shipped\n",
 }
 SHAPE_REASON = {"chinese": "已完成"}
@@ -142,8 +158,8 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Pm:
 
 
 def changes_outside(before: str, after: str, lo: int, hi: int) -> list[str]:
-    """The changes from `before` to `after` outside lines [lo, hi) of `before` (insertions at its edges and one
-    blank line next to it are the record's too). Empty: only the record's bytes changed."""
+    """The changes from `before` to `after` outside lines [lo, hi) of `before` (insertions at its edges and
+    one blank line next to it are the record's too). Empty: only the record's bytes changed."""
     bom_a, body_a = split_bom(before)
     bom_b, body_b = split_bom(after)
     bad = [] if bom_a == bom_b else ["the BOM changed"]

@@ -69,8 +69,8 @@ def test_delete_then_recover_change_only_the_record(tmp_path: Path, pm: Pm, name
     assert (b.root / "_archive/_trash/projects/old.md").is_file()
     deleted = read(b.root, "_archive/_index.md")
     assert changes_outside(b.archive, deleted, b.lo, b.hi) == []
-    rec = find_record(parse_records(deleted), "projects/old.md")
-    assert rec is not None and rec.layout == find_record(parse_records(b.archive), "projects/old.md").layout  # type: ignore[union-attr]
+    rec, was = (find_record(parse_records(t), "projects/old.md") for t in (deleted, b.archive))
+    assert rec is not None and was is not None and rec.layout == was.layout  # updated in its own shape
     assert (rec.index_line, rec.deleted, rec.deadline) == (OLD_LINE, D(2026, 11, 30), D(2026, 12, 30))
     assert _others(deleted) == _others(b.archive)
     assert read(b.root, "_index.md") == b.index
