@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from pmem_tui.core.model import ARCHIVE_DIR, TRASH_DIR, ArchiveRecord
 
-__all__ = ["Matching", "Placed", "match_files"]
+__all__ = ["Matching", "Placed", "claimed", "match_files"]
 
 
 @dataclass(frozen=True)
@@ -115,3 +115,9 @@ def match_files(
         else:
             placed.append(Placed(loc, original, None, trash))
     return Matching(tuple(placed), ambiguous)
+
+
+def claimed(records: Iterable[ArchiveRecord], trash_files: Sequence[str]) -> set[str]:
+    """The trash files that a deletion record is about (the others need one rebuilt)."""
+    placed = match_files(records, (), trash_files).placed
+    return {p.location for p in placed if p.record is not None and p.record.deleted is not None}

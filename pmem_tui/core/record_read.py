@@ -251,8 +251,10 @@ def _parse(text: str) -> list[ArchiveRecord]:
         fld = field_of(item_text)
         if fld is not None:
             key, value = fld
-            # A second, different path starts the next record (records written without headings).
-            if cur is None or (key == "path" and cur.path_field and path_value(value) != cur.path):
+            # A second, different path starts the next record (records written without headings), unless it is
+            # the first field under a heading (the heading is for people; the field wins).
+            starts = cur is not None and (cur.path_field or bool(cur.values) or cur.kind != "heading")
+            if cur is None or (key == "path" and starts and path_value(value) != cur.path):
                 cur = begin(i, "headless")
             used = _apply(cur, key, value, bodies, i)
             cur.end = i + 1 + used

@@ -10,15 +10,19 @@ Reading
   (``## projects/old.md``, ``### Archived: projects/old.md``, ``## 2026-11-30 — projects/old.md``), or any
   heading directly followed by a field line;
 * a list item at the left margin naming a path at its start (``- **projects/old.md**``, ``- `projects/old.md`
-  — archived 2026-11-30``), outside a heading record; its fields are the following indented lines;
+  — archived 2026-11-30``), also under a heading record of another path; its fields are the following indented
+  lines, or written inline after the path (``— reason: done — index line: `…```, see `record_inline`);
 * a field line with no record open, or a path field naming another path than the open record's path field
   (records written without headings);
 * a row of a Markdown table whose header row names a path column (layout ``table``).
 
-A heading record runs to the next heading or record start; a list or headless record ends at the next line
-at the left margin that is not a field. `start`/`end` cover the record's first to last non-blank line. A
-date in a record's heading or list line (or in a heading above a group of list records) is the archive
-date, or the deletion date when the words there speak of deleting or the trash; fields win.
+A record's lines run from its start to its last field line (or the value block under it), plus the lines
+directly under those without a blank line between, and indented lines under a list or headless record. Prose
+further down a heading's section, or a list record for another path written under it, is not part of it: it
+stays when the record is removed or updated. A heading record ends at the next heading or record start; a list
+or headless record at the next line at the left margin that is not a field. A date in a record's heading or
+list line (or in a heading above a group of list records) is the archive date, or the deletion date when the
+words there speak of deleting or the trash; fields win.
 
 Field lines are ``Label: value`` with optional bullet and bold (``**Label:** value``, ``**Label**: value``),
 ``:`` or ``：``; labels are matched case-insensitively from `LABELS` (English and Chinese wordings). Values:
@@ -29,12 +33,16 @@ Field lines are ``Label: value`` with optional bullet and bold (``**Label:** val
   ``>``, a fenced code block or ``>`` quote on the lines right under an empty field, or the plain text;
   ``(not recorded)``, ``none``, ``n/a``, ``-``, ``无``… mean no line (a legacy record);
 * paths: a code span, a link, bold or plain text; ``./``, ``~/.persistent-memory/``, ``_archive/`` and
-  ``_archive/_trash/`` prefixes are dropped.
+  ``_archive/_trash/`` prefixes are dropped;
+* ``Location`` / ``Moved to`` / ``归档位置``…: where the file stands inside `_archive/` (see `archive_match`);
+* ``Index line 2`` (``Line above 2``…), or a second ``Index line`` field: the next line of a route listed
+  twice.
 
 A deleted record with no deadline gets deletion date + 30 days. A record without a path is skipped.
 
-The code lives in `record_format` (what we write), `record_values` and `record_read` (what we read) and
-`record_edit` (changing one record's bytes); this module is the one name the rest of the code imports.
+The code lives in `record_format` (what we write), `record_values`, `record_inline` and `record_read` (what we
+read), `record_edit` and `record_update` (changing one record's bytes, in its own shape); this module is the
+one name the rest of the code imports.
 """
 
 from __future__ import annotations

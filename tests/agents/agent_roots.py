@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pmem_tui.cli import main
-from pmem_tui.core.textio import split_bom, split_lines, strip_ending
+from pmem_tui.core.textio import line_ending, split_bom, split_lines
 from tests.conftest import write
 
 OLD_LINE = "- [Old](projects/old.md) — the old importer"
@@ -158,22 +157,31 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Pm:
 
 
 def changes_outside(before: str, after: str, lo: int, hi: int) -> list[str]:
-    """The changes from `before` to `after` outside lines [lo, hi) of `before` (insertions at its edges and
-    one blank line next to it are the record's too). Empty: only the record's bytes changed."""
+    """What changed from `before` to `after` outside lines [lo, hi) of `before`; empty when only the
+    record's bytes changed. One blank line next to the record, and the line ending just before it (a record
+    removed from the end of a file without final newline takes it along), count as the record's."""
     bom_a, body_a = split_bom(before)
     bom_b, body_b = split_bom(after)
-    bad = [] if bom_a == bom_b else ["the BOM changed"]
-    a, b = split_lines(body_a), split_lines(body_b)
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        for i in range(i1, i2):
-            edge_blank = i in (lo - 1, hi) and not a[i].strip()
-            # A record removed from the end of a file without final newline takes the ending before it along.
-            last = hi == len(a) and j2 == len(b) and b[j2 - 1 :] == [strip_ending(a[i])]
-            if not (lo <= i < hi or edge_blank or last):
-                bad.append(f"line {i} {a[i]!r} -> {b[j1:j2]!r}")
-        if tag == "insert" and not lo <= i1 <= hi:
-            bad.append(f"inserted at {i1}: {b[j1:j2]!r}")
-    return bad
+    if bom_a != bom_b:
+        return ["the BOM changed"]
+    a = split_lines(body_a)
+    if lo > 0 and not a[lo - 1].strip():
+        lo -= 1
+    if hi < len(a) and not a[hi].strip():
+        hi += 1
+    start = sum(len(x) for x in a[:lo])
+    start -= len(line_ending(a[lo - 1])) if lo > 0 else 0
+    end = sum(len(x) for x in a[:hi])
+    short = min(len(body_a), len(body_b))
+    n = 0  # common prefix
+    while n < short and body_a[n] == body_b[n]:
+        n += 1
+    m = 0  # common suffix
+    while m < short and body_a[-1 - m] == body_b[-1 - m]:
+        m += 1
+    # `after` is `before` with only [start, end) replaced, for some split of the bytes they share.
+    keep_tail = len(body_a) - end
+    if n >= start and m >= keep_tail and start + keep_tail <= short:
+        return []
+    changed = (n, len(body_a) - m)
+    return [f"bytes {changed[0]}..{changed[1]} of {body_a!r} changed, outside {start}..{end}: {body_b!r}"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pmem_tui.core import lifecycle
+from pmem_tui.core.health import check_health
 from pmem_tui.core.records import find_record, parse_records
 from pmem_tui.core.secrets import find_secrets
 from tests.agents.agent_roots import OLD_LINE, X_LINE, Pm, read
@@ -68,7 +69,9 @@ def test_literal_trash_is_recovered_and_purged(
         ("projects/old.md", "_archive/_trash/old.md")
     ]
     assert status["problems"] == []
+    assert "Nothing needed repair" in pm(root, "doctor").out  # no second record is rebuilt for it
     monkeypatch.setenv("PMEM_TUI_TODAY", "2027-01-01")
+    assert [t.path for t in check_health(root).expired_trash] == ["projects/old.md"]
     assert pm(root, "purge", "--yes").code == 0
     assert not (root / "_archive/_trash/old.md").exists()
     assert read(root, "_archive/_index.md") == "# Archive index\n"
@@ -162,7 +165,7 @@ def test_delete_updates_a_table_row_in_place(tmp_path: Path, pm: Pm) -> None:
 
 KEEP = "- [Keep](projects/keep.md) — k"
 DUPLICATES = {
-    "apart": f"# Index\n\n## Projects\n- [Dup](projects/dup.md) — one\n{KEEP}\n\n## B\n- projects/dup.md — two\n",
+    "apart": f"# Index\n\n## A\n- [Dup](projects/dup.md) — one\n{KEEP}\n\n## B\n- projects/dup.md — two\n",
     "adjacent": f"# Index\n- [Dup](projects/dup.md) — one\n- projects/dup.md — two\n{KEEP}\n",
     "identical": f"# Index\n- projects/dup.md — same\n{KEEP}\n- projects/dup.md — same\n",
     "crlf-no-final": f"# Index\r\n- projects/dup.md — a\r\n{KEEP}\r\n- projects/dup.md — b",
