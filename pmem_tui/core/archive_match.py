@@ -4,7 +4,8 @@ pmem-tui moves `projects/old.md` to `_archive/projects/old.md` (and `_archive/_t
 agent told to "move the file to `_archive/`" may leave it at `_archive/old.md` or `_archive/2026/old.md`. A
 file at the tool's own place is matched to its record by path. A record that no file matches that way is then
 matched to the one file not otherwise claimed, in the archive (or the trash, for a deleted record), that
-stands where the record's ``Location`` field says, or else has the same file name as the record's path. When
+stands where the record's ``Location`` field says, or else has the same file name as the record's path (and
+is not at the tool's own place for another active path, such as `_archive/notes/old.md`). When
 there are several such files, or several records claim the same file, nothing is guessed: the record is
 ambiguous and the candidates are named.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from pmem_tui.core.model import ARCHIVE_DIR, TRASH_DIR, ArchiveRecord
+from pmem_tui.core.model import ACTIVE_DIRS, ARCHIVE_DIR, TRASH_DIR, ArchiveRecord
 
 __all__ = ["Matching", "Placed", "claimed", "match_files"]
 
@@ -82,7 +83,9 @@ def match_files(
         if rec is not None:
             exact[loc] = rec
     located = {rec.path for rec in exact.values()}
-    free = [(loc, trash) for loc, _, trash in files if loc not in exact]
+    # Guessed by name only when not at the tool's own place for another active path (`_archive/notes/old.md`).
+    free = [(loc, trash, original.split("/", 1)[0] in ACTIVE_DIRS) for loc, original, trash in files]
+    free = [f for f in free if f[0] not in exact]
     claims: dict[str, list[str]] = {}  # location -> record paths that may be about it
     wanted: dict[str, tuple[ArchiveRecord, list[str]]] = {}
     for path, recs in by_path.items():
@@ -90,9 +93,9 @@ def match_files(
             continue
         rec = recs[-1]
         trash = rec.deleted is not None
-        spots = [loc for loc, t in free if t == trash]
-        where = [loc for loc in spots if rec.location == loc]
-        candidates = where or [loc for loc in spots if rec.location is None and _name(loc) == _name(path)]
+        where = [loc for loc, t, _ in free if t == trash and rec.location == loc]
+        named = [loc for loc, t, own in free if t == trash and not own and _name(loc) == _name(path)]
+        candidates = where or (named if rec.location is None else [])
         if candidates:
             wanted[path] = (rec, candidates)
             for loc in candidates:

@@ -164,7 +164,7 @@ def _delete_into(draft: Draft, path: str, today: dt.date) -> None:
     rel = check_memory_path(root, path, Area.ACTIVE)
     dst = trash_location(rel)
     text = draft.text(ARCHIVE_INDEX) or records.empty_archive_index()
-    matching = _matching(draft.root, text)
+    matching = _matching(draft.root, text, rel)
     placed = [p for p in matching.of(rel) if not p.in_trash]
     if not placed:
         if (root / rel).is_file():
@@ -248,7 +248,7 @@ def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
     root = draft.root
     rel = check_memory_path(root, path, Area.ACTIVE)
     archive_text = draft.text(ARCHIVE_INDEX) or ""
-    matching = _matching(draft.root, archive_text)
+    matching = _matching(draft.root, archive_text, rel)
     placed = matching.of(rel)
     in_archive, in_trash = any(not p.in_trash for p in placed), any(p.in_trash for p in placed)
     if in_archive and in_trash:

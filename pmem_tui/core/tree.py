@@ -274,6 +274,19 @@ def locate_archived(
     return matching, {f.path: f for f in archive_files + trash_files}, problems
 
 
-def match_archive(root: Path, archive_text: str) -> archive_match.Matching:
-    """Which file under `_archive/` each record of `archive_text` is about (for an action's plan)."""
-    return locate_archived(root, records.parse_records(archive_text))[0]
+def match_archive(root: Path, archive_text: str, path: str) -> archive_match.Matching:
+    """Which file under `_archive/` each record of `archive_text` is about, for an action on `path`. A file at
+    the tool's own place for `path` is its file, so the archive is walked only when there is none there."""
+    recs = records.parse_records(archive_text)
+    here = [loc for loc in (f"{ARCHIVE_DIR}/{path}", f"{TRASH_DIR}/{path}") if _regular(root / loc)]
+    if here:
+        trash = [loc for loc in here if loc.startswith(TRASH_DIR + "/")]
+        return archive_match.match_files(recs, [loc for loc in here if loc not in trash], trash)
+    return locate_archived(root, recs)[0]
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False

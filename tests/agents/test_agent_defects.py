@@ -241,3 +241,14 @@ def test_archive_without_an_index_line_does_not_promise_one(tmp_path: Path) -> N
 )
 def test_prose_passwords_and_pins_are_secrets(line: str, secret: bool) -> None:
     assert bool(find_secrets(line)) is secret
+
+
+@pytest.mark.rule("PM-AGENT-1")
+def test_a_file_at_another_paths_own_place_is_not_guessed(tmp_path: Path, pm: Pm) -> None:
+    root = _root(tmp_path, RECORD, {"_archive/notes/old.md": "# Notes old\n"})
+    status = json.loads(pm(root, "status", "--json", "--no-cache").out)
+    assert [a["path"] for a in status["archived"]] == ["notes/old.md"]
+    assert {(p["kind"], p["path"]) for p in status["problems"]} == {
+        ("no-record", "notes/old.md"),
+        ("stale-record", "projects/old.md"),
+    }
