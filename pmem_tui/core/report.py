@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pmem_tui.core import textio
-from pmem_tui.core.model import INDEX_FILE, Snapshot
+from pmem_tui.core.model import ARCHIVE_DIR, INDEX_FILE, TRASH_DIR, Snapshot
 from pmem_tui.core.tokens import estimate_tokens, tokens_for_chars
 
 if TYPE_CHECKING:
@@ -198,7 +198,9 @@ def _status_lines(snap: Snapshot) -> list[str]:
     for item in snap.archived:
         rec = item.record
         when = rec.archived.isoformat() if rec and rec.archived else "?"
-        lines.append(f"  {item.path}  archived {when}  {rec.reason if rec and rec.reason else ''}".rstrip())
+        reason = rec.reason if rec and rec.reason else ""
+        at = _at(item.location, f"{ARCHIVE_DIR}/{item.path}")
+        lines.append(f"  {item.path}{at}  archived {when}  {reason}".rstrip())
     lines.append(f"Trash ({len(snap.trash)}, {len(snap.expired_trash)} expired):")
     for t in snap.trash:
         if t.deadline is None:
@@ -207,7 +209,7 @@ def _status_lines(snap: Snapshot) -> list[str]:
             state = f"expired {t.deadline.isoformat()}"
         else:
             state = f"recoverable until {t.deadline.isoformat()}"
-        lines.append(f"  {t.path}  {state}")
+        lines.append(f"  {t.path}{_at(t.location, f'{TRASH_DIR}/{t.path}')}  {state}")
     lines.append(f"Problems ({len(snap.problems)}):")
     lines += [f"  {p.kind}: {p.path}: {p.detail}" for p in snap.problems]
     return lines
@@ -241,3 +243,8 @@ def plan_lines(plan: Plan) -> list[str]:
         out.append("")
         out += diff.unified()
     return [textio.printable(line) for line in out]
+
+
+def _at(location: str, own_place: str) -> str:
+    """Where an agent put an archived file, when it is not the tool's own place for it."""
+    return "" if location == own_place else f" (at {location})"

@@ -50,6 +50,7 @@ def test_literal_archive_is_shown_and_recovered(tmp_path: Path, pm: Pm) -> None:
         ("projects/old.md", "_archive/old.md")
     ]
     assert status["problems"] == []
+    assert "  projects/old.md (at _archive/old.md)  archived 2026-11-01  shipped\n" in pm(root, "status").out
     got = pm(root, "recover", "projects/old.md", "--yes")
     assert got.code == 0, got.err
     assert got.out.strip() == "Recovered projects/old.md from _archive/old.md to projects/old.md."
