@@ -294,7 +294,7 @@ def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
         draft.index_added.extend(added)
     if rec is not None:
         draft.set_text(ARCHIVE_INDEX, records.remove_record(archive_text, rec))
-        draft.record_changes.append(f"Remove the record of {rel}")
+        draft.record_changes.append(f"Remove the record of {rel}, {records.line_span(rec)}")
     draft.recovery.append(f"{rel} is active again; it can be archived again at any time.")
     draft.outcomes.append(f"Recovered {rel} from {src} to {rel}.")
     draft.items.append(rel)

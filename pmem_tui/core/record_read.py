@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pmem_tui.core.model import RECOVERY_DAYS, ArchiveRecord, IndexPlace
+from pmem_tui.core.model import ARCHIVE_INDEX, RECOVERY_DAYS, ArchiveRecord, IndexPlace
 from pmem_tui.core.record_inline import inline_fields
 from pmem_tui.core.record_values import (
     DELETE_WORDS,
@@ -295,3 +295,9 @@ def find_record(records: Iterable[ArchiveRecord], path: str) -> ArchiveRecord | 
         if rec.path == path:
             found = rec
     return found
+
+
+def line_span(rec: ArchiveRecord) -> str:
+    """Where a record stands, for a preview: "line 5 of _archive/_index.md", "lines 5-9 of …" (1-based)."""
+    lines = f"line {rec.start + 1}" if rec.end - rec.start <= 1 else f"lines {rec.start + 1}-{rec.end}"
+    return f"{lines} of {ARCHIVE_INDEX}"

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from pmem_tui.core.record_edit import add_record, remove_record, replace_record
 from pmem_tui.core.record_format import empty_archive_index, format_record
-from pmem_tui.core.record_read import find_record, parse_records
+from pmem_tui.core.record_read import find_record, line_span, parse_records
 from pmem_tui.core.record_values import LABELS, parse_date
 
 __all__ = [
@@ -58,6 +58,7 @@ __all__ = [
     "empty_archive_index",
     "find_record",
     "format_record",
+    "line_span",
     "parse_date",
     "parse_records",
     "remove_record",

@@ -126,6 +126,7 @@ def test_recover_keeps_a_list_record_written_under_the_section(tmp_path: Path, p
     archive = "# Archive index\n\n" + RECORD + gap + below
     root = _root(tmp_path, archive, {"_archive/projects/old.md": "# Old\n", "_archive/notes/x.md": "# X\n"})
     preview = pm(root, "recover", "projects/old.md")
+    assert "Remove the record of projects/old.md, lines 3-7 of _archive/_index.md" in preview.out
     assert "notes/x.md" not in preview.out.split("--- a/_archive/_index.md")[1].replace(
         " " + below.split("\n")[0], ""
     )
