@@ -83,9 +83,12 @@ def match_files(
         if rec is not None:
             exact[loc] = rec
     located = {rec.path for rec in exact.values()}
-    # Guessed by name only when not at the tool's own place for another active path (`_archive/notes/old.md`).
-    free = [(loc, trash, original.split("/", 1)[0] in ACTIVE_DIRS) for loc, original, trash in files]
-    free = [f for f in free if f[0] not in exact]
+    free = {loc: trash for loc, _, trash in files if loc not in exact}
+    by_name: dict[tuple[str, bool], list[str]] = {}  # (file name, in trash) -> free files
+    for loc, original, trash in files:
+        # Guessed by name only when not at the tool's own place for another path (`_archive/notes/old.md`).
+        if loc in free and original.split("/", 1)[0] not in ACTIVE_DIRS:
+            by_name.setdefault((_name(loc), trash), []).append(loc)
     claims: dict[str, list[str]] = {}  # location -> record paths that may be about it
     wanted: dict[str, tuple[ArchiveRecord, list[str]]] = {}
     for path, recs in by_path.items():
@@ -93,9 +96,10 @@ def match_files(
             continue
         rec = recs[-1]
         trash = rec.deleted is not None
-        where = [loc for loc, t, _ in free if t == trash and rec.location == loc]
-        named = [loc for loc, t, own in free if t == trash and not own and _name(loc) == _name(path)]
-        candidates = where or (named if rec.location is None else [])
+        if rec.location is not None:
+            candidates = [rec.location] if rec.location in free and free[rec.location] == trash else []
+        else:
+            candidates = by_name.get((_name(path), trash), [])
         if candidates:
             wanted[path] = (rec, candidates)
             for loc in candidates:
