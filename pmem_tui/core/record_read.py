@@ -50,6 +50,9 @@ class _Draft:
         """A line field; a second index line (or "Index line 2") opens the next place of a duplicate route."""
         if number is None:
             if key == "index_line" and isinstance(self.values.get("index_line"), str) and value is not None:
+                seen = [self.values["index_line"], *(p.get("index_line") for p in self.extra.values())]
+                if value in seen:  # the same line under a second label ("Index line", "Entry"): one line
+                    return
                 number = max(self.extra, default=1) + 1
             else:
                 number = self.last_line if key != "index_line" else 1

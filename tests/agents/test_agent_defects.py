@@ -254,3 +254,14 @@ def test_a_file_at_another_paths_own_place_is_not_guessed(tmp_path: Path, pm: Pm
         ("no-record", "notes/old.md"),
         ("stale-record", "projects/old.md"),
     }
+
+
+@pytest.mark.rule("PM-AGENT-1")
+def test_a_second_index_line_field_is_a_second_line_unless_it_repeats_the_first() -> None:
+    text = (
+        "## notes/a.md\n- Index line: `- notes/a.md — a`\n- Entry: `- notes/a.md — a`\n"
+        "- Index line: `- notes/a.md — b`\n- Line above: `## B`\n"
+    )
+    [rec] = parse_records(text)
+    assert rec.index_line == "- notes/a.md — a" and rec.after is None
+    assert [(p.line, p.after) for p in rec.more_lines] == [("- notes/a.md — b", "## B")]
