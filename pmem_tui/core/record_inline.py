@@ -21,7 +21,7 @@ __all__ = ["inline_fields"]
 
 _LABEL_WORDS = "|".join(re.escape(w) for w in sorted(LABELS, key=len, reverse=True))
 _LABEL = re.compile(
-    r"(?:^|(?<=[—–|;,(（])|(?<=\s-\s)|(?<=\s))[ \t]*(?:\*\*|__)?(?P<label>" + _LABEL_WORDS + r")(?:\*\*|__)?"
+    r"(?:^|(?<=[—–|;,(（])|(?<=\s-\s))[ \t]*(?:\*\*|__)?(?P<label>" + _LABEL_WORDS + r")(?:\*\*|__)?"
     r"[ \t]*[:：](?:\*\*|__)?[ \t]*",
     re.I,
 )
