@@ -76,3 +76,55 @@ def test_update_and_remove_touch_only_their_record(
     removed = remove_record(source, rec)
     assert changes_outside(source, removed, lo, hi) == []
     assert [_ids(r) for r in parse_records(removed)] == others
+
+
+_PIECES = st.sampled_from(
+    [
+        "- ",
+        "## ",
+        "**",
+        "`",
+        "``",
+        "|",
+        "---",
+        "—",
+        " ",
+        "\n",
+        "\r\n",
+        ":",
+        "：",
+        "(",
+        ")",
+        "> ",
+        "```\n",
+        "projects/a.md",
+        "notes/b.md",
+        "_archive/c.md",
+        "index line",
+        "reason",
+        "archived",
+        "deleted",
+        "Index line 2",
+        "Line above",
+        "moved to",
+        "2026-11-30",
+        "30 Nov 2026",
+        "原因",
+        "索引行",
+        "x",
+    ]
+)
+
+
+@pytest.mark.rule("PM-AGENT-1")
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map("".join))
+def test_any_text_reads_without_error_and_updates_stay_readable(text: str) -> None:
+    from pmem_tui.core.record_read import _parse  # the reader itself, not its never-raise wrapper
+
+    records = _parse(text)
+    for rec in records:
+        new = dataclasses.replace(rec, deleted=dt.date(2026, 12, 1), deadline=dt.date(2026, 12, 31))
+        out = replace_record(text, rec, new)
+        assert any(r.path == rec.path and r.deleted == new.deleted for r in _parse(out))
+        remove_record(text, rec)
