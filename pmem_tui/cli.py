@@ -104,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("delete", "move an archived file to the trash, recoverable for 30 days")
     p.add_argument("path", metavar="PATH")
+    p.add_argument("--reason", metavar="TEXT", help="for an active PATH: the reason in its archive preview")
     p.add_argument("--yes", action="store_true")
 
     p = add("recover", "bring a file back from the archive or the trash")
@@ -159,6 +160,23 @@ def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
         sys.stdout.flush()
         print(f"pmem-tui: {printable(result.warning)}", file=sys.stderr)
         return EXIT_DONE_WITH_DISK_ERROR
+    return 0
+
+
+def _offer_archive(root: Path, path: str, reason: str | None) -> int:
+    """Delete on an active file: show the archive preview instead, as the app does."""
+    from pmem_tui.core import lifecycle
+
+    plan = lifecycle.plan_archive(root, path, reason or "(reason)")
+    print(
+        f"{path} is active: only an archived file can be deleted (delete = archive first, then the trash, "
+        "recoverable for 30 days). Here is the archive preview instead:\n"
+    )
+    _print_plan(plan)
+    print(
+        f"\nPreview only: nothing was changed. Run `pmem-tui archive {path} --reason TEXT --yes` to archive "
+        "it, then delete it."
+    )
     return 0
 
 
@@ -280,7 +298,12 @@ def _dispatch(args: argparse.Namespace) -> int:
     elif cmd == "archive":
         plan = lifecycle.plan_archive(root, args.path, args.reason)
     elif cmd == "delete":
-        plan = lifecycle.plan_delete(root, args.path)
+        try:
+            plan = lifecycle.plan_delete(root, args.path)
+        except lifecycle.NeedsArchive as err:
+            if args.yes:  # --yes confirms a delete, never an archive the person has not seen
+                raise
+            return _offer_archive(root, err.path, args.reason)
     elif cmd == "recover":
         plan = lifecycle.plan_recover(root, args.path, args.index_line)
     elif cmd == "purge":

@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pmem_tui.core import journal
+from pmem_tui.core import archive_match, journal
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy, Refused
 from pmem_tui.core.fingerprint import fingerprint, sha256_bytes
@@ -479,12 +479,11 @@ def _rebuild_trash_records(root: Path, today: dt.date, gone: set[str]) -> tuple[
     new_text = text
     notes = []
     deadline = today + dt.timedelta(days=RECOVERY_DAYS)
+    claimed = archive_match.claimed(parsed, [f"{TRASH_DIR}/{rel}" for rel in _files_under(root, TRASH_DIR)])
     for rel in _files_under(root, TRASH_DIR):
-        if f"{TRASH_DIR}/{rel}" in gone:
+        if f"{TRASH_DIR}/{rel}" in gone | claimed:  # gone, or found by a deletion record wherever it stands
             continue
         recs = [r for r in parsed if r.path == rel]
-        if any(r.deleted is not None for r in recs):
-            continue
         archived_copy = os.path.lexists(root / ARCHIVE_DIR / rel)
         if recs and not archived_copy:
             # Its archive record is there without the deletion: complete it.

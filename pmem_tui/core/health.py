@@ -71,7 +71,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pmem_tui.core import health_cache, index, meta_cache, records, settled, textio, user_input
+from pmem_tui.core import (
+    archive_match,
+    health_cache,
+    index,
+    meta_cache,
+    records,
+    settled,
+    textio,
+    user_input,
+)
 from pmem_tui.core import health_sketch as sk
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft
@@ -86,6 +95,7 @@ from pmem_tui.core.model import (
     INDEX_FILE,
     TRASH_DIR,
     ArchiveRecord,
+    IndexPlace,
     TrashItem,
 )
 from pmem_tui.core.plan import Plan
@@ -733,15 +743,14 @@ def _expired_trash(run: _Run, listing: _Listing) -> tuple[TrashItem, ...]:
         return ()
     data = run.read_file(ARCHIVE_INDEX) if listing.archive_index is not None else None
     recs = records.parse_records(textio.decode(data)) if data is not None else []
+    placed = archive_match.match_files(recs, (), [path for path, _, _ in listing.trash]).placed
     items: list[TrashItem] = []
-    for path, size, mtime in listing.trash:
-        original = path[len(TRASH_DIR) + 1 :]
-        matching = [r for r in recs if r.path == original and r.deleted is not None]
-        rec = matching[-1] if matching else None
+    for (path, size, mtime), place in zip(listing.trash, placed, strict=True):
+        rec = place.record  # found from its record wherever it stands in the trash, as the scan does
         deadline = rec.deadline if rec else None
         if deadline is not None and run.today > deadline:
             items.append(
-                TrashItem(original, path, size, mtime, rec, rec.deleted if rec else None, deadline, True)
+                TrashItem(place.path, path, size, mtime, rec, rec.deleted if rec else None, deadline, True)
             )
     items.sort(key=lambda t: (t.deadline or dt.date.max, t.path))
     return tuple(items)
@@ -982,6 +991,7 @@ def _record_from(raw: dict[str, Any] | None) -> ArchiveRecord | None:
     values = dict(raw)
     for k in ("archived", "deleted", "deadline"):
         values[k] = dt.date.fromisoformat(values[k]) if values[k] else None
+    values["more_lines"] = tuple(IndexPlace(**p) for p in values.get("more_lines", ()))  # JSON gave lists
     return ArchiveRecord(**values)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from pmem_tui.core import index, journal, records, summary, textio
+from pmem_tui.core import index, index_places, journal, records, summary, textio
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft, exists
 from pmem_tui.core.errors import LifecycleIncomplete, PmemError, Refused
@@ -29,10 +29,12 @@ from pmem_tui.core.model import (
     RECOVERY_DAYS,
     TRASH_DIR,
     ArchiveRecord,
+    IndexPlace,
 )
 from pmem_tui.core.paths import Area, check_memory_path
 from pmem_tui.core.plan import Plan
 from pmem_tui.core.secrets import check_no_secrets
+from pmem_tui.core.tree import match_archive as _matching
 from pmem_tui.core.user_input import one_line
 
 
@@ -43,6 +45,14 @@ class NeedsIndexLine(Refused):
         super().__init__(message)
         self.path = path
         self.proposal = proposal
+
+
+class NeedsArchive(Refused):
+    """Delete on an active file: only an archived file can be deleted; the front offers the archive."""
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 def archive_location(rel: str) -> str:
@@ -87,29 +97,38 @@ def _archive_into(draft: Draft, path: str, reason: str, today: dt.date) -> None:
         )
     text = draft.text(INDEX_FILE) or ""
     entries = index.find_entries(text, rel)
-    line = after = before = None
+    new_text, places = index_places.take_out(text, entries)
     if entries:
-        first = entries[0]
-        line = first.raw
-        after, before = index.neighbours(text, first.line_no)
-        new_text = text
-        for entry in sorted(entries, key=lambda e: e.line_no, reverse=True):
-            new_text = index.remove_line(new_text, entry.line_no)
-            draft.index_removed.append(entry.raw)
         draft.set_text(INDEX_FILE, new_text)
+        draft.index_removed.extend(p.line for p in places)
         if len(entries) > 1:
-            draft.notes.append(f"{rel} was listed {len(entries)} times in {INDEX_FILE}; every copy goes.")
+            draft.notes.append(
+                f"{rel} is listed {len(entries)} times in {INDEX_FILE}: every line goes, and the record "
+                "keeps each one to put it back at its place."
+            )
     else:
         draft.notes.append(f"{rel} has no line in {INDEX_FILE}; recovering it will need one.")
     draft.move(rel, dst)
-    rec = ArchiveRecord(path=rel, index_line=line, archived=today, reason=reason, after=after, before=before)
+    first = places[0] if places else IndexPlace("")
+    rec = ArchiveRecord(
+        path=rel,
+        index_line=first.line if places else None,
+        archived=today,
+        reason=reason,
+        after=first.after,
+        before=first.before,
+        more_lines=tuple(places[1:]),
+    )
     archive_text = draft.text(ARCHIVE_INDEX)
     if archive_text is None:
         archive_text = records.empty_archive_index()
     draft.set_text(ARCHIVE_INDEX, records.add_record(archive_text, rec))
     draft.record_changes.append(f"Add the record of {rel}: archived {today.isoformat()}, reason: {reason}")
+    lines = "its index line" if len(places) == 1 else f"its {len(places)} index lines"
     draft.recovery.append(
-        f"{rel} stays recoverable: recovering it puts the file and its index line back in their places."
+        f"{rel} stays recoverable: recovering it puts the file and {lines} back in their places."
+        if places
+        else f"{rel} stays recoverable: recovering it puts the file back, with an index line you confirm."
     )
     draft.outcomes.append(f"Archived {rel} to {dst}.")
     draft.items.append(rel)
@@ -146,23 +165,27 @@ def plan_archive_many(
 def _delete_into(draft: Draft, path: str, today: dt.date) -> None:
     root = draft.root
     rel = check_memory_path(root, path, Area.ACTIVE)
-    src, dst = archive_location(rel), trash_location(rel)
-    if not (root / src).is_file():
+    dst = trash_location(rel)
+    text = draft.text(ARCHIVE_INDEX) or records.empty_archive_index()
+    matching = _matching(draft.root, text, rel)
+    placed = [p for p in matching.of(rel) if not p.in_trash]
+    if not placed:
         if (root / rel).is_file():
-            raise Refused(
-                f"{rel} is active: archive it first (`pmem-tui archive {rel} --reason ...`), then delete it."
+            raise NeedsArchive(
+                f"{rel} is active: archive it first (`pmem-tui archive {rel} --reason ...`), then delete it.",
+                rel,
             )
         if exists(root, dst):
             raise Refused(f"{rel} is already in the trash (at {dst}).")
-        raise Refused(f"{rel} is not in the archive.")
+        raise Refused(matching.ambiguity(rel) or f"{rel} is not in the archive.")
+    src = placed[0].location
     if exists(root, dst):
         raise Refused(f"{dst} already exists; nothing is moved, overwritten or merged.")
     draft.move(src, dst)
     deadline = today + dt.timedelta(days=RECOVERY_DAYS)
-    text = draft.text(ARCHIVE_INDEX) or records.empty_archive_index()
     recs = [r for r in records.parse_records(text) if r.path == rel and r.deleted is None]
     if recs:
-        old = recs[-1]
+        old = placed[0].record if placed[0].record in recs else recs[-1]
         new = replace(old, deleted=today, deadline=deadline)
         draft.set_text(ARCHIVE_INDEX, records.replace_record(text, old, new))
     else:
@@ -227,7 +250,10 @@ def _first_prose_line(text: str) -> str | None:
 def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
     root = draft.root
     rel = check_memory_path(root, path, Area.ACTIVE)
-    in_archive, in_trash = (root / archive_location(rel)).is_file(), (root / trash_location(rel)).is_file()
+    archive_text = draft.text(ARCHIVE_INDEX) or ""
+    matching = _matching(draft.root, archive_text, rel)
+    placed = matching.of(rel)
+    in_archive, in_trash = any(not p.in_trash for p in placed), any(p.in_trash for p in placed)
     if in_archive and in_trash:
         raise Refused(
             f"{rel} is both in the archive and in the trash; move one aside by hand so the right one "
@@ -236,14 +262,13 @@ def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
     if not (in_archive or in_trash):
         if (root / rel).is_file():
             raise Refused(f"{rel} is already active.")
-        raise Refused(f"{rel} is neither in the archive nor in the trash.")
-    src = archive_location(rel) if in_archive else trash_location(rel)
+        raise Refused(matching.ambiguity(rel) or f"{rel} is neither in the archive nor in the trash.")
+    src = placed[0].location
     if exists(root, rel):
         raise Refused(f"{rel} already exists; nothing is moved, overwritten or merged.")
-    archive_text = draft.text(ARCHIVE_INDEX) or ""
     recs = [r for r in records.parse_records(archive_text) if r.path == rel]
     recs = [r for r in recs if (r.deleted is not None) == in_trash] or recs
-    rec = recs[-1] if recs else None
+    rec = placed[0].record or (recs[-1] if recs else None)
     line = rec.index_line if rec else None
     if index_line is not None:
         line = one_line(index_line, "index line")
@@ -260,15 +285,19 @@ def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
         )
     draft.move(src, rel)
     text = draft.text(INDEX_FILE) or ""
-    if any(e.raw == line for e in index.find_entries(text, rel)):
-        draft.notes.append(f"{INDEX_FILE} already has the line of {rel}; it is not added twice.")
+    if index_line is not None or rec is None:  # a line given by the person stands for the record's lines
+        places = [IndexPlace(line, rec.after if rec else None, rec.before if rec else None)]
     else:
-        after, before = (rec.after, rec.before) if rec else (None, None)
-        draft.set_text(INDEX_FILE, index.insert_line(text, line, after, before))
-        draft.index_added.append(line)
+        places = index_places.record_places(rec)
+    new_text, added, kept = index_places.put_back(text, rel, places)
+    for line in kept:
+        draft.notes.append(f"{INDEX_FILE} already has the line `{line}` of {rel}; it is not added twice.")
+    if added:
+        draft.set_text(INDEX_FILE, new_text)
+        draft.index_added.extend(added)
     if rec is not None:
         draft.set_text(ARCHIVE_INDEX, records.remove_record(archive_text, rec))
-        draft.record_changes.append(f"Remove the record of {rel}")
+        draft.record_changes.append(f"Remove the record of {rel}, {records.line_span(rec)}")
     draft.recovery.append(f"{rel} is active again; it can be archived again at any time.")
     draft.outcomes.append(f"Recovered {rel} from {src} to {rel}.")
     draft.items.append(rel)
@@ -408,6 +437,8 @@ def plan_save(root: Path, path: str, content: bytes, index_line: str | None = No
         else f"{rel} can later be archived and recovered like any memory file."
     )
     draft.outcomes.append(f"Saved {rel}{' (new file)' if old is None else ''}.")
+    if first_save:  # the report names the structure the first save created, not only the file
+        draft.outcomes.append(f"Created {', '.join([*FIRST_SAVE_DIRS, INDEX_FILE, ARCHIVE_INDEX])}.")
     draft.items.append(rel)
     return draft.plan("save", f"Save {rel}")
 

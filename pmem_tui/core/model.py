@@ -204,6 +204,15 @@ class ActiveFile(FileInfo):
 
 
 @dataclass(frozen=True)
+class IndexPlace:
+    """One `_index.md` line of an archived file and the lines around it, to put it back at its place."""
+
+    line: str
+    after: str | None = None
+    before: str | None = None
+
+
+@dataclass(frozen=True)
 class ArchiveRecord:
     """One record of `_archive/_index.md` (read tolerantly, written in one format)."""
 
@@ -218,9 +227,13 @@ class ArchiveRecord:
     before: str | None = None
     start: int = 0  # first line of the record in the archive index (0-based)
     end: int = 0  # one past its last line
-    # "section" (the format we write; replaced in place), or "list"/"table" (hand-written: replaced by
-    # removing them and appending the new record in our format).
+    # "section" (a heading and field lines), "list" (a list item, fields inline or indented below) or "table"
+    # (a table row); a record is updated in its own shape.
     layout: str = "section"
+    # Where the file stands when the record says so (an agent's `_archive/old.md`); None: not said.
+    location: str | None = None
+    # A route listed more than once: the other lines, each with its neighbours, in file order.
+    more_lines: tuple[IndexPlace, ...] = ()
 
     @property
     def legacy(self) -> bool:

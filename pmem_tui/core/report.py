@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pmem_tui.core import ansi, textio
-from pmem_tui.core.model import INDEX_FILE, Snapshot
+from pmem_tui.core.model import ARCHIVE_DIR, INDEX_FILE, TRASH_DIR, Snapshot
 from pmem_tui.core.tokens import estimate_tokens, tokens_for_chars
 
 if TYPE_CHECKING:
@@ -200,7 +200,9 @@ def _status_lines(snap: Snapshot) -> list[str]:
     for item in snap.archived:
         rec = item.record
         when = rec.archived.isoformat() if rec and rec.archived else "?"
-        lines.append(f"  {item.path}  archived {when}  {rec.reason if rec and rec.reason else ''}".rstrip())
+        reason = rec.reason if rec and rec.reason else ""
+        at = _at(item.location, f"{ARCHIVE_DIR}/{item.path}")
+        lines.append(f"  {item.path}{at}  archived {when}  {reason}".rstrip())
     lines.append(f"Trash ({len(snap.trash)}, {len(snap.expired_trash)} expired):")
     for t in snap.trash:
         if t.deadline is None:
@@ -209,7 +211,7 @@ def _status_lines(snap: Snapshot) -> list[str]:
             state = f"expired {t.deadline.isoformat()}"
         else:
             state = f"recoverable until {t.deadline.isoformat()}"
-        lines.append(f"  {t.path}  {state}")
+        lines.append(f"  {t.path}{_at(t.location, f'{TRASH_DIR}/{t.path}')}  {state}")
     lines.append(f"Problems ({len(snap.problems)}):")
     lines += [f"  {p.kind}: {p.path}: {p.detail}" for p in snap.problems]
     return lines
@@ -245,3 +247,8 @@ def _plan_parts(plan: Plan) -> list[tuple[str, str]]:
         out.append(("", ""))
         out += [(ansi.diff_kind(line), line) for line in diff.unified()]
     return out
+
+
+def _at(location: str, own_place: str) -> str:
+    """Where an agent put an archived file, when it is not the tool's own place for it."""
+    return "" if location == own_place else f" (at {location})"

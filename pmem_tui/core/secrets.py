@@ -4,7 +4,8 @@ The token-format detectors of detect-secrets (Apache-2.0) do most of the work. T
 line by line, through `analyze_string`: no baseline, no global settings, no network verification, and
 none of the entropy detectors (they flag ordinary hashes and prose). A few regexes of our own cover what
 those detectors miss in Markdown: unquoted `password: value` lines (also `密码：`), every kind of
-`-----BEGIN ... PRIVATE KEY-----`, `sk-...` API keys, short `ghp_` tokens, and `Bearer <token>`.
+`-----BEGIN ... PRIVATE KEY-----`, `sk-...` API keys, short `ghp_` tokens, `Bearer <token>`, and prose
+such as "the wifi password is hunter2" or "my PIN is 4821".
 
 Precision matters as much as recall here: a false alarm blocks a save. Values that are placeholders
 (`<password>`, `${TOKEN}`, `***`, `none`, `see 1Password`...) or prose (several words) are not secrets.
@@ -165,6 +166,12 @@ _TOKEN_ASSIGN_RE = re.compile(
     r"secret|token)" + _ASSIGN + _VALUE,
     re.IGNORECASE,
 )
+# Prose: "the wifi password is hunter2", "my PIN is 4821" (a copula, then one token).
+_IS = r"(?:\s+(?:for|of|to|on)\s+(?:the\s+|my\s+)?[\w.@-]+)?\s+(?:is|was|is\s+now|is\s+still)\s+"
+_PROSE_PASSWORD_RE = re.compile(
+    r"(?<![\w-])(?:password|passwd|passphrase|passcode|passwort)" + _IS + r"(?P<value>\S+)", re.IGNORECASE
+)
+_PIN_RE = re.compile(r"(?<![\w-])pin(?:\s+(?:code|number))?" + _IS + r"(?P<value>\d{4,12})(?![\w-])", re.I)
 _PRIVATE_KEY_RE = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d")
 _SK_RE = re.compile(r"(?<![\w-])sk-(?P<body>[A-Za-z0-9_-]{20,})")
 _GITHUB_RE = re.compile(r"(?<!\w)(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{22,})")
@@ -219,6 +226,13 @@ def _password_value(value: str) -> bool:
     return len(value) >= 4 and value.isascii() and value.isprintable() and not any(c.isspace() for c in value)
 
 
+def _prose_password(value: str) -> bool:
+    """After "password is": a secret only when the word has a digit or a symbol ("hunter2", not "long")."""
+    cleaned, quoted = _clean(value)
+    has_mark = any(c.isdigit() or not c.isalnum() for c in cleaned)
+    return _password_value(value) and (quoted or has_mark)
+
+
 def _token_value(value: str) -> bool:
     value, _quoted = _clean(value)
     if any(c.isspace() for c in value) or not value.isascii():
@@ -256,6 +270,8 @@ _RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], bool]], ...]
     ("basic auth credentials", _BASIC_RE, _always),
     ("password", _PASSWORD_RE, _assignment(_password_value)),
     ("password", _PASSWORD_CJK_RE, _assignment(_password_value)),
+    ("password", _PROSE_PASSWORD_RE, _assignment(_prose_password)),
+    ("PIN", _PIN_RE, _always),
     ("API key or token", _TOKEN_ASSIGN_RE, _assignment(_token_value)),
 )
 

@@ -16,8 +16,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from pmem_tui.core import archive_match, journal, records, scan_cache, summary, textio
 from pmem_tui.core import index as index_mod
-from pmem_tui.core import journal, records, scan_cache, summary, textio
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.model import (
     ACTIVE_DIRS,
@@ -196,47 +196,45 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
 
     archive_text = _read_control(root / ARCHIVE_INDEX)
     recs: list[ArchiveRecord] = records.parse_records(archive_text) if archive_text is not None else []
-    by_path: dict[str, list[ArchiveRecord]] = {}
-    for record in recs:
-        by_path.setdefault(record.path, []).append(record)
+    matching, files, archive_problems = locate_archived(root, recs)
+    problems += archive_problems
     archived: list[ArchivedItem] = []
     trash: list[TrashItem] = []
-    if (root / ARCHIVE_DIR).is_dir():
-        found, archive_problems = walk_files(root, ARCHIVE_DIR, skip=frozenset({TRASH_DIR, ARCHIVE_INDEX}))
-        problems += archive_problems
-        for f in found:
-            original = f.path[len(ARCHIVE_DIR) + 1 :]
-            rec = _latest(by_path.get(original, []), deleted=False)
-            if rec is None:
-                problems.append(Problem("no-record", original, f"{f.path} has no record in {ARCHIVE_INDEX}"))
-            archived.append(ArchivedItem(original, f.path, f.size, f.mtime_ns, rec))
-    if (root / TRASH_DIR).is_dir():
-        found, trash_problems = walk_files(root, TRASH_DIR)
-        problems += trash_problems
-        for f in found:
-            original = f.path[len(TRASH_DIR) + 1 :]
-            rec = _latest(by_path.get(original, []), deleted=True)
+    for placed in matching.placed:
+        f, rec = files[placed.location], placed.record
+        if not placed.in_trash:
             if rec is None:
                 problems.append(
-                    Problem("no-record", original, f"{f.path} has no deletion record; `doctor` rebuilds it")
+                    Problem("no-record", placed.path, f"{f.path} has no record in {ARCHIVE_INDEX}")
                 )
-            deadline = rec.deadline if rec else None
-            trash.append(
-                TrashItem(
-                    original,
-                    f.path,
-                    f.size,
-                    f.mtime_ns,
-                    rec,
-                    deleted=rec.deleted if rec else None,
-                    deadline=deadline,
-                    expired=deadline is not None and today > deadline,
-                )
+            archived.append(ArchivedItem(placed.path, f.path, f.size, f.mtime_ns, rec))
+            continue
+        if rec is None:
+            problems.append(
+                Problem("no-record", placed.path, f"{f.path} has no deletion record; `doctor` rebuilds it")
             )
+        deadline = rec.deadline if rec else None
+        trash.append(
+            TrashItem(
+                placed.path,
+                f.path,
+                f.size,
+                f.mtime_ns,
+                rec,
+                deleted=rec.deleted if rec else None,
+                deadline=deadline,
+                expired=deadline is not None and today > deadline,
+            )
+        )
     trash.sort(key=lambda t: (t.deadline or dt.date.max, t.path))
-    located = {a.path for a in archived} | {t.path for t in trash}
+    located = {p.path for p in matching.placed}
     for rec in recs:
-        if rec.path not in located:
+        if rec.path in located:
+            continue
+        ambiguity = matching.ambiguity(rec.path)
+        if ambiguity is not None:
+            problems.append(Problem("ambiguous-record", rec.path, ambiguity))
+        else:
             problems.append(Problem("stale-record", rec.path, f"a record in {ARCHIVE_INDEX} with no file"))
 
     unfinished = None
@@ -264,10 +262,36 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
     )
 
 
-def _latest(matching: list[ArchiveRecord], *, deleted: bool) -> ArchiveRecord | None:
-    """The newest of one path's records in the right state (a delete record for trash, else any)."""
-    if deleted:
-        matching = [r for r in matching if r.deleted is not None]
-    else:
-        matching = [r for r in matching if r.deleted is None] or matching
-    return matching[-1] if matching else None
+def locate_archived(
+    root: Path, recs: list[ArchiveRecord]
+) -> tuple[archive_match.Matching, dict[str, FileInfo], list[Problem]]:
+    """Every file under `_archive/` (trash included), matched to its record wherever it stands."""
+    problems: list[Problem] = []
+    archive_files: list[FileInfo] = []
+    trash_files: list[FileInfo] = []
+    if (root / ARCHIVE_DIR).is_dir():
+        archive_files, found = walk_files(root, ARCHIVE_DIR, skip=frozenset({TRASH_DIR, ARCHIVE_INDEX}))
+        problems += found
+    if (root / TRASH_DIR).is_dir():
+        trash_files, found = walk_files(root, TRASH_DIR)
+        problems += found
+    matching = archive_match.match_files(recs, [f.path for f in archive_files], [f.path for f in trash_files])
+    return matching, {f.path: f for f in archive_files + trash_files}, problems
+
+
+def match_archive(root: Path, archive_text: str, path: str) -> archive_match.Matching:
+    """Which file under `_archive/` each record of `archive_text` is about, for an action on `path`. A file at
+    the tool's own place for `path` is its file, so the archive is walked only when there is none there."""
+    recs = records.parse_records(archive_text)
+    here = [loc for loc in (f"{ARCHIVE_DIR}/{path}", f"{TRASH_DIR}/{path}") if _regular(root / loc)]
+    if here:
+        trash = [loc for loc in here if loc.startswith(TRASH_DIR + "/")]
+        return archive_match.match_files(recs, [loc for loc in here if loc not in trash], trash)
+    return locate_archived(root, recs)[0]
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False

@@ -462,19 +462,18 @@ def _lines(text: str) -> list[str]:
     return split_lines(text)
 
 
-@pytest.mark.rule("PM-DEL-3", "PM-REC-5")
+@pytest.mark.rule("PM-DEL-3", "PM-REC-5", "PM-AGENT-2")
 def test_replace_section_record_in_place_keeps_other_bytes() -> None:
     old = find_record(parse_records(MIXED), "projects/middle.md")
     assert old is not None and (old.start, old.end) == (9, 12)
     new = dataclasses.replace(old, deleted=D(2026, 12, 1), deadline=D(2026, 12, 31))
     out = replace_record(MIXED, old, new)
-    before, after = _lines(MIXED.lstrip("\ufeff")), _lines(out.lstrip("\ufeff"))
-    assert out.startswith("\ufeff")
-    assert after[:9] == before[:9]
-    assert after[-3:] == before[-3:]  # the blank line and the last record, still without final newline
-    block = "".join(after[9:-3])
-    assert block.startswith("### projects/middle.md\r\n")  # the old heading level is kept
-    assert "\n" not in block.replace("\r\n", "")
+    # The agent's lines stay as written; the new fields follow its last field, in its style and line ending.
+    assert out == MIXED.replace(
+        '- Index entry: "- projects/middle.md — m"\r\n',
+        '- Index entry: "- projects/middle.md — m"\r\n'
+        "- Deleted: 2026-12-01\r\n- Recovery deadline: 2026-12-31\r\n",
+    )
     got = find_record(parse_records(out), "projects/middle.md")
     assert got is not None
     assert _fields(got) == (
@@ -516,17 +515,16 @@ def test_remove_record_keeps_other_bytes() -> None:
     assert [r.path for r in parse_records(out)] == ["notes/first.md", "projects/middle.md"]
 
 
-@pytest.mark.rule("PM-DEL-3", "PM-REC-5")
-def test_table_row_is_replaced_by_a_record_in_our_format() -> None:
+@pytest.mark.rule("PM-DEL-3", "PM-REC-5", "PM-AGENT-2")
+def test_table_row_is_updated_in_its_cells() -> None:
     old = find_record(parse_records(TABLE), "projects/a.md")
     assert old is not None and old.layout == "table"
     new = dataclasses.replace(old, deleted=D(2026, 12, 1), deadline=D(2026, 12, 31))
     out = replace_record(TABLE, old, new)
     row = "| projects/a.md | `- [A](projects/a.md) — a \\| b` | 2026-11-30 | done | | |\n"
-    assert out.startswith(TABLE.replace(row, ""))
-    assert out.endswith(format_record(new))
+    assert out == TABLE.replace(row, row.replace("| | |", "| 2026-12-01 | 2026-12-31 |"))
     got = find_record(parse_records(out), "projects/a.md")
-    assert got is not None and got.layout == "section"
+    assert got is not None and got.layout == "table"
     assert _fields(got) == (
         "projects/a.md",
         "- [A](projects/a.md) — a | b",
@@ -538,11 +536,13 @@ def test_table_row_is_replaced_by_a_record_in_our_format() -> None:
     assert remove_record(TABLE, old) == TABLE.replace(row, "")
 
 
-def test_list_record_is_removed_and_appended() -> None:
-    old, _ = parse_records(LIST_STYLE)
+@pytest.mark.rule("PM-AGENT-2")
+def test_list_record_is_updated_in_place() -> None:
+    old, second = parse_records(LIST_STYLE)
     out = replace_record(LIST_STYLE, old, dataclasses.replace(old, reason="changed"))
-    assert [r.path for r in parse_records(out)] == ["notes/x.md", "projects/old.md"]
-    assert "- **notes/x.md**\n  - Index line: > - notes/x.md — x\n" in out
+    assert out == LIST_STYLE.replace("Reason: project shipped", "Reason: changed")
+    out = replace_record(LIST_STYLE, second, dataclasses.replace(second, deadline=D(2027, 1, 1)))
+    assert out == LIST_STYLE + "  - Recovery deadline: 2027-01-01\n"
     # Removing a list item keeps the blank line between the heading and the list.
     assert remove_record(LIST_STYLE, old) == "# Archive index\n\n" + LIST_STYLE.split("\n", 7)[7]
 

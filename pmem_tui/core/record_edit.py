@@ -1,0 +1,102 @@
+"""Edit `_archive/_index.md`: add, update and remove one record, changing only that record's bytes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pmem_tui.core.model import ArchiveRecord
+from pmem_tui.core.record_format import empty_archive_index, format_record
+from pmem_tui.core.record_read import parse_records
+from pmem_tui.core.record_update import update_in_place
+from pmem_tui.core.record_values import HEADING, fence_state
+from pmem_tui.core.textio import dominant_eol, line_ending, split_bom, split_lines, strip_ending
+
+
+def _same(a: ArchiveRecord, b: ArchiveRecord) -> bool:
+    return replace(a, start=0, end=0) == replace(b, start=0, end=0)
+
+
+def _locate(text: str, rec: ArchiveRecord) -> ArchiveRecord:
+    """The record as it stands in `text` now; ValueError when it is no longer there."""
+    records = parse_records(text)
+    for r in records:
+        if (r.start, r.end, r.path, r.layout) == (rec.start, rec.end, rec.path, rec.layout):
+            return r
+    for r in reversed(records):
+        if _same(r, rec):
+            return r
+    raise ValueError(f"the archive record for {rec.path} is no longer in the archive index")
+
+
+def _open_fence(lines: list[str]) -> str | None:
+    return fence_state([strip_ending(x) for x in lines])[1]
+
+
+def add_record(text: str, rec: ArchiveRecord) -> str:
+    """Append `rec` in our format after a blank line, with the file's dominant line ending.
+
+    Existing bytes are never changed: a missing final newline is added, an unclosed code fence is closed and a
+    blank line separates the record. A file without any content first gets the header.
+    """
+    bom, body = split_bom(text)
+    eol = dominant_eol(body)
+    if not body.strip():
+        return bom + body + empty_archive_index(eol) + eol + format_record(rec, eol)
+    if not body.endswith("\n"):
+        body += eol
+    fence = _open_fence(split_lines(body))
+    if fence is not None:
+        body += fence + eol
+    if split_lines(body)[-1].strip():
+        body += eol
+    return bom + body + format_record(rec, eol)
+
+
+def replace_record(text: str, old: ArchiveRecord, new: ArchiveRecord) -> str:
+    """Replace `old` by `new`, in the record's own shape when it can be edited in place (`record_update`).
+
+    Otherwise a heading record (layout ``section``) is rewritten in place in our format (its heading keeps the
+    old heading's level), and a table row or a list/headless record is removed and `new` is appended.
+    Raises ValueError when `old` is no longer in the text.
+    """
+    found = _locate(text, old)
+    updated = update_in_place(text, found, new)
+    if updated is not None:
+        return updated
+    if found.layout != "section":
+        return add_record(remove_record(text, found), new)
+    bom, body = split_bom(text)
+    lines = split_lines(body)
+    eol = dominant_eol(body)
+    block = split_lines(format_record(new, eol))
+    h = HEADING.fullmatch(strip_ending(lines[found.start]))
+    if h and len(h.group("marks")) != 2:
+        block[0] = "#" * len(h.group("marks")) + block[0][2:]
+    if not line_ending(lines[found.end - 1]):
+        block[-1] = strip_ending(block[-1])
+    lines[found.start : found.end] = block
+    return bom + "".join(lines)
+
+
+def remove_record(text: str, rec: ArchiveRecord) -> str:
+    """Remove the record's lines, and one blank line next to them when it would otherwise leave two blank
+    lines together, a blank line at the top or one at the end.
+
+    Nothing else changes; a file without final newline keeps having none. Raises ValueError when `rec` is no
+    longer in the text.
+    """
+    found = _locate(text, rec)
+    bom, body = split_bom(text)
+    lines = split_lines(body)
+    start, end = found.start, found.end
+    prev_blank = start > 0 and not strip_ending(lines[start - 1]).strip()
+    next_blank = end < len(lines) and not strip_ending(lines[end]).strip()
+    if next_blank and (prev_blank or start == 0):
+        end += 1
+    elif prev_blank and end == len(lines):
+        start -= 1
+    final_newline = not lines or bool(line_ending(lines[-1]))
+    del lines[start:end]
+    if lines and not final_newline:
+        lines[-1] = strip_ending(lines[-1])
+    return bom + "".join(lines)

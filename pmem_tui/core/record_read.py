@@ -1,0 +1,306 @@
+"""Read every record in `_archive/_index.md`, whatever shape an agent wrote it in (see `records`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pmem_tui.core.model import ARCHIVE_INDEX, RECOVERY_DAYS, ArchiveRecord, IndexPlace
+from pmem_tui.core.record_inline import inline_fields
+from pmem_tui.core.record_values import (
+    DELETE_WORDS,
+    HEADING,
+    ITEM,
+    LINE_FIELDS,
+    block_value,
+    cells,
+    fences,
+    field_of,
+    location_value,
+    parse_date,
+    path_in,
+    path_value,
+    table_columns,
+    unquote_line,
+)
+from pmem_tui.core.textio import read_code_span, split_bom, split_lines, strip_ending
+
+
+@dataclass
+class _Draft:
+    start: int
+    kind: str  # "heading", "list", "headless", "table"
+    end: int = 0
+    level: int = 0
+    path: str | None = None
+    path_field: bool = False
+    values: dict[str, object] = field(default_factory=dict)
+    defaults: dict[str, dt.date] = field(default_factory=dict)  # dates from a heading or list line
+    weak: dict[str, object] = field(default_factory=dict)  # fields from a heading or list line
+
+    def __post_init__(self) -> None:
+        self.end = self.start + 1
+
+    extra: dict[int, dict[str, str | None]] = field(default_factory=dict)  # index lines 2, 3…
+    last_line: int = 1  # the index line that a "Line above/below" without a number belongs to
+
+    def set_line(self, key: str, value: str | None, number: int | None) -> None:
+        """A line field; a second index line (or "Index line 2") opens the next place of a duplicate route."""
+        if number is None:
+            if key == "index_line" and isinstance(self.values.get("index_line"), str) and value is not None:
+                seen = [self.values["index_line"], *(p.get("index_line") for p in self.extra.values())]
+                if value in seen:  # the same line under a second label ("Index line", "Entry"): one line
+                    return
+                number = max(self.extra, default=1) + 1
+            else:
+                number = self.last_line if key != "index_line" else 1
+        if number == 1:
+            self.set(key, value)
+            return
+        place = self.extra.setdefault(number, {})
+        if place.get(key) is None:
+            place[key] = value
+        if key == "index_line":
+            self.last_line = number
+
+    def set(self, key: str, value: object) -> None:
+        if key == "path":
+            if isinstance(value, str) and value:
+                self.path = value
+                self.path_field = True
+        elif (value is not None or key in LINE_FIELDS) and self.values.get(key) is None:
+            self.values[key] = value
+
+    def date_hint(self, text: str) -> None:
+        date = parse_date(text)
+        if date is not None:
+            self.defaults.setdefault("deleted" if DELETE_WORDS.search(text) else "archived", date)
+
+    def build(self) -> ArchiveRecord | None:
+        if not self.path:
+            return None
+
+        def date(key: str) -> dt.date | None:
+            for v in (self.values.get(key), self.weak.get(key), self.defaults.get(key)):
+                if isinstance(v, dt.date):
+                    return v
+            return None
+
+        def text(key: str) -> str | None:
+            for v in (self.values.get(key), self.weak.get(key)):
+                if isinstance(v, str):
+                    return v
+            return None
+
+        deleted, deadline = date("deleted"), date("deadline")
+        if deleted is not None and deadline is None:
+            deadline = deleted + dt.timedelta(days=RECOVERY_DAYS)
+        layout = {"heading": "section", "table": "table"}.get(self.kind, "list")
+        return ArchiveRecord(
+            path=self.path,
+            index_line=text("index_line"),
+            archived=date("archived"),
+            reason=text("reason"),
+            deleted=deleted,
+            deadline=deadline,
+            after=text("after"),
+            before=text("before"),
+            start=self.start,
+            end=self.end,
+            layout=layout,
+            location=text("location"),
+            more_lines=tuple(
+                IndexPlace(line, place.get("after"), place.get("before"))
+                for _, place in sorted(self.extra.items())
+                if isinstance(line := place.get("index_line"), str)
+            ),
+        )
+
+
+def _apply(draft: _Draft, key: str, value: str, bodies: list[str], i: int) -> int:
+    """Set one field on the draft; returns how many following lines the value used."""
+    used = 0
+    key, _, number = key.partition("@")
+    if key in LINE_FIELDS:
+        if value.strip():
+            line: str | None = unquote_line(value)
+        else:
+            line, used = block_value(bodies, i)
+        draft.set_line(key, line, int(number) if number else None)
+    elif key == "location":
+        draft.set("location", location_value(value))
+    elif key == "position":
+        for word, target in (
+            ("after", "after"),
+            ("before", "before"),
+            ("above", "after"),
+            ("below", "before"),
+        ):
+            m = re.search(word + r"\s*[:：]?\s*(`+)", value, re.I)
+            if m:
+                span = read_code_span(value[m.start(1) :])
+                if span is not None:
+                    draft.set(target, span[0])
+    elif key == "path":
+        draft.set("path", path_value(value))
+    elif key == "reason":
+        v = value.strip()
+        draft.set("reason", v or None)
+    else:
+        draft.set(key, parse_date(value))
+    return used
+
+
+def _inline(draft: _Draft, text: str) -> None:
+    """Fields and dates written on a record's heading or list line, after its path: fields below win."""
+    found = _Draft(start=draft.start, kind="inline")
+    fields, hints = inline_fields(text)
+    for key, value in fields:
+        if key != "path":
+            _apply(found, key, value, [], 0)
+    for part in hints:
+        draft.date_hint(part)
+    draft.weak.update(found.values)
+
+
+def parse_records(text: str) -> list[ArchiveRecord]:
+    """Every record with a path, in file order. Never raises (see the module notes for what is read)."""
+    try:
+        return _parse(text)
+    except Exception:  # pragma: no cover - defensive: a broken archive index must not break the app
+        return []
+
+
+def _parse(text: str) -> list[ArchiveRecord]:
+    _, body = split_bom(text)
+    bodies = [strip_ending(line) for line in split_lines(body)]
+    in_fence = fences(bodies)
+    out: list[ArchiveRecord] = []
+    cur: _Draft | None = None
+    # A heading without a path (e.g. "## 2026-11-30" or "## Trash") may carry a date for the records under it.
+    group = _Draft(start=0, kind="group", level=7)
+
+    def finish() -> None:
+        nonlocal cur
+        if cur is not None:
+            rec = cur.build()
+            if rec is not None:
+                out.append(rec)
+        cur = None
+
+    def begin(start: int, kind: str, level: int = 0) -> _Draft:
+        nonlocal cur, group
+        finish()
+        if kind == "heading" and level <= group.level:
+            group = _Draft(start=0, kind="group", level=7)
+        cur = _Draft(start=start, kind=kind, level=level)
+        cur.defaults.update(group.defaults)
+        return cur
+
+    i = 0
+    n = len(bodies)
+    while i < n:
+        b = bodies[i]
+        if not b.strip():
+            i += 1
+            continue
+        if in_fence[i]:  # a top-level fenced block: never parsed; part of a record it directly follows
+            if cur is not None and i == cur.end:
+                cur.end = i + 1
+            i += 1
+            continue
+        h = HEADING.fullmatch(b)
+        if h:
+            level = len(h.group("marks"))
+            htext = re.sub(r"[ \t]+#+$", "", h.group("text") or "")
+            found = path_in(htext, strict=False)
+            nxt = next((x for x in bodies[i + 1 :] if x.strip()), "")
+            nxt_item = ITEM.fullmatch(nxt)
+            if found is not None or field_of((nxt_item.group("text") or "") if nxt_item else nxt.strip()):
+                draft = begin(i, "heading", level)
+                draft.defaults.clear()
+                if found is not None:
+                    draft.path = found[0]
+                _inline(draft, found[1] if found is not None else htext)
+                for key, date in group.defaults.items():
+                    draft.defaults.setdefault(key, date)
+            else:
+                finish()
+                group = _Draft(start=i, kind="group", level=level)
+                group.date_hint(htext)
+            i += 1
+            continue
+        columns = table_columns(bodies, i)
+        if columns is not None:
+            finish()
+            j = i + 2
+            while j < n and "|" in bodies[j] and bodies[j].strip():
+                if "path" in columns:
+                    row = _Draft(start=j, kind="table")
+                    row.defaults.update(group.defaults)
+                    for column, cell in zip(columns, cells(bodies[j]), strict=False):
+                        if column is not None:
+                            _apply(row, column, cell, [], 0)
+                    rec = row.build()
+                    if rec is not None:
+                        out.append(rec)
+                j += 1
+            i = j
+            continue
+        item = ITEM.fullmatch(b)
+        item_text = (item.group("text") or "") if item else b.strip()
+        fld = field_of(item_text)
+        if fld is not None:
+            key, value = fld
+            # A second, different path starts the next record (records written without headings), unless it is
+            # the first field under a heading (the heading is for people; the field wins).
+            starts = cur is not None and (cur.path_field or bool(cur.values) or cur.kind != "heading")
+            if cur is None or (key == "path" and starts and path_value(value) != cur.path):
+                cur = begin(i, "headless")
+            used = _apply(cur, key, value, bodies, i)
+            cur.end = i + 1 + used
+            i += 1 + used
+            continue
+        if item and len(item.group("indent").expandtabs(4)) <= 1:
+            found = path_in(item_text, strict=True)
+            if found is not None and cur is not None and cur.kind == "heading" and found[0] == cur.path:
+                _inline(cur, found[1])  # "## projects/a.md" then "- projects/a.md — archived …"
+                cur.end = i + 1
+                i += 1
+                continue
+            if found is not None:  # another path: an agent's list record, even under a heading record
+                draft = begin(i, "list")
+                draft.path = found[0]
+                draft.defaults.clear()
+                _inline(draft, found[1])
+                for key, date in group.defaults.items():
+                    draft.defaults.setdefault(key, date)
+                i += 1
+                continue
+        if cur is not None:
+            # Text right under a record's lines is part of it; other prose in a heading's section is the
+            # agent's own (kept when the record is removed), unless a field of the record follows it.
+            if i == cur.end or (cur.kind != "heading" and b[:1] in (" ", "\t")):
+                cur.end = i + 1
+            elif cur.kind != "heading":
+                finish()
+        i += 1
+    finish()
+    return out
+
+
+def find_record(records: Iterable[ArchiveRecord], path: str) -> ArchiveRecord | None:
+    """The last (newest) record for that original path."""
+    found = None
+    for rec in records:
+        if rec.path == path:
+            found = rec
+    return found
+
+
+def line_span(rec: ArchiveRecord) -> str:
+    """Where a record stands, for a preview: "line 5 of _archive/_index.md", "lines 5-9 of …" (1-based)."""
+    lines = f"line {rec.start + 1}" if rec.end - rec.start <= 1 else f"lines {rec.start + 1}-{rec.end}"
+    return f"{lines} of {ARCHIVE_INDEX}"
