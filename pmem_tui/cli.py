@@ -207,16 +207,19 @@ def _quick_status(argv: list[str]) -> tuple[str | None, bool, bool] | None:
     builds the parser (about 15 ms). Anything else, `--help` and abbreviations included, goes to argparse.
     """
     root: str | None = None
+    roots: list[str] = []  # argparse checks every one given, not only the last
     seen = as_json = no_cache = False
     i = 0
     while i < len(argv):
         tok = argv[i]
         if tok == "--root" and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
             root = argv[i + 1]
+            roots.append(root)
             i += 2
             continue
         if tok.startswith("--root="):
             root = tok[len("--root=") :]
+            roots.append(root)
         elif tok == "status" and not seen:
             seen = True
         elif seen and tok == "--json":
@@ -226,7 +229,7 @@ def _quick_status(argv: list[str]) -> tuple[str | None, bool, bool] | None:
         else:
             return None
         i += 1
-    if root is not None and (not root or "\0" in root):
+    if any(not r or "\0" in r for r in roots):
         return None  # bad usage: argparse says so
     return (root, as_json, not no_cache) if seen else None
 

@@ -468,7 +468,7 @@ def read_index(path: Path) -> list[IndexEntry] | None:
         return None
     entries: list[IndexEntry] = []
     with f:
-        head = f.read(READ_BLOCK)
+        head = f.read(max(READ_BLOCK, len(_BOM_BYTES) + 3))  # enough to see a BOM and front matter's "---"
         if head.removeprefix(_BOM_BYTES).startswith(b"---"):
             # Front matter: where it ends (if it does) decides what the first lines are; read it whole.
             return parse_index(textio.decode(head + f.read()))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pmem_tui import cli
@@ -339,6 +339,7 @@ def _argparse_view(argv: list[str]) -> tuple[str | None, bool, bool] | None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), max_size=7))
+@example(["status", "--root=", "--root", "status"])  # an empty --root before the last one is still bad usage
 def test_the_fast_argv_path_means_what_argparse_means(argv: list[str]) -> None:
     quick = cli._quick_status(argv)
     if quick is not None:
