@@ -15,6 +15,23 @@ def _frozen_today(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PMEM_TUI_TODAY", FROZEN_TODAY.isoformat())
 
 
+@pytest.fixture(autouse=True)
+def _cache_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Caches go to a fresh folder outside every test's roots, never into the real user cache folder."""
+    folder = tmp_path_factory.mktemp("cache-home")
+    monkeypatch.setenv("PMEM_TUI_CACHE_DIR", str(folder))
+    return folder
+
+
+def cache_file(root: Path, name: str) -> Path:
+    """Where the cache file `name` of `root` lives (the root must exist)."""
+    from pmem_tui.core import cache_home
+
+    folder = cache_home.folder_for(root)
+    assert folder is not None
+    return Path(folder) / name
+
+
 @pytest.fixture
 def today() -> dt.date:
     return FROZEN_TODAY

@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pmem_tui.core import journal
+from pmem_tui.core import journal, meta_dir
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy, Refused
 from pmem_tui.core.fingerprint import fingerprint, sha256_bytes
@@ -49,6 +49,7 @@ from pmem_tui.core.model import (
 from pmem_tui.core.plan import MakeDir, MoveFile, Op, Plan, Preview, RemoveDir, RemoveFile, WriteFile
 
 DONE, TODO, HALF, BLOCKED, CONFLICT = "done", "todo", "half", "blocked", "conflict"
+_KEPT = "Doctor never removes a memory file's only copy."
 FORWARD, BACK = "forward", "back"
 
 
@@ -362,7 +363,7 @@ def plan_doctor(
         title=title,
         ops=tuple(ops),
         reads=reads,
-        preview=Preview(notes=tuple(notes), recovery="Doctor never removes a memory file's only copy."),
+        preview=Preview(creates=meta_dir.to_create(root, "doctor", ops), notes=tuple(notes), recovery=_KEPT),
         outcome=outcome,
     )
 
@@ -392,7 +393,7 @@ def _temp_files(root: Path) -> list[str]:
         for name in filenames:
             if name.startswith(TEMP_PREFIX):
                 found.append(name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/"))
-    return sorted(found)
+    return sorted(found + meta_dir.temp_files(root))
 
 
 def _read_records(root: Path) -> tuple[str, list[ArchiveRecord]] | None:

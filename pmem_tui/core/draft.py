@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pmem_tui.core import textio
+from pmem_tui.core import meta_dir, textio
 from pmem_tui.core.fingerprint import fingerprint, read_with_fingerprint
 from pmem_tui.core.model import Fingerprint
 from pmem_tui.core.plan import FileDiff, MakeDir, MoveFile, Op, Plan, Preview, RemoveFile, WriteFile
@@ -117,8 +117,9 @@ class Draft:
             diffs.append(FileDiff(rel, old or "", new, is_new=old is None))
         # Permanent removals last: until the first one runs, a failed action can still be undone.
         ops += [RemoveFile(r) for r in self.removes]
-        # Folders and control files this plan brings into being (first save, upgrade).
+        # Folders and control files this plan brings into being (first save, upgrade), then the tool's own.
         creates = tuple(self.dirs) + tuple(r for r in self.write_order if self.originals.get(r) is None)
+        creates += meta_dir.to_create(self.root, action, ops)
         preview = Preview(
             diffs=tuple(diffs),
             moves=tuple(self.moves),
