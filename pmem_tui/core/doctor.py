@@ -358,12 +358,13 @@ def plan_doctor(
         if ops:
             title = "Doctor: repair what an interruption left"
             outcome = f"Doctor made {len(ops)} repair(s)."
+    notes_t = tuple(notes)
     return Plan(
         action="doctor",
         title=title,
         ops=tuple(ops),
         reads=reads,
-        preview=Preview(creates=meta_dir.to_create(root, "doctor", ops), notes=tuple(notes), recovery=_KEPT),
+        preview=Preview(meta_creates=meta_dir.to_create(root, "doctor", ops), notes=notes_t, recovery=_KEPT),
         outcome=outcome,
     )
 

@@ -117,13 +117,13 @@ class Draft:
             diffs.append(FileDiff(rel, old or "", new, is_new=old is None))
         # Permanent removals last: until the first one runs, a failed action can still be undone.
         ops += [RemoveFile(r) for r in self.removes]
-        # Folders and control files this plan brings into being (first save, upgrade), then the tool's own.
+        # Folders and control files this plan brings into being (first save, upgrade).
         creates = tuple(self.dirs) + tuple(r for r in self.write_order if self.originals.get(r) is None)
-        creates += meta_dir.to_create(self.root, action, ops)
         preview = Preview(
             diffs=tuple(diffs),
             moves=tuple(self.moves),
             creates=creates,
+            meta_creates=meta_dir.to_create(self.root, action, ops),
             removes=tuple(self.removes),
             index_removed=tuple(self.index_removed),
             index_added=tuple(self.index_added),

@@ -95,7 +95,7 @@ def _ensure_meta(fs: FS, plan: Plan) -> None:
     if not fs.root.exists() and plan.action != "save":
         raise StalePlan(f"The memory root {fs.root} no longer exists; nothing was changed.")
     # Every path the action makes is named in its preview (PM-AGENT-3), the tool's own ones included.
-    named = plan.preview.creates
+    named = plan.preview.meta_creates
     unnamed = [rel for rel in meta_dir.to_create(fs.root, plan.action, plan.ops) if rel not in named]
     if unnamed:
         raise StalePlan(f"{unnamed[0]} is missing since the preview; nothing was changed. Preview again.")

@@ -237,6 +237,8 @@ def plan_lines(plan: Plan) -> list[str]:
         out.append(f"  note    {note}")
     if pv.recovery:
         out.append(f"  recovery: {pv.recovery}")
+    for rel in pv.meta_creates:
+        out.append(f"  create  {rel}  (pmem-tui's own folder, ignored by git)")
     for diff in pv.diffs:
         out.append("")
         out += diff.unified()
