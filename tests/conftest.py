@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,23 @@ def memory(tmp_path: Path) -> Path:
     return root
 
 
+def stock(memory: Path) -> Path:
+    """Add to `memory` an archived file, a recoverable and an expired trash item, all with their records."""
+    write(memory, "_archive/projects/old.md", "# Old\n")
+    write(memory, "_archive/_trash/projects/gone.md", "# Gone\n")
+    write(memory, "_archive/_trash/notes/expired.md", "# Expired\n")
+    write(
+        memory,
+        "_archive/_index.md",
+        (memory / "_archive/_index.md").read_text(encoding="utf-8")
+        + "\n## projects/old.md\n- Index line: `- projects/old.md — old`\n- Archived: 2026-10-01\n"
+        + "- Reason: r\n"
+        + "\n## projects/gone.md\n- Index line: `- projects/gone.md — gone`\n- Deleted: 2026-11-20\n"
+        + "\n## notes/expired.md\n- Index line: `- notes/expired.md — e`\n- Deleted: 2026-01-01\n",
+    )
+    return memory
+
+
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file below root (the tool's hidden .pmem metadata excluded) with its bytes."""
     out: dict[str, bytes] = {}
@@ -93,6 +111,28 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
         if rel.split("/")[0] == ".pmem" or not path.is_file() or path.is_symlink():
             continue
         out[rel] = path.read_bytes()
+    return out
+
+
+def all_paths(root: Path) -> set[str]:
+    """Every path below `root` (files, folders, links; `.pmem/` included), relative and POSIX."""
+    out: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        for name in dirnames + filenames:
+            out.add(name if rel == "." else f"{rel}/{name}".replace(os.sep, "/"))
+    return out
+
+
+def tree_state(root: Path) -> dict[str, tuple[str, int, bytes | None, int]]:
+    """Every path below `root` (`.pmem/` included) and the root itself: mode, mtime_ns, bytes (files), inode.
+    A rewrite of the same bytes (a new inode) or a file made and removed (its folder's times) shows too."""
+    out: dict[str, tuple[str, int, bytes | None, int]] = {}
+    for rel in ["", *sorted(all_paths(root))]:
+        path = root / rel if rel else root
+        st = path.lstat()
+        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+        out[rel] = (oct(st.st_mode), st.st_mtime_ns, data, st.st_ino)
     return out
 
 

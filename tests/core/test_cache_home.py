@@ -1,0 +1,71 @@
+"""Where a root's caches live (`cache_home`): the user's cache folder, one folder per root, never under it."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from pmem_tui.cli import main
+from pmem_tui.core import cache_home, meta_cache
+from tests.conftest import tree_state
+
+
+def test_the_override_is_the_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(cache_home.ENV_CACHE_DIR, str(tmp_path / "caches"))
+    assert cache_home.base() == str(tmp_path / "caches")
+
+
+def test_without_the_override_it_is_platformdirs_which_follows_xdg(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(cache_home.ENV_CACHE_DIR)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_home.base() == str(tmp_path / "xdg" / "pmem-tui")
+
+
+def test_one_folder_per_root_whatever_path_reaches_it(memory: Path, tmp_path: Path) -> None:
+    (tmp_path / "link").symlink_to(memory)
+    folder = cache_home.folder_for(memory)
+    assert folder is not None and Path(folder).parent == Path(cache_home.base())
+    assert cache_home.folder_for(tmp_path / "link") == folder
+    other = tmp_path / "other"
+    other.mkdir()
+    assert cache_home.folder_for(other) not in (None, folder)
+    assert cache_home.folder_for(tmp_path / "missing") is None
+
+
+def test_the_folder_is_private_to_the_user(memory: Path) -> None:
+    folder = meta_cache.safe_dir(memory, create=True)
+    assert folder is not None
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(folder.parent.stat().st_mode) == 0o700
+
+
+@pytest.mark.rule("PM-AGENT-3")
+def test_a_cache_home_inside_the_root_is_not_used(
+    memory: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(cache_home.ENV_CACHE_DIR, str(memory / "notes" / "cache"))
+    assert cache_home.folder_for(memory) is None
+    before = tree_state(memory)
+    for argv in (["status", "--json"], ["health", "--json"]):
+        assert main(["--root", str(memory), *argv]) == 0
+    assert tree_state(memory) == before
+    assert capsys.readouterr().err == ""
+
+
+def test_an_unusable_cache_home_is_ignored_silently(
+    memory: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = [main(["--root", str(memory), "status", "--json", "--no-cache"]), capsys.readouterr().out]
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    monkeypatch.setenv(cache_home.ENV_CACHE_DIR, str(blocker))
+    assert meta_cache.safe_dir(memory, create=True) is None
+    for _ in range(2):
+        assert [main(["--root", str(memory), "status", "--json"]), capsys.readouterr().out] == expected
+        assert main(["--root", str(memory), "health"]) == 0
+        assert capsys.readouterr().err == ""
+    assert blocker.read_text() == "not a folder\n"
