@@ -12,7 +12,7 @@ Format: a magic line, the CRC-32 of the payload on the second line, then the pay
 (6-10x faster than JSON both ways, which is most of a scan that reads nothing). A file whose magic or
 checksum does not match (truncated, damaged, another version's) is ignored before it is unmarshalled, and
 every value is type-checked before use. Like the interpreter's own `__pycache__`, it trusts what its own
-folder holds: anyone able to write there can write the memory files themselves.
+folder holds: that folder is the user's own (`cache_home`), and only they can write there.
 """
 
 from __future__ import annotations

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pmem_tui.cli import main
 from pmem_tui.core import cache_home, meta_cache
@@ -33,6 +37,9 @@ def test_one_folder_per_root_whatever_path_reaches_it(memory: Path, tmp_path: Pa
     other = tmp_path / "other"
     other.mkdir()
     assert cache_home.folder_for(other) not in (None, folder)
+    undecodable = tmp_path / os.fsdecode(b"bad-\xff")  # a name that is not UTF-8 (kept as a surrogate)
+    undecodable.mkdir()
+    assert cache_home.folder_for(undecodable) not in (None, folder)
     assert cache_home.folder_for(tmp_path / "missing") is None
 
 
@@ -69,3 +76,24 @@ def test_an_unusable_cache_home_is_ignored_silently(
         assert main(["--root", str(memory), "health"]) == 0
         assert capsys.readouterr().err == ""
     assert blocker.read_text() == "not a folder\n"
+
+
+NAMES = st.text(
+    st.characters(blacklist_characters="/\0", blacklist_categories=("Cs",)), min_size=1, max_size=40
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=NAMES.filter(lambda n: n not in (".", "..")))
+def test_any_root_name_gets_one_plain_folder_in_the_cache_home(name: str) -> None:
+    with tempfile.TemporaryDirectory(dir=os.environ.get("PYTEST_TMPDIR")) as tmp:
+        root = Path(tmp) / name
+        try:
+            root.mkdir()
+        except OSError:  # a name this file system refuses (too long in bytes): nothing to key
+            return
+        folder = cache_home.folder_for(root)
+        assert folder is not None
+        assert Path(folder).parent == Path(cache_home.base())
+        assert len(Path(folder).name) == 32 and all(c in "0123456789abcdef" for c in Path(folder).name)
+        assert cache_home.folder_for(root) == folder
