@@ -97,6 +97,29 @@ def test_storing_the_output_changes_nothing_under_the_root(
     assert scans == []
 
 
+def test_an_entry_that_came_and_went_at_the_top_is_a_miss(
+    memory: Path, later: None, scans: list[Path], status: Status
+) -> None:
+    """The root's own times are in the key now that storing the output no longer makes `.pmem/` there."""
+    status(memory, "--json")
+    (memory / "stray.tmp").write_text("an editor's swap file\n")
+    (memory / "stray.tmp").unlink()
+    scans.clear()
+    status(memory, "--json")
+    assert len(scans) == 1
+
+
+def test_an_older_version_s_cache_folder_in_pmem_is_harmless(
+    memory: Path, later: None, scans: list[Path], status: Status
+) -> None:
+    write(memory, ".pmem/cache/status-v1-json.bin", b"pmem-status-v1\nleft by an older pmem-tui")
+    expected = fresh(status, memory, "--json")
+    assert status(memory, "--json") == expected
+    scans.clear()
+    assert status(memory, "--json") == expected
+    assert scans == []  # a hit: the old folder is listed like any other, and never read
+
+
 def _edit(memory: Path, rel: str, old: bytes, new: bytes) -> None:
     path = memory / rel
     path.write_bytes(path.read_bytes().replace(old, new))
