@@ -51,6 +51,7 @@ _MAGIC = b"pmem-status-v1\n"
 _META = ".pmem"  # kept equal to `model.META_DIR` (tested)
 STATUS_FILES = {fmt: f"status-v{_VERSION}-{fmt}.bin" for fmt in ("json", "text")}  # in the cache folder
 _CONTROL_FILES = ("_index.md", "_archive/_index.md")
+_KEY_MARSHAL = 2  # 3+ writes an object referenced twice (an int `newest` shares) as a back-reference
 _RACY_NS = 2_000_000_000  # kept equal to `meta_cache.RACY_NS` (tested)
 _DIR_FD = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd  # (lstat is a stat)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -104,7 +105,8 @@ def probe(root: str, fmt: str) -> Probe | None:
     day = _day()
     # Who reads: another user may not be able to read what this one could (or the other way round).
     reader = (os.geteuid(), os.getegid(), sorted(os.getgroups())) if hasattr(os, "geteuid") else None
-    key = marshal.dumps((_VERSION, fmt, sys.version, _code(), root, day, reader, controls, entries))
+    parts = (_VERSION, fmt, sys.version, _code(), root, day, reader, controls, entries)
+    key = marshal.dumps(parts, _KEY_MARSHAL)  # equal keys, equal bytes
     return Probe(root, fmt, key, started, newest, _lookup(root, fmt, key))
 
 
