@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,18 @@ def _frozen_today(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PMEM_TUI_TODAY", FROZEN_TODAY.isoformat())
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Caches never go into the real user cache folder, not even from module-scoped fixtures (set up before
+    any function-scoped one) or the processes tests start."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PMEM_TUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache-home-session")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _cache_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Caches go to a fresh folder outside every test's roots, never into the real user cache folder."""
+    """Each test's caches go to a fresh folder outside its roots."""
     folder = tmp_path_factory.mktemp("cache-home")
     monkeypatch.setenv("PMEM_TUI_CACHE_DIR", str(folder))
     return folder

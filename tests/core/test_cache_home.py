@@ -97,3 +97,7 @@ def test_any_root_name_gets_one_plain_folder_in_the_cache_home(name: str) -> Non
         assert Path(folder).parent == Path(cache_home.base())
         assert len(Path(folder).name) == 32 and all(c in "0123456789abcdef" for c in Path(folder).name)
         assert cache_home.folder_for(root) == folder
+
+
+def test_tests_never_use_the_real_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    assert tmp_path_factory.getbasetemp() in Path(cache_home.base()).parents
