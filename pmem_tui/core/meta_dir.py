@@ -17,12 +17,12 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from pmem_tui.core.fsops import FS, TEMP_PREFIX
+from pmem_tui.core.fsops import FS
 from pmem_tui.core.journal import JOURNAL_DIR, LOCK_FILE
 from pmem_tui.core.model import META_DIR
 from pmem_tui.core.plan import Op
 
-__all__ = ["GITIGNORE", "GITIGNORE_BYTES", "ensure", "temp_files", "to_create"]
+__all__ = ["GITIGNORE", "GITIGNORE_BYTES", "ensure", "to_create"]
 
 GITIGNORE = f"{META_DIR}/.gitignore"
 GITIGNORE_BYTES = b"# pmem-tui's own folder (the lock and the journal of actions): never committed.\n*\n"
@@ -46,11 +46,3 @@ def ensure(fs: FS) -> None:
     with contextlib.suppress(FileExistsError):  # another process's action made it a moment ago: the same
         fs.write_atomic(GITIGNORE, GITIGNORE_BYTES, create=True)
 
-
-def temp_files(root: Path) -> list[str]:
-    """Temporary files an interrupted `ensure` left directly in `.pmem/` (doctor sweeps them)."""
-    try:
-        names = os.listdir(root / META_DIR)
-    except OSError:
-        return []
-    return sorted(f"{META_DIR}/{name}" for name in names if name.startswith(TEMP_PREFIX))
