@@ -47,8 +47,8 @@ from pmem_tui.core.model import (
 from pmem_tui.core.plan import MakeDir, MoveFile, Op, Plan, Preview, RemoveDir, RemoveFile, WriteFile
 
 DONE, TODO, HALF, BLOCKED, CONFLICT = "done", "todo", "half", "blocked", "conflict"
-_KEPT = "Doctor never removes a memory file's only copy."
 FORWARD, BACK = "forward", "back"
+_KEPT = "Doctor never removes a memory file's only copy."  # the recovery line of every doctor preview
 
 
 @dataclass(frozen=True)

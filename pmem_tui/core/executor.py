@@ -98,7 +98,7 @@ def _ensure_meta(fs: FS, plan: Plan) -> None:
     named = plan.preview.meta_creates
     unnamed = [rel for rel in meta_dir.to_create(fs.root, plan.action, plan.ops) if rel not in named]
     if unnamed:
-        raise StalePlan(f"{unnamed[0]} is missing since the preview; nothing was changed. Preview again.")
+        raise StalePlan(f"{unnamed[0]} is gone since the preview; nothing was changed. Preview again.")
     if not fs.root.exists():
         # First save: the root itself is part of the previewed structure.
         fs.root.parent.mkdir(parents=True, exist_ok=True)
