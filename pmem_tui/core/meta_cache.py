@@ -60,10 +60,13 @@ def read(root: Path, name: str) -> bytes | None:
     if folder is None:
         return None
     try:
-        fd = os.open(folder / name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # Non-blocking: opening a FIFO for reading would wait for a writer.
+        fd = os.open(folder / name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device is never read
+            return None
         chunks = []
         while chunk := os.read(fd, 1 << 22):
             chunks.append(chunk)

@@ -101,3 +101,16 @@ def test_any_root_name_gets_one_plain_folder_in_the_cache_home(name: str) -> Non
 
 def test_tests_never_use_the_real_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
     assert tmp_path_factory.getbasetemp() in Path(cache_home.base()).parents
+
+
+@pytest.mark.parametrize("name", ["status-v1-json.bin", "scan-v3.bin", "health-v1-report.json"])
+def test_a_fifo_in_the_cache_folder_never_blocks(
+    memory: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    expected = [main(["--root", str(memory), "status", "--json", "--no-cache"]), capsys.readouterr().out]
+    folder = meta_cache.safe_dir(memory, create=True)
+    assert folder is not None
+    os.mkfifo(folder / name)
+    assert meta_cache.read(memory, name) is None
+    assert [main(["--root", str(memory), "status", "--json"]), capsys.readouterr().out] == expected
+    assert main(["--root", str(memory), "health", "--json"]) == 0
