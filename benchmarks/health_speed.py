@@ -39,8 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from near_duplicates import TODAY, build_memory
 
+from pmem_tui.core import cache_home
 from pmem_tui.core.health import check_health
-from pmem_tui.core.health_cache import CACHE_DIR
 
 COLD_TARGET = 5.0
 WARM_TARGET = 2.0
@@ -82,7 +82,8 @@ def _timed(fn: Callable[[], object]) -> float:
 
 
 def measure(root: Path, runs: int) -> dict[str, list[float]]:
-    cache = root / CACHE_DIR
+    cache = cache_home.folder_for(root)  # the root's caches, in the user's cache folder
+    assert cache is not None
     next_day = TODAY + dt.timedelta(days=1)
     times: dict[str, list[float]] = {k: [] for k in ("stat", "read", "cold", "warm", "next", "nocache")}
     check_health(root, today=TODAY)  # one untimed run: imports, first-touch of every page

@@ -727,9 +727,10 @@ def phase_health(root: Path, runs: int) -> dict[str, Any]:
         from pmem_tui.core.health import check_health
     except ImportError as err:
         return {"pending": f"pmem_tui.core.health is not importable: {err}"}
-    from pmem_tui.core.model import META_DIR
+    from pmem_tui.core import cache_home
 
-    cache = root / META_DIR / "cache"
+    cache = cache_home.folder_for(root)  # the root's caches, in the user's cache folder
+    assert cache is not None
     out: dict[str, list[float]] = {"stat": [], "read": [], "cold": [], "warm": []}
 
     def timed(fn: Callable[[], object]) -> float:

@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-cache",
         action="store_true",
-        help="read every file anew; neither use nor update the scan cache in .pmem/cache/",
+        help="read every file anew; neither use nor update the caches in the user's cache folder",
     )
 
     p = add("save", "create or update a memory file (preview; --yes applies)")

@@ -44,7 +44,7 @@ def add_parser(
     parser.add_argument(
         "--no-cache",
         action="store_true",
-        help="neither read nor write the health cache in the root's .pmem/ folder",
+        help="neither read nor write the health cache (in the user's cache folder)",
     )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,32 @@ FROZEN_TODAY = dt.date(2026, 11, 30)
 @pytest.fixture(autouse=True)
 def _frozen_today(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PMEM_TUI_TODAY", FROZEN_TODAY.isoformat())
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Caches never go into the real user cache folder, not even from module-scoped fixtures (set up before
+    any function-scoped one) or the processes tests start."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PMEM_TUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache-home-session")))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _cache_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's caches go to a fresh folder outside its roots."""
+    folder = tmp_path_factory.mktemp("cache-home")
+    monkeypatch.setenv("PMEM_TUI_CACHE_DIR", str(folder))
+    return folder
+
+
+def cache_file(root: Path, name: str) -> Path:
+    """Where the cache file `name` of `root` lives (the root must exist)."""
+    from pmem_tui.core import cache_home
+
+    folder = cache_home.folder_for(root)
+    assert folder is not None
+    return Path(folder) / name
 
 
 @pytest.fixture
@@ -71,6 +99,23 @@ def memory(tmp_path: Path) -> Path:
     return root
 
 
+def stock(memory: Path) -> Path:
+    """Add to `memory` an archived file, a recoverable and an expired trash item, all with their records."""
+    write(memory, "_archive/projects/old.md", "# Old\n")
+    write(memory, "_archive/_trash/projects/gone.md", "# Gone\n")
+    write(memory, "_archive/_trash/notes/expired.md", "# Expired\n")
+    write(
+        memory,
+        "_archive/_index.md",
+        (memory / "_archive/_index.md").read_text(encoding="utf-8")
+        + "\n## projects/old.md\n- Index line: `- projects/old.md — old`\n- Archived: 2026-10-01\n"
+        + "- Reason: r\n"
+        + "\n## projects/gone.md\n- Index line: `- projects/gone.md — gone`\n- Deleted: 2026-11-20\n"
+        + "\n## notes/expired.md\n- Index line: `- notes/expired.md — e`\n- Deleted: 2026-01-01\n",
+    )
+    return memory
+
+
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file below root (the tool's hidden .pmem metadata excluded) with its bytes."""
     out: dict[str, bytes] = {}
@@ -115,6 +160,26 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         with contextlib.suppress(OSError):
             out.parent.mkdir(exist_ok=True)
             out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+def all_paths(root: Path) -> set[str]:
+    """Every path below `root` (files, folders, links; `.pmem/` included), relative and POSIX."""
+    out: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        for name in dirnames + filenames:
+            out.add(name if rel == "." else f"{rel}/{name}".replace(os.sep, "/"))
+    return out
+
+
+def tree_state(root: Path) -> dict[str, tuple[str, int, bytes | None, int]]:
+    """Every path below `root` (`.pmem/` included) and the root itself: mode, mtime_ns, bytes (files), inode.
+    A rewrite of the same bytes (a new inode) or a file made and removed (its folder's times) shows too."""
+    out: dict[str, tuple[str, int, bytes | None, int]] = {}
+    for rel in ["", *sorted(all_paths(root))]:
+        path = root / rel if rel else root
+        st = path.lstat()
+        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+        out[rel] = (oct(st.st_mode), st.st_mtime_ns, data, st.st_ino)
+    return out
 
 
 # The spec-rule report (every test's rule ids and outcome; see tests/conformance_plugin.py), and pytester for

@@ -30,17 +30,15 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pmem_tui.core import archive_match, journal
+from pmem_tui.core import archive_match, journal, meta_dir, sweep
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy, Refused
 from pmem_tui.core.fingerprint import fingerprint, sha256_bytes
-from pmem_tui.core.fsops import TEMP_PREFIX
 from pmem_tui.core.model import (
     ACTIVE_DIRS,
     ARCHIVE_DIR,
     ARCHIVE_INDEX,
     INDEX_FILE,
-    META_DIR,
     RECOVERY_DAYS,
     TRASH_DIR,
     ArchiveRecord,
@@ -50,6 +48,7 @@ from pmem_tui.core.plan import MakeDir, MoveFile, Op, Plan, Preview, RemoveDir, 
 
 DONE, TODO, HALF, BLOCKED, CONFLICT = "done", "todo", "half", "blocked", "conflict"
 FORWARD, BACK = "forward", "back"
+_KEPT = "Doctor never removes a memory file's only copy."  # the recovery line of every doctor preview
 
 
 @dataclass(frozen=True)
@@ -312,9 +311,12 @@ def plan_doctor(
         raise Busy("Another pmem-tui action is changing this memory right now; try again in a moment.")
     intent = read_intent_or_refuse(root)
     # Temp files first: they are garbage, and one may sit in a folder an undo is about to remove.
-    temps = _temp_files(root)
+    temps = sweep.temp_files(root)
     ops.extend(RemoveFile(t) for t in temps)
     notes.extend(f"Remove the temporary file {t} left by an interrupted write." for t in temps)
+    old_ops, old_notes = sweep.old_caches(root)
+    ops.extend(old_ops)
+    notes.extend(old_notes)
     if intent is not None:
         res = resolve(root, intent, prefer)
         verb = "Finish" if res.direction == FORWARD else "Undo"
@@ -359,12 +361,13 @@ def plan_doctor(
         if ops:
             title = "Doctor: repair what an interruption left"
             outcome = f"Doctor made {len(ops)} repair(s)."
+    notes_t = tuple(notes)
     return Plan(
         action="doctor",
         title=title,
         ops=tuple(ops),
         reads=reads,
-        preview=Preview(notes=tuple(notes), recovery="Doctor never removes a memory file's only copy."),
+        preview=Preview(meta_creates=meta_dir.to_create(root, "doctor", ops), notes=notes_t, recovery=_KEPT),
         outcome=outcome,
     )
 
@@ -384,17 +387,6 @@ def journaled_paths(intent: journal.Intent) -> list[str]:
         op = step.op
         out.extend((op.src, op.dst) if isinstance(op, MoveFile) else (op.path,))
     return out
-
-
-def _temp_files(root: Path) -> list[str]:
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        dirnames[:] = sorted(d for d in dirnames if not (rel_dir == "." and d == META_DIR))
-        for name in filenames:
-            if name.startswith(TEMP_PREFIX):
-                found.append(name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/"))
-    return sorted(found)
 
 
 def _read_records(root: Path) -> tuple[str, list[ArchiveRecord]] | None:

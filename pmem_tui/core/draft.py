@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pmem_tui.core import textio
+from pmem_tui.core import meta_dir, textio
 from pmem_tui.core.fingerprint import fingerprint, read_with_fingerprint
 from pmem_tui.core.model import Fingerprint
 from pmem_tui.core.plan import FileDiff, MakeDir, MoveFile, Op, Plan, Preview, RemoveFile, WriteFile
@@ -123,6 +123,7 @@ class Draft:
             diffs=tuple(diffs),
             moves=tuple(self.moves),
             creates=creates,
+            meta_creates=meta_dir.to_create(self.root, action, ops),
             removes=tuple(self.removes),
             index_removed=tuple(self.index_removed),
             index_added=tuple(self.index_added),

@@ -27,11 +27,10 @@ from typing import Any
 
 import filelock
 
-from pmem_tui.core import after_commit, journal
+from pmem_tui.core import after_commit, journal, meta_dir
 from pmem_tui.core.errors import Busy, DiskError, PmemError, StalePlan, UnfinishedAction
 from pmem_tui.core.fingerprint import fingerprint
 from pmem_tui.core.fsops import FS, StepHook
-from pmem_tui.core.model import META_DIR
 from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import MakeDir, MoveFile, Op, Plan, RemoveDir, RemoveFile, WriteFile
 
@@ -97,13 +96,18 @@ def apply(plan: Plan, root: Path, *, hook: StepHook | None = None) -> ApplyResul
 
 
 def _ensure_meta(fs: FS, plan: Plan) -> None:
+    if not fs.root.exists() and plan.action != "save":
+        raise StalePlan(f"The memory root {fs.root} no longer exists; nothing was changed.")
+    # Every path the action makes is named in its preview (PM-AGENT-3), the tool's own ones included.
+    named = plan.preview.meta_creates
+    unnamed = [rel for rel in meta_dir.to_create(fs.root, plan.action, plan.ops) if rel not in named]
+    if unnamed:
+        raise StalePlan(f"{unnamed[0]} is gone since the preview; nothing was changed. Preview again.")
     if not fs.root.exists():
-        if plan.action != "save":
-            raise StalePlan(f"The memory root {fs.root} no longer exists; nothing was changed.")
         # First save: the root itself is part of the previewed structure.
         fs.root.parent.mkdir(parents=True, exist_ok=True)
         fs.mkdir("")
-    fs.mkdir(META_DIR)
+    meta_dir.ensure(fs)
 
 
 def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:

@@ -47,11 +47,11 @@ index drift alone 0.9; keep despite inactivity 0.3.
 
 Performance
 -----------
-Each file is read at most once per run. Per-file features are cached by (path, size, mtime_ns) in
-``.pmem/cache/`` (`health_cache`); a run in which nothing changed reuses the whole last report and reads no
-file; a run after a change reads only the changed files (and `_core/`, and the candidates a comparison
-needs). ``use_cache=False`` neither reads nor writes the cache. The cache is the tool's own metadata, never
-among memory files; nothing else is ever written.
+Each file is read at most once per run. Per-file features are cached by (path, size, mtime_ns) in the
+root's folder of the user's cache folder (`health_cache`); a run in which nothing changed reuses the whole
+last report and reads no file; a run after a change reads only the changed files (and `_core/`, and the
+candidates a comparison needs). ``use_cache=False`` neither reads nor writes the cache. Nothing under the
+root is ever written.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The health check's cache, in the root's hidden metadata folder (`.pmem/cache/`), never among memory files.
+"""The health check's cache, in the root's cache folder (`meta_cache`), never in the root.
 
 Two files, each replaced atomically through `meta_cache` (which also says when an entry is trusted):
 
@@ -25,12 +25,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pmem_tui.core.meta_cache import CACHE_DIR, RACY_NS, read, safe_dir, write_atomic
+from pmem_tui.core.meta_cache import RACY_NS, read, safe_dir, write_atomic
 
-__all__ = ["CACHE_DIR", "FEATURES_FILE", "RACY_NS", "REPORT_FILE", "read_features", "read_report", "write"]
+__all__ = ["FEATURES_FILE", "RACY_NS", "REPORT_FILE", "read_features", "read_report", "write"]
 
-FEATURES_FILE = f"{CACHE_DIR}/health-v1.bin"
-REPORT_FILE = f"{CACHE_DIR}/health-v1-report.json"
+FEATURES_FILE = "health-v1.bin"  # both in the root's cache folder
+REPORT_FILE = "health-v1-report.json"
 
 
 def read_report(root: Path) -> dict[str, Any] | None:
@@ -78,9 +78,9 @@ def write(
             "utf-8", "surrogatepass"
         )
         body = np.ascontiguousarray(signatures, dtype="<u4").tobytes()
-        write_atomic(folder, FEATURES_FILE.rsplit("/", 1)[1], head + b"\n" + body)
+        write_atomic(folder, FEATURES_FILE, head + b"\n" + body)
         rep = json.dumps(report, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-        write_atomic(folder, REPORT_FILE.rsplit("/", 1)[1], rep)
+        write_atomic(folder, REPORT_FILE, rep)
     except (OSError, ValueError):
         return False
     return True

@@ -369,7 +369,7 @@ def plan_upgrade(root: Path) -> Plan:
     if missing:
         draft.notes.append(f"Missing lifecycle paths: {', '.join(missing)}.")
         draft.notes.append(
-            "Upgrade creates only these; no memory file is moved, rewritten, summarised or deleted."
+            "Upgrade creates only what is listed; no memory file is moved, rewritten, summarised or deleted."
         )
         draft.outcomes.append(f"Created {', '.join(missing)}.")
     else:

@@ -1,10 +1,11 @@
-"""Caches in the root's hidden metadata folder (`.pmem/cache/`), never among memory files.
+"""A memory root's caches, in its folder of the user's cache folder (`cache_home`), never under the root.
 
-Shared by the health check's cache (`health_cache`) and the deep scan's cache (`scan_cache`). Every cache file
-is replaced atomically (a temporary file in the same folder, then `os.replace`); the folder and the files are
-never reached through a symlink. A cache that cannot be read, parsed or written is ignored: the caller then
-works as if it were cold. Nothing here is fsync'd: losing a cache costs one cold run, never a wrong answer,
-because every entry is checked against its file's current size and mtime_ns before use.
+Shared by the health check's cache (`health_cache`), the deep scan's cache (`scan_cache`) and `status_cache`.
+Every cache file is replaced atomically (a temporary file in the same folder, then `os.replace`); the root's
+cache folder and its files are never reached through a symlink. A cache that cannot be read, parsed or
+written is ignored: the caller then works as if it were cold. Nothing here is fsync'd: losing a cache costs
+one cold run, never a wrong answer, because every entry is checked against its file's current size and
+mtime_ns before use.
 
 A file modified less than `RACY_NS` before its cache was written is never trusted from it (its mtime may not
 change on a second write within the file system's timestamp granularity), so it is read again.
@@ -18,11 +19,10 @@ import secrets
 import stat
 from pathlib import Path
 
-from pmem_tui.core.model import META_DIR
+from pmem_tui.core import cache_home
 
-__all__ = ["CACHE_DIR", "RACY_NS", "is_racy", "read", "safe_dir", "write_atomic"]
+__all__ = ["RACY_NS", "is_racy", "read", "safe_dir", "write_atomic"]
 
-CACHE_DIR = f"{META_DIR}/cache"
 RACY_NS = 2_000_000_000
 
 
@@ -32,36 +32,41 @@ def is_racy(mtime_ns: int, written_ns: int) -> bool:
 
 
 def safe_dir(root: Path, create: bool) -> Path | None:
-    """The cache folder if it is (or can be made) a real folder below the root, never through a symlink."""
-    path = root
-    for part in CACHE_DIR.split("/"):
-        path = path / part
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            if not create:
-                return None
-            try:
-                os.mkdir(path)
-            except OSError:
-                return None
-            continue
-        except OSError:
-            return None
-        if not stat.S_ISDIR(st.st_mode):
-            return None
-    return path
-
-
-def read(root: Path, rel: str) -> bytes | None:
-    """The bytes of the cache file `rel` (a path below the root), or None if it cannot be read safely."""
-    if safe_dir(root, create=False) is None:
+    """The root's cache folder if it is (or can be made) a real folder, never a symlink; None if not."""
+    folder = cache_home.folder_for(root)
+    if folder is None:
         return None
     try:
-        fd = os.open(root / rel, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        if not create:
+            return None
+        try:
+            os.makedirs(os.path.dirname(folder), mode=0o700, exist_ok=True)
+            os.mkdir(folder, mode=0o700)
+        except FileExistsError:
+            return safe_dir(root, create=False)  # another process made it first: check what it made
+        except OSError:
+            return None
+        return Path(folder)
+    except OSError:
+        return None
+    return Path(folder) if stat.S_ISDIR(st.st_mode) else None
+
+
+def read(root: Path, name: str) -> bytes | None:
+    """The bytes of the root's cache file `name`, or None if it cannot be read safely."""
+    folder = safe_dir(root, create=False)
+    if folder is None:
+        return None
+    try:
+        # Non-blocking: opening a FIFO for reading would wait for a writer.
+        fd = os.open(folder / name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device is never read
+            return None
         chunks = []
         while chunk := os.read(fd, 1 << 22):
             chunks.append(chunk)

@@ -78,6 +78,7 @@ class Preview:
     diffs: tuple[FileDiff, ...] = ()
     moves: tuple[tuple[str, str], ...] = ()  # (source, destination)
     creates: tuple[str, ...] = ()  # folders (and empty control files) created
+    meta_creates: tuple[str, ...] = ()  # the tool's own paths created (`.pmem/`, its lock...: `meta_dir`)
     removes: tuple[str, ...] = ()  # files removed for good (purge)
     index_removed: tuple[str, ...] = ()  # exact `_index.md` lines that go
     index_added: tuple[str, ...] = ()  # exact `_index.md` lines that come (back)

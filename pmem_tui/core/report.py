@@ -243,6 +243,7 @@ def _plan_parts(plan: Plan) -> list[tuple[str, str]]:
     out += [("note", f"  note    {note}") for note in pv.notes]
     if pv.recovery:
         out.append(("", f"  recovery: {pv.recovery}"))
+    out += [("add", f"  create  {rel}  (pmem-tui's own folder, ignored by git)") for rel in pv.meta_creates]
     for diff in pv.diffs:
         out.append(("", ""))
         out += [(ansi.diff_kind(line), line) for line in diff.unified()]

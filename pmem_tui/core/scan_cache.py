@@ -1,4 +1,4 @@
-"""The deep scan's per-file cache: `.pmem/cache/scan-v3.bin`, never among memory files.
+"""The deep scan's per-file cache: `scan-v3.bin` in the root's cache folder (`meta_cache`), never in the root.
 
 It holds the entries parsed from `_index.md`, keyed by a digest of its text (so never stale), and for each
 active file what a deep read learned (title, summary, whether the bytes are valid UTF-8) with the key it was
@@ -12,7 +12,7 @@ Format: a magic line, the CRC-32 of the payload on the second line, then the pay
 (6-10x faster than JSON both ways, which is most of a scan that reads nothing). A file whose magic or
 checksum does not match (truncated, damaged, another version's) is ignored before it is unmarshalled, and
 every value is type-checked before use. Like the interpreter's own `__pycache__`, it trusts what its own
-folder holds: anyone able to write there can write the memory files themselves.
+folder holds: that folder is the user's own (`cache_home`), and only they can write there.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pmem_tui.core.model import IndexEntry, SummaryInfo, SummaryState
 
 __all__ = ["SCAN_FILE", "Facts", "ScanCache"]
 
-SCAN_FILE = f"{meta_cache.CACHE_DIR}/scan-v3.bin"
+SCAN_FILE = "scan-v3.bin"  # in the root's cache folder
 _MAGIC = b"pmem-scan-v3\n"
 _STATES = {state.value: state for state in SummaryState}
 _OPTIONAL_STR = (str, type(None))
@@ -157,7 +157,7 @@ class ScanCache:
         try:
             payload = marshal.dumps((self._written_ns, self._index_digest, self._index_rows, self._new))
             head = _MAGIC + b"%d\n" % zlib.crc32(payload)
-            meta_cache.write_atomic(folder, SCAN_FILE.rsplit("/", 1)[1], head + payload)
+            meta_cache.write_atomic(folder, SCAN_FILE, head + payload)
         except (OSError, ValueError):
             return False
         return True

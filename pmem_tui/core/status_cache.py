@@ -1,4 +1,4 @@
-"""The whole `status` output, cached in `.pmem/cache/status-v1-<format>.bin` (never among memory files).
+"""The whole `status` output, cached as `status-v1-<format>.bin` in the root's cache folder (`cache_home`).
 
 A warm `status` lists the root, finds that nothing it can see has changed since the last run and prints the
 stored output, without scanning or parsing anything. The key is compared byte for byte (no hash, so no
@@ -9,10 +9,10 @@ collision), and is made of:
 * the root as given (absolute) and today's date (`clock.today`: `PMEM_TUI_TODAY`, else the local date), so
   trash that expires at midnight is reported as expired;
 * the user reading (effective uid, gid and groups);
-* every entry below the root, hidden ones and `.pmem/` included (only `.pmem/cache/` is left out): folders
-  by path, mtime_ns and ctime_ns (not the root's own: the first cache write makes `.pmem/` there); files by
-  path, st_mode, size, mtime_ns and ctime_ns; symbolic links by path; a folder that cannot be listed by path
-  and errno. An added, removed or renamed file or folder (even one that came and went while a scan ran: its
+* the root's own times and every entry below it, hidden ones and `.pmem/` included (the cache is outside
+  the root, so storing it changes none of them): folders by path, mtime_ns and ctime_ns; files by path,
+  st_mode, size, mtime_ns and ctime_ns; symbolic links by path; a folder that cannot be listed by path and
+  errno. An added, removed or renamed file or folder (even one that came and went while a scan ran: its
   folder's times changed), an edit, a chmod, the journal's intent file appearing: each changes the key;
 * the bytes of `_index.md` and `_archive/_index.md` (read as the scan reads them).
 
@@ -23,9 +23,10 @@ never missed. It is not stored either when the scan could not read something (an
 about the tree). A root with a symbolic link at depth one or two (where the scan follows links: `_archive/`,
 `_archive/_trash/`, ...) or inside `.pmem/` bypasses this cache entirely. A cache file that cannot be read or
 parsed, is truncated, fails its checksum or was made for another key is ignored; the file is replaced
-atomically through `meta_cache`, and an unwritable root simply gets no cache.
+atomically through `meta_cache`, and an unwritable cache folder simply gets no cache.
 
-Imports only the standard library on the hit path: it runs before the rest of pmem-tui is imported.
+Imports only the standard library (and platformdirs, through `cache_home`) on the hit path: it runs before the
+rest of pmem-tui is imported.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ import sys
 import time
 import zlib
 
+from pmem_tui.core import cache_home
+
 TYPE_CHECKING = False  # not `typing` (5 ms to import with `re`): this module runs before anything else
 if TYPE_CHECKING:
     from typing import Any
@@ -45,14 +48,15 @@ __all__ = ["STATUS_FILES", "Probe", "probe", "store"]
 
 _VERSION = 1
 _MAGIC = b"pmem-status-v1\n"
-_META = ".pmem"
-_CACHE = "cache"  # below _META; kept equal to `meta_cache.CACHE_DIR` (tested)
-STATUS_FILES = {fmt: f"{_META}/{_CACHE}/status-v{_VERSION}-{fmt}.bin" for fmt in ("json", "text")}
+_META = ".pmem"  # kept equal to `model.META_DIR` (tested)
+STATUS_FILES = {fmt: f"status-v{_VERSION}-{fmt}.bin" for fmt in ("json", "text")}  # in the cache folder
 _CONTROL_FILES = ("_index.md", "_archive/_index.md")
+_KEY_MARSHAL = 2  # 3+ writes an object referenced twice (an int `newest` shares) as a back-reference
 _RACY_NS = 2_000_000_000  # kept equal to `meta_cache.RACY_NS` (tested)
 _DIR_FD = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd  # (lstat is a stat)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO for reading would wait for a writer
 _S_ISDIR = stat.S_ISDIR
 _S_ISLNK = stat.S_ISLNK
 _ENV_TODAY = "PMEM_TUI_TODAY"  # kept equal to `clock.ENV_TODAY` (tested)
@@ -102,7 +106,8 @@ def probe(root: str, fmt: str) -> Probe | None:
     day = _day()
     # Who reads: another user may not be able to read what this one could (or the other way round).
     reader = (os.geteuid(), os.getegid(), sorted(os.getgroups())) if hasattr(os, "geteuid") else None
-    key = marshal.dumps((_VERSION, fmt, sys.version, _code(), root, day, reader, controls, entries))
+    parts = (_VERSION, fmt, sys.version, _code(), root, day, reader, controls, entries)
+    key = marshal.dumps(parts, _KEY_MARSHAL)  # equal keys, equal bytes
     return Probe(root, fmt, key, started, newest, _lookup(root, fmt, key))
 
 
@@ -119,19 +124,26 @@ def store(p: Probe, output: bytes) -> bool:
         return False
     head = b"%d %d %d\n" % (len(p.key), len(output), zlib.crc32(output))
     try:
-        meta_cache.write_atomic(folder, STATUS_FILES[p.fmt].rsplit("/", 1)[1], _MAGIC + head + p.key + output)
+        meta_cache.write_atomic(folder, STATUS_FILES[p.fmt], _MAGIC + head + p.key + output)
     except (OSError, ValueError):
         return False
     return True
 
 
 def _lookup(root: str, fmt: str, key: bytes) -> bytes | None:
+    folder = cache_home.folder_for(root)
+    if folder is None:
+        return None
     try:
-        fd = os.open(os.path.join(root, STATUS_FILES[fmt]), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        if not _S_ISDIR(os.lstat(folder).st_mode):  # as `meta_cache.safe_dir`: never through a symlink
+            return None
+        fd = os.open(os.path.join(folder, STATUS_FILES[fmt]), os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK)
     except OSError:
         return None
     try:
         with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device: never block on it
+                return None
             data = f.read()
     except OSError:
         return None
@@ -161,10 +173,13 @@ def _listing(root: str) -> tuple[list[Any], int] | None:
     entries: list[Any] = []
     add = entries.append
     newest = 0
-    cache_dir = f"{_META}/{_CACHE}"
-    # `.pmem/` and `.pmem/cache/` are made by the first run's cache write: listing them would make the second
-    # run miss. Their contents (the journal) are listed; a scan never looks at an empty `.pmem/`.
-    unlisted = (_META, cache_dir)
+    try:
+        # The root's own times too: an entry made and removed again at its top level changes them.
+        st = os.stat(root)
+    except OSError:
+        return None  # no root: nothing worth caching
+    add(("", "d", st.st_mtime_ns, st.st_ctime_ns))
+    newest = max(st.st_mtime_ns, st.st_ctime_ns)
     lstat, is_dir, is_link = os.lstat, _S_ISDIR, _S_ISLNK  # locals: this loop runs once per entry
     stack = [""]
     while stack:
@@ -196,15 +211,12 @@ def _listing(root: str) -> tuple[list[Any], int] | None:
                     continue
                 mode = st.st_mode
                 if is_dir(mode):
-                    if path not in unlisted:
-                        # With its times: an entry made and removed again (or a folder renamed away and
-                        # back) while a scan ran leaves the folder's mtime and ctime changed, never the same.
-                        mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
-                        add((path, "d", mtime, ctime))
-                        newest = max(newest, mtime, ctime)
-                        stack.append(path)
-                    elif path == _META:
-                        stack.append(path)
+                    # With its times: an entry made and removed again (or a folder renamed away and back)
+                    # while a scan ran leaves the folder's mtime and ctime changed, never the same.
+                    mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
+                    add((path, "d", mtime, ctime))
+                    newest = max(newest, mtime, ctime)
+                    stack.append(path)
                 elif is_link(mode):
                     if shallow or path.startswith(f"{_META}/"):
                         return None  # the scan may follow it: its target's changes would be unseen

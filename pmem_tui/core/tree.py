@@ -3,8 +3,8 @@
 A shallow scan (`deep=False`) only lists and stats files, so the app can draw its first frame
 without reading every file; a deep scan also reads each active file for its title and summary.
 With `cache=True`, a deep scan reuses what it learned about unchanged files from `scan_cache`
-(`.pmem/cache/scan-v3.bin`) and rewrites that cache when something changed: the only write a scan
-ever makes, and never to a memory or control file.
+(in the user's cache folder, `cache_home`) and rewrites that cache when something changed: the only write
+a scan ever makes, and never under the root.
 """
 
 from __future__ import annotations

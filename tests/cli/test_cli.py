@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pmem_tui.cli import main
-from tests.conftest import tree_bytes, write
+from tests.conftest import cache_file, tree_bytes, write
 
 
 def run(
@@ -144,7 +144,8 @@ def test_status_uses_the_scan_cache_unless_told_not_to(
     cold = capsys.readouterr().out
     assert not (memory / ".pmem").exists()
     assert main(["--root", str(memory), "status", "--json"]) == 0
-    assert (memory / ".pmem/cache/scan-v3.bin").is_file()
+    assert cache_file(memory, "scan-v3.bin").is_file()
+    assert not (memory / ".pmem").exists()
     assert main(["--root", str(memory), "status", "--json"]) == 0
     first, second = capsys.readouterr().out.splitlines()
     assert first == second == cold.rstrip("\n")

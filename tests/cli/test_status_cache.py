@@ -1,11 +1,13 @@
-"""`status`'s whole-output cache (`.pmem/cache/status-v1-*.bin`): a hit prints exactly what a `--no-cache`
-run prints, every change the listing can see is a miss, and a damaged or unwritable cache is ignored."""
+"""`status`'s whole-output cache (`status-v1-*.bin` in the user's cache folder): a hit prints exactly what a
+`--no-cache` run prints, every change the listing can see is a miss, and a damaged or unwritable cache is
+ignored."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import io
+import marshal
 import os
 import shutil
 import tempfile
@@ -19,8 +21,8 @@ from hypothesis import strategies as st
 
 from pmem_tui import cli
 from pmem_tui.cli import main
-from pmem_tui.core import meta_cache, status_cache, tree
-from tests.conftest import write
+from pmem_tui.core import meta_cache, model, status_cache, tree
+from tests.conftest import cache_file, write
 
 JSON_FILE = status_cache.STATUS_FILES["json"]
 TEXT_FILE = status_cache.STATUS_FILES["text"]
@@ -77,21 +79,52 @@ def test_a_hit_prints_exactly_the_uncached_output_without_scanning(
     write(memory, "notes/bad.md", b"# caf\xe9 \xff\n\n## Summary\n- one\n")  # invalid UTF-8 and summary
     expected = fresh(status, memory, *fmt)
     assert status(memory, *fmt) == expected  # miss: scans, then stores
-    assert (memory / (JSON_FILE if fmt else TEXT_FILE)).is_file()
+    assert cache_file(memory, JSON_FILE if fmt else TEXT_FILE).is_file()
     scans.clear()
     assert status(memory, *fmt) == expected
     assert status(memory, *fmt) == expected
     assert scans == []
 
 
-def test_the_first_write_of_pmem_does_not_invalidate_the_cache(
+def test_storing_the_output_changes_nothing_under_the_root(
     memory: Path, later: None, scans: list[Path], status: Status
 ) -> None:
-    assert not (memory / ".pmem").exists()
-    status(memory, "--json")  # creates .pmem/cache/
+    before = sorted((p, p.lstat().st_mtime_ns) for p in [memory, *memory.rglob("*")])
+    status(memory, "--json")  # stores the output, outside the root
+    assert cache_file(memory, JSON_FILE).is_file()
+    assert sorted((p, p.lstat().st_mtime_ns) for p in [memory, *memory.rglob("*")]) == before
     scans.clear()
     status(memory, "--json")
     assert scans == []
+
+
+def test_an_entry_that_came_and_went_at_the_top_changes_the_key(memory: Path) -> None:
+    """The root's own times are in the key now that storing the output no longer makes `.pmem/` there."""
+    before = status_cache._listing(str(memory))
+    (memory / "stray.tmp").write_text("an editor's swap file\n")
+    (memory / "stray.tmp").unlink()
+    after = status_cache._listing(str(memory))
+    assert before is not None and after is not None and before[0] != after[0]
+
+
+def test_equal_keys_are_equal_bytes() -> None:
+    """Found while moving the cache: marshal 3+ writes an object referenced twice as a back-reference, so a
+    listing whose newest mtime was shared with `newest` encoded unlike an equal one (a needless miss)."""
+    shared = 1_764_000_000_123_456_789
+    twice = [("a.md", shared), ("b.md", shared)]
+    apart = [("a.md", shared), ("b.md", int(str(shared)))]
+    assert marshal.dumps(twice, status_cache._KEY_MARSHAL) == marshal.dumps(apart, status_cache._KEY_MARSHAL)
+
+
+def test_an_older_version_s_cache_folder_in_pmem_is_harmless(
+    memory: Path, later: None, scans: list[Path], status: Status
+) -> None:
+    write(memory, ".pmem/cache/status-v1-json.bin", b"pmem-status-v1\nleft by an older pmem-tui")
+    expected = fresh(status, memory, "--json")
+    assert status(memory, "--json") == expected
+    scans.clear()
+    assert status(memory, "--json") == expected
+    assert scans == []  # a hit: the old folder is listed like any other, and never read
 
 
 def _edit(memory: Path, rel: str, old: bytes, new: bytes) -> None:
@@ -161,13 +194,13 @@ def test_a_file_changed_within_the_racy_window_is_never_stored(
     # The fixture's files were written just now: their mtime (and ctime) are within 2 s of the listing.
     expected = fresh(status, memory, "--json")
     assert status(memory, "--json") == expected
-    assert not (memory / JSON_FILE).exists()
+    assert not cache_file(memory, JSON_FILE).exists()
     scans.clear()
     assert status(memory, "--json") == expected
     assert len(scans) == 1
     monkeypatch.setattr(status_cache, "_clock", lambda: time.time_ns() + LATER_NS)
     status(memory, "--json")
-    assert (memory / JSON_FILE).is_file()
+    assert cache_file(memory, JSON_FILE).is_file()
 
 
 def test_a_new_version_of_the_code_is_a_miss(
@@ -194,17 +227,22 @@ def _foreign(memory: Path) -> None:
     other = memory.parent / "copy"
     shutil.copytree(memory, other, symlinks=True)
     assert main(["--root", str(other), "status", "--json"]) == 0
-    shutil.copyfile(other / JSON_FILE, memory / JSON_FILE)
+    shutil.copyfile(cache_file(other, JSON_FILE), cache_file(memory, JSON_FILE))
+
+
+def _rewrite(memory: Path, change: Callable[[bytes], bytes]) -> None:
+    path = cache_file(memory, JSON_FILE)
+    path.write_bytes(change(path.read_bytes()))
 
 
 DAMAGE: dict[str, Callable[[Path], None]] = {
-    "garbage": lambda m: write(m, JSON_FILE, b"\x00garbage\nnot a cache"),
-    "empty": lambda m: write(m, JSON_FILE, b""),
-    "truncated": lambda m: write(m, JSON_FILE, (m / JSON_FILE).read_bytes()[:-10]),
-    "bad-header": lambda m: write(m, JSON_FILE, (m / JSON_FILE).read_bytes().replace(b" ", b"x", 1)),
-    "flipped-output-byte": lambda m: _flip_last_byte(m / JSON_FILE),
+    "garbage": lambda m: _rewrite(m, lambda _: b"\x00garbage\nnot a cache"),
+    "empty": lambda m: _rewrite(m, lambda _: b""),
+    "truncated": lambda m: _rewrite(m, lambda data: data[:-10]),
+    "bad-header": lambda m: _rewrite(m, lambda data: data.replace(b" ", b"x", 1)),
+    "flipped-output-byte": lambda m: _flip_last_byte(cache_file(m, JSON_FILE)),
     "foreign": _foreign,
-    "a-folder": lambda m: ((m / JSON_FILE).unlink(), (m / JSON_FILE).mkdir()),
+    "a-folder": lambda m: (cache_file(m, JSON_FILE).unlink(), cache_file(m, JSON_FILE).mkdir()),
 }
 
 
@@ -226,8 +264,8 @@ def test_a_symlinked_cache_file_is_not_followed(
 ) -> None:
     status(memory, "--json")
     stash = tmp_path / "stash.bin"
-    shutil.move(memory / JSON_FILE, stash)
-    (memory / JSON_FILE).symlink_to(stash)
+    shutil.move(cache_file(memory, JSON_FILE), stash)
+    cache_file(memory, JSON_FILE).symlink_to(stash)
     scans.clear()
     status(memory, "--json")
     assert len(scans) == 1  # O_NOFOLLOW: not read through the link
@@ -243,7 +281,7 @@ def test_an_unwritable_cache_is_ignored(
     expected = fresh(status, memory, "--json")
     assert status(memory, "--json") == expected
     assert status(memory, "--json") == expected
-    assert not (memory / JSON_FILE).exists()
+    assert not cache_file(memory, JSON_FILE).exists()
 
 
 def test_a_read_failure_is_never_stored(
@@ -259,7 +297,7 @@ def test_a_read_failure_is_never_stored(
     monkeypatch.setattr(tree, "inspect_file", failing)
     out = status(memory, "--json")
     assert "cannot be read" in out
-    assert not (memory / JSON_FILE).exists()
+    assert not cache_file(memory, JSON_FILE).exists()
     monkeypatch.setattr(tree, "inspect_file", real)
     assert "cannot be read" not in status(memory, "--json")  # read again, now that it works
 
@@ -272,7 +310,7 @@ def test_a_shallow_symlink_bypasses_the_cache(
     (memory / "_archive/_trash").rmdir()
     (memory / "_archive/_trash").symlink_to(target)  # the scan follows this one
     first = status(memory, "--json")
-    assert not (memory / JSON_FILE).exists()
+    assert not cache_file(memory, JSON_FILE).exists()
     write(target, "notes/late.md", "# Late\n")
     assert status(memory, "--json") != first
     assert status(memory, "--json") == fresh(status, memory, "--json")
@@ -282,7 +320,7 @@ def test_a_deep_symlink_is_part_of_the_key(memory: Path, tmp_path: Path, later: 
     (memory / "notes/sub").mkdir()
     (memory / "notes/sub/link.md").symlink_to(memory / "notes/standup.md")  # reported, never followed
     before = status(memory, "--json")
-    assert (memory / JSON_FILE).is_file()
+    assert cache_file(memory, JSON_FILE).is_file()
     (memory / "notes/sub/link.md").unlink()
     assert status(memory, "--json") == fresh(status, memory, "--json") != before
 
@@ -291,7 +329,7 @@ def test_no_cache_neither_reads_nor_writes(
     memory: Path, later: None, scans: list[Path], status: Status
 ) -> None:
     fresh(status, memory, "--json")
-    assert not (memory / ".pmem").exists()
+    assert not cache_file(memory, JSON_FILE).parent.exists()
     status(memory, "--json")
     scans.clear()
     fresh(status, memory, "--json")
@@ -299,7 +337,7 @@ def test_no_cache_neither_reads_nor_writes(
 
 
 def test_the_cache_constants_match_meta_cache() -> None:
-    assert JSON_FILE.startswith(meta_cache.CACHE_DIR + "/")
+    assert status_cache._META == model.META_DIR
     assert status_cache._RACY_NS == meta_cache.RACY_NS
 
 
@@ -457,7 +495,7 @@ def test_a_malformed_frozen_date_is_bad_usage_and_stores_nothing(
 ) -> None:
     monkeypatch.setenv("PMEM_TUI_TODAY", "not-a-date")
     assert main(["--root", str(memory), "status", "--json"]) == 2  # bad usage, one sentence (user_input)
-    assert not (memory / JSON_FILE).exists()
+    assert not cache_file(memory, JSON_FILE).exists()
 
 
 @pytest.mark.parametrize("how", ["file", "folder"])

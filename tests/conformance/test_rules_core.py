@@ -26,7 +26,7 @@ from pmem_tui.core.lifecycle import (
 )
 from pmem_tui.core.plan import Plan
 from pmem_tui.core.tokens import estimate_tokens
-from tests.conftest import tree_bytes, write
+from tests.conftest import stock, tree_bytes, write
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -77,18 +77,7 @@ def _plans(root: Path) -> Iterator[tuple[str, Plan]]:
 
 @pytest.mark.rule("PM-CORE-2", "PM-CORE-3", "PM-SAFE-6")
 def test_every_planner_changes_nothing_until_its_plan_is_applied(memory: Path) -> None:
-    write(memory, "_archive/projects/old.md", "# Old\n")
-    write(memory, "_archive/_trash/projects/gone.md", "# Gone\n")
-    write(memory, "_archive/_trash/notes/expired.md", "# Expired\n")
-    write(
-        memory,
-        "_archive/_index.md",
-        (memory / "_archive/_index.md").read_text(encoding="utf-8")
-        + "\n## projects/old.md\n- Index line: `- projects/old.md — old`\n- Archived: 2026-10-01\n"
-        + "- Reason: r\n"
-        + "\n## projects/gone.md\n- Index line: `- projects/gone.md — gone`\n- Deleted: 2026-11-20\n"
-        + "\n## notes/expired.md\n- Index line: `- notes/expired.md — e`\n- Deleted: 2026-01-01\n",
-    )
+    stock(memory)
     before = tree_bytes(memory)
     for name, plan in _plans(memory):
         assert plan.ops, name

@@ -34,7 +34,7 @@ from pmem_tui.core.health_text import _PLAIN_SUMMARY, _summary_info, extract_fac
 from pmem_tui.core.lifecycle import plan_purge, propose_index_line
 from pmem_tui.core.records import empty_archive_index
 from pmem_tui.core.tree import scan
-from tests.conftest import FROZEN_TODAY, write
+from tests.conftest import FROZEN_TODAY, cache_file, write
 
 TODAY = FROZEN_TODAY
 REPO = Path(__file__).resolve().parents[2]
@@ -477,9 +477,11 @@ def test_nothing_is_written_touched_or_created(planted: Path, use_cache: bool) -
     for _ in range(2):
         check_health(planted, use_cache=use_cache)
     assert snapshot(planted) == before
-    meta = {p.relative_to(planted).as_posix() for p in (planted / ".pmem").rglob("*")} if use_cache else set()
-    assert meta == ({".pmem/cache", FEATURES_FILE, REPORT_FILE} if use_cache else set())
-    assert (planted / ".pmem").exists() is use_cache
+    assert not (planted / ".pmem").exists()
+    folder = cache_file(planted, FEATURES_FILE).parent
+    cached = {p.name for p in folder.iterdir()} if use_cache else set()
+    assert cached == ({FEATURES_FILE, REPORT_FILE} if use_cache else set())
+    assert folder.exists() is use_cache
 
 
 # -- cache ---------------------------------------------------------------------------------------------------
@@ -526,8 +528,8 @@ def test_a_file_changed_just_now_is_read_again(planted: Path) -> None:
 
 def test_a_broken_cache_is_ignored(planted: Path) -> None:
     check_health(planted)
-    (planted / FEATURES_FILE).write_bytes(b"{not json\n\x00")
-    (planted / REPORT_FILE).write_text("[]", encoding="utf-8")
+    cache_file(planted, FEATURES_FILE).write_bytes(b"{not json\n\x00")
+    cache_file(planted, REPORT_FILE).write_text("[]", encoding="utf-8")
     report = check_health(planted)
     assert report.stats.cache == "cold" and report.stats.cache_written
     assert report.proposals == check_health(planted, use_cache=False).proposals
@@ -536,7 +538,9 @@ def test_a_broken_cache_is_ignored(planted: Path) -> None:
 def test_a_cache_folder_that_is_a_symlink_is_not_used(planted: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    (planted / ".pmem").symlink_to(elsewhere)
+    folder = cache_file(planted, REPORT_FILE).parent
+    folder.parent.mkdir(exist_ok=True)
+    folder.symlink_to(elsewhere)
     report = check_health(planted)
     assert not report.stats.cache_written
     assert list(elsewhere.iterdir()) == []

@@ -1,4 +1,5 @@
-"""The deep scan's cache (`.pmem/cache/scan-v3.bin`): identical results, re-reads, never trusted blindly."""
+"""The deep scan's cache (`scan-v3.bin`, in the user's cache folder): identical results, re-reads, never
+trusted blindly, never under the root."""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ import pytest
 
 from pmem_tui.core import meta_cache, scan_cache, tree
 from pmem_tui.core.scan_cache import SCAN_FILE
-from tests.conftest import tree_bytes, write
+from tests.conftest import cache_file, tree_bytes, write
 
 
 def load(root: Path) -> tuple[Any, ...]:
     """The cache's payload: (written_ns, index digest, index rows, files)."""
-    payload = scan_cache._unpack((root / SCAN_FILE).read_bytes())
+    payload = scan_cache._unpack(cache_file(root, SCAN_FILE).read_bytes())
     assert payload is not None
     return payload
 
@@ -26,7 +27,7 @@ def load(root: Path) -> tuple[Any, ...]:
 def dump(root: Path, payload: tuple[Any, ...]) -> None:
     """Write `payload` as a well-formed cache file (right magic and checksum), whatever its values."""
     data = marshal.dumps(payload)
-    write(root, SCAN_FILE, b"pmem-scan-v3\n%d\n" % zlib.crc32(data) + data)
+    cache_file(root, SCAN_FILE).write_bytes(b"pmem-scan-v3\n%d\n" % zlib.crc32(data) + data)
 
 
 def age(root: Path, rel: str, seconds: int) -> None:
@@ -65,17 +66,17 @@ def aged(memory: Path) -> Path:
 
 def test_a_warm_scan_equals_a_cold_one_and_reads_nothing(aged: Path, reads: list[str]) -> None:
     cold = tree.scan(aged, cache=False)
-    assert not (aged / ".pmem").exists()
+    assert not cache_file(aged, SCAN_FILE).parent.exists()
     reads.clear()
     first = tree.scan(aged, cache=True)
-    assert (aged / SCAN_FILE).is_file()
+    assert cache_file(aged, SCAN_FILE).is_file()
     assert len(reads) == len(cold.active) == 4
     reads.clear()
-    written = (aged / SCAN_FILE).stat().st_mtime_ns
+    written = cache_file(aged, SCAN_FILE).stat().st_mtime_ns
     warm = tree.scan(aged, cache=True)
     assert reads == []
     assert warm == first == cold
-    assert (aged / SCAN_FILE).stat().st_mtime_ns == written  # nothing changed: not rewritten
+    assert cache_file(aged, SCAN_FILE).stat().st_mtime_ns == written  # nothing changed: not rewritten
     assert {p.kind for p in warm.problems} >= {"unreadable", "invalid-summary"}
 
 
@@ -132,16 +133,17 @@ def test_an_unusable_cache_is_ignored(
     cold = tree.scan(aged, cache=False)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
+    folder = cache_file(aged, SCAN_FILE).parent
     if damage == "garbage":
-        write(aged, SCAN_FILE, b"{not json\x00")
+        write(folder, SCAN_FILE, b"{not json\x00")
     elif damage in ("truncated", "flipped-byte"):
         tree.scan(aged, cache=True)
-        data = bytearray((aged / SCAN_FILE).read_bytes())
+        data = bytearray(cache_file(aged, SCAN_FILE).read_bytes())
         if damage == "truncated":
             del data[-5:]
         else:
             data[-20] ^= 0x10
-        write(aged, SCAN_FILE, bytes(data))
+        write(folder, SCAN_FILE, bytes(data))
     elif damage == "wrong-types":
         tree.scan(aged, cache=True)
         written, digest, _, files = load(aged)
@@ -152,9 +154,10 @@ def test_an_unusable_cache_is_ignored(
         written, digest, _, files = load(aged)
         dump(aged, (written, digest, [[1, 2]], {path: ("x",) for path in files}))
     elif damage == "cache-is-a-file":
-        write(aged, meta_cache.CACHE_DIR, "not a folder")
+        write(folder.parent, folder.name, "not a folder")
     elif damage == "symlink":
-        (aged / ".pmem").symlink_to(elsewhere)
+        folder.parent.mkdir(exist_ok=True)
+        folder.symlink_to(elsewhere)
     else:
 
         def failing(folder: Path, name: str, data: bytes) -> None:
@@ -175,13 +178,14 @@ def test_only_the_cache_is_written(aged: Path) -> None:
         tree.scan(aged, cache=True)
     tree.scan(aged, deep=False, cache=True)
     assert state() == before
-    meta = {p.relative_to(aged).as_posix() for p in (aged / ".pmem").rglob("*")}
-    assert meta == {".pmem/cache", SCAN_FILE}
+    assert not (aged / ".pmem").exists()
+    assert [p.name for p in cache_file(aged, SCAN_FILE).parent.iterdir()] == [SCAN_FILE]
 
 
 def test_a_shallow_scan_never_writes(aged: Path) -> None:
     tree.scan(aged, deep=False, cache=True)
     assert not (aged / ".pmem").exists()
+    assert not cache_file(aged, SCAN_FILE).parent.exists()
 
 
 def test_an_edit_that_puts_the_mtime_back_is_read_again(aged: Path, reads: list[str]) -> None:

@@ -22,6 +22,7 @@ from pmem_tui.core import journal, records
 from pmem_tui.core.doctor import plan_doctor
 from pmem_tui.core.executor import apply
 from pmem_tui.core.fsops import TEMP_PREFIX, HardStop
+from pmem_tui.core.meta_dir import GITIGNORE, GITIGNORE_BYTES
 from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, META_DIR, ArchiveRecord
 from pmem_tui.core.plan import Plan
 from pmem_tui.core.tree import scan
@@ -68,8 +69,10 @@ def restore(root: Path, state: State, *, journal_dir: bool = True) -> None:
             shutil.rmtree(root)
         return
     root.mkdir(parents=True, exist_ok=True)
-    if journal_dir:
-        (root / journal.JOURNAL_DIR).mkdir(parents=True, exist_ok=True)  # every run starts alike
+    if journal_dir:  # every run starts alike: the tool's own folder complete, its journal empty
+        (root / journal.JOURNAL_DIR).mkdir(parents=True, exist_ok=True)
+        if not (root / GITIGNORE).exists():
+            (root / GITIGNORE).write_bytes(GITIGNORE_BYTES)
     for name in journal_files(root):
         (root / journal.JOURNAL_DIR / name).unlink()
     have_dirs: list[str] = []

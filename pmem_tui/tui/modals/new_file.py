@@ -47,7 +47,7 @@ class NewFileModal(ModalScreen[NewFileRequest | None]):
                     Text(
                         "The memory root does not exist yet. The save preview lists the whole structure "
                         "it creates (_core/, projects/, notes/, _archive/, _archive/_trash/, _index.md, "
-                        "_archive/_index.md); nothing is written before you confirm."
+                        "_archive/_index.md, pmem-tui's own .pmem/); nothing is written before you confirm."
                     ),
                     id="plan-explanation",
                 )

@@ -85,6 +85,9 @@ def render_plan(plan: Plan) -> RenderableType:
     if pv.recovery:
         parts.append(_section("Recovery"))
         parts.append(_line("  ", pv.recovery, ""))
+    if pv.meta_creates:
+        parts.append(_section("pmem-tui's own folder (lock and journal; ignored by git)"))
+        parts.append(_line("  + ", "  + ".join(pv.meta_creates), ADD))
     for diff in pv.diffs:
         parts.append(_section(f"Diff: {textio.display(diff.path)}" + (" (new file)" if diff.is_new else "")))
         parts.append(diff_text(diff))
