@@ -21,6 +21,7 @@ from pmem_tui.core.errors import Busy
 from pmem_tui.core.executor import apply
 from pmem_tui.core.health import HealthReport
 from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, Snapshot
+from tests.conftest import cache_file
 from tests.faults.harness import FIGURES, Counting, Stepper, capture, restore
 from tests.faults.test_boundaries import SCENARIOS, Scenario
 
@@ -129,7 +130,7 @@ def test_status_does_not_cache_what_it_read_while_an_action_ran(
     scenario = next(s for s in SCENARIOS if s.name == "archive")
     root = tmp_path / "mem"
     before, _, _, steps = _prepare(scenario, root)
-    cache = root / status_cache.STATUS_FILES["json"]
+    cache = cache_file(root, status_cache.STATUS_FILES["json"])
     for offset in range(0, steps, 2):
         restore(root, before)
         cache.unlink(missing_ok=True)
