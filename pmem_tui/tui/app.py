@@ -148,7 +148,7 @@ class PmemApp(App[int]):
         self.snapshot: Snapshot | None = None
         self.baseline: Baseline | None = None
         self._history: undo.History | None = None  # made on first use: its module loads lifecycle
-        self.kept: set[str] = set()  # health proposals dismissed with `k` this session
+        self.kept: set[str] = set()  # health proposals dismissed with `K` this session
         self.watcher = MemoryWatcher(self.root, self._watcher_notify)
         self._generation = 0
         self._shown_generation = 0

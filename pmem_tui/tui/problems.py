@@ -1,34 +1,76 @@
 """One problem count: the app's scan is shallow (stat only), so what only a read finds (an invalid summary,
-invalid UTF-8) is checked here, in a worker after each scan; the header then counts what `status` counts,
-and `!` shows the Index rows those problems are about."""
+invalid UTF-8) is checked here, in a worker: every active file after a full scan, only the changed ones
+after a patch. The header then counts what `status` counts, and `!` shows the Index rows concerned."""
 
 from __future__ import annotations
 
+from collections.abc import Set
 from pathlib import Path
 
 from pmem_tui.core.model import Problem, Snapshot, SummaryState
 
-MAX_CHECKED = 20_000  # beyond this many active files the header says the summaries are not checked here
+MAX_CHECKED = 20_000  # beyond this many active files the header says the summaries are not read here
+Found = dict[str, tuple[Problem, ...]]  # per file read, its problems (none: an empty tuple)
 
 
-def check_contents(root: Path, snap: Snapshot) -> tuple[Problem, ...] | None:
-    """The problems a deep read of the active files finds (None: too many files to read here)."""
+def check_contents(root: Path, snap: Snapshot, paths: Set[str] | None = None) -> Found | None:
+    """What a read of the active files (or of `paths` only) finds; None: too many files to read here."""
     from pmem_tui.core import tree  # the scan's module: loaded by the worker, not for the first frame
 
-    if len(snap.active) > MAX_CHECKED:
+    files = [f for f in snap.active if paths is None or f.path in paths]
+    if len(files) > MAX_CHECKED:
         return None
-    found: list[Problem] = []
-    for f in snap.active:
+    found: Found = {}
+    for f in files:
         if f.summary.state is not SummaryState.UNKNOWN:
             continue  # read by the scan already: its problems are in the snapshot
         try:
             content = tree.inspect_file(root / f.path)
         except OSError as err:
-            found.append(Problem("unreadable", f.path, f"cannot be read: {err.strerror}"))
+            found[f.path] = (Problem("unreadable", f.path, f"cannot be read: {err.strerror}"),)
         else:
-            found += tree.content_problems(f.path, content)
-    return tuple(found)
+            found[f.path] = tuple(tree.content_problems(f.path, content))
+    return found
 
 
-def all_problems(snap: Snapshot, contents: tuple[Problem, ...] | None) -> tuple[Problem, ...]:
-    return snap.problems + (contents or ())
+class ContentProblems:
+    """The reads' findings by path. A full check replaces them, a partial one updates its files; the
+    result of a check started before the latest full one is dropped."""
+
+    def __init__(self) -> None:
+        self.by_path: Found | None = None  # None: not known yet
+        self.too_many = False
+        self.generation = 0
+
+    def start(self, full: bool) -> int:
+        """A check begins; the last findings stay shown until it ends (no count flickering by)."""
+        if full:
+            self.generation += 1
+        return self.generation
+
+    def merge(self, generation: int, found: Found | None, full: bool) -> bool:
+        """Take a check's result; False if it came too late (a newer full check replaces it)."""
+        if generation != self.generation:
+            return False
+        if found is None:
+            self.too_many, self.by_path = True, {}
+        elif full or self.by_path is None:
+            self.too_many, self.by_path = False, dict(found)
+        else:
+            self.by_path.update(found)
+        return True
+
+    def problems(self, snap: Snapshot) -> tuple[Problem, ...] | None:
+        """Every problem of `snap`, the reads' included (None: not read yet)."""
+        if self.by_path is None:
+            return None
+        active = {f.path for f in snap.active} if self.by_path else set()
+        return snap.problems + tuple(
+            p for path, found in self.by_path.items() if path in active for p in found
+        )
+
+    def note(self) -> str:
+        """What the header adds to its count while the reads' findings are not in it."""
+        if self.by_path is None:
+            return "summaries not checked yet"
+        return f"summaries not read here: over {MAX_CHECKED:,} files; see `status`" if self.too_many else ""

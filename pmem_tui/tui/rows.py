@@ -292,7 +292,7 @@ COLUMNS = {
     "index": ("route", "title", "summary"),
     "core": ("path", "size", "modified"),
     "archive": ("path", "archived", "reason"),
-    "trash": ("path", "deleted", "purge"),
+    "trash": ("path", "deleted", "recovery"),
 }
 
 

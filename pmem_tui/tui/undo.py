@@ -61,6 +61,8 @@ class History:
             self.done.append(Step(step.title, plan))
 
     def undo_offer(self, root: Path) -> tuple[Step, UndoOffer]:
+        if not self.done and self.undone:
+            raise NoUndo("Nothing left to undo: every action of this session is undone; ctrl+y redoes.")
         if not self.done:
             raise NoUndo("Nothing to undo: no action was applied in this session.")
         step = self.done[-1]

@@ -297,7 +297,7 @@ async def test_ctrl_z_plans_the_inverse_of_archive_delete_and_recover(demo_root:
         assert (demo_root / "_index.md").read_bytes() == index_before  # the line is back in its place
         # The undo is not an action of its own: ctrl+z again has nothing left to undo (issue 14, item 12).
         await pilot.press("ctrl+z")
-        assert "Nothing to undo" in app.notes_text().splitlines()[-1]
+        assert "Nothing left to undo" in app.notes_text().splitlines()[-1]
         # ctrl+y redoes it, through its own preview, titled as a redo: archive again (reason prefilled).
         await pilot.press("ctrl+y")
         m = modal(app)

@@ -329,7 +329,7 @@ async def test_marked_fixes_are_previewed_one_after_the_other(demo_root: Path, m
         assert "(notes/ideas.md)" not in text and "(projects/outage-scratch.md)" not in text
 
 
-@pytest.mark.rule("PM-HEALTH-5", "PM-ARC-2", "PM-DEL-1")
+@pytest.mark.rule("PM-HEALTH-4", "PM-HEALTH-5", "PM-ARC-2", "PM-DEL-1")
 async def test_marked_rows_are_planned_together(demo_root: Path, make_app) -> None:
     aged(demo_root)
     app = make_app(demo_root)

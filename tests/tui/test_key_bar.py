@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from tui_helpers import RecordingApp, bare_root, settle
 
@@ -73,6 +74,7 @@ async def test_help_and_quit_stay_at_80_columns(demo_root: Path) -> None:
         assert "/ Filter" in text  # the pane's first keys still fit
 
 
+@pytest.mark.rule("PM-UPG-4")
 async def test_upgrade_is_offered_while_the_lifecycle_is_incomplete(tmp_path: Path) -> None:
     root = bare_root(tmp_path)
     app = RecordingApp(root)

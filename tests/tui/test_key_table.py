@@ -66,3 +66,4 @@ async def test_the_help_screen_shows_every_section_from_the_table(demo_root: Pat
         for section in actions.HELP:
             assert section.title in shown
         assert "Epics pane" in shown and "1 2 3 4 5" in shown and "ctrl+y" in shown
+        assert "(Archive, Trash)" in shown  # where recover works

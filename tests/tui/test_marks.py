@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from tui_helpers import RecordingApp, fill, settle
 
@@ -41,6 +42,7 @@ async def test_the_tab_counts_marks_and_escape_clears_them(demo_root: Path) -> N
         assert "3 marks cleared" in app.notes_text()
 
 
+@pytest.mark.rule("PM-SAFE-6", "PM-CORE-3")
 async def test_a_batch_names_every_marked_row_the_filter_hides(demo_root: Path) -> None:
     app = RecordingApp(demo_root)
     async with app.run_test(size=(160, 48)) as pilot:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 from tui_helpers import RecordingApp, settle
@@ -20,6 +21,7 @@ REFUSED = (
 )
 
 
+@pytest.mark.rule("PM-SAFE-2", "PM-SAFE-5")
 async def test_a_refused_path_keeps_the_dialog_open_with_the_reason_under_the_field(demo_root: Path) -> None:
     ran: list[Path] = []
     app = RecordingApp(demo_root, editor=ran.append)

@@ -36,7 +36,7 @@ async def test_bang_shows_only_the_rows_with_a_problem_and_again_every_row(demo_
         view = app.main_screen.view("index")
         every = len(view.list.all_rows)
         assert await until(
-            pilot, lambda: app.main_screen is not None and app.main_screen.content_problems is not None
+            pilot, lambda: app.main_screen is not None and app.main_screen.content.by_path is not None
         )
         await pilot.press("exclamation_mark")
         await settle(pilot)
@@ -48,3 +48,20 @@ async def test_bang_shows_only_the_rows_with_a_problem_and_again_every_row(demo_
         await pilot.press("exclamation_mark")
         await settle(pilot)
         assert len(view.list.all_rows) == every
+
+
+async def test_a_summary_fixed_on_disk_leaves_the_count(demo_root: Path) -> None:
+    """After a change the watcher sees, only the changed file is read again; its problem goes."""
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        before = len(tree.scan(demo_root, deep=True).problems)
+        assert await until(pilot, lambda: f"{before} problems" in header(app))
+        beacon = demo_root / "projects/beacon.md"
+        text = beacon.read_text(encoding="utf-8")
+        head, _, rest = text.partition("## Summary\n")
+        fixed = head + "## Summary\n- One.\n- Two.\n- Three.\n" + rest
+        beacon.write_text(fixed, encoding="utf-8")
+        assert len(tree.scan(demo_root, deep=True).problems) == before - 1
+        app.request_rescan(frozenset({"projects/beacon.md"}))
+        assert await until(pilot, lambda: f"{before - 1} problem" in header(app))

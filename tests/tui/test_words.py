@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tui_helpers import RecordingApp, settle
 
 from pmem_tui.core import lifecycle
@@ -41,6 +42,7 @@ def test_counts_are_singular_or_plural_never_s_in_brackets(demo_root: Path) -> N
     assert "(1 file)" in one and "files)" not in one
 
 
+@pytest.mark.rule("PM-UPG-4")
 def test_core_sentences_name_the_key_in_the_app() -> None:
     message = "Cannot archive: the lifecycle structure is incomplete; run `pmem-tui upgrade` first."
     assert in_keys(message).endswith("press U to preview the upgrade first.")
@@ -49,6 +51,7 @@ def test_core_sentences_name_the_key_in_the_app() -> None:
     )
 
 
+@pytest.mark.rule("PM-DEL-5")
 async def test_the_trash_pane_does_not_promise_an_automatic_purge(demo_root: Path) -> None:
     app = RecordingApp(demo_root)
     async with app.run_test(size=(160, 48)) as pilot:

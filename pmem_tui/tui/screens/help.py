@@ -12,7 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from pmem_tui.tui.actions import HELP, Section
+from pmem_tui.tui.actions import HELP, Section, where_text
 
 
 def key_table(section: Section) -> Table:
@@ -26,7 +26,11 @@ def key_table(section: Section) -> Table:
     table.add_column("key", style="bold cyan", no_wrap=True, width=34)
     table.add_column("action", ratio=1)
     for action in section.actions:
-        table.add_row(Text(action.keys_text), Text(action.help))
+        text = Text(action.help)
+        where = where_text(action) if section is HELP[0] else ""
+        if where:
+            text.append(f"  ({where})", style="dim")  # the panes where the key works
+        table.add_row(Text(action.keys_text), text)
     return table
 
 

@@ -13,12 +13,12 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
-from pmem_tui.core.model import Problem, Snapshot
+from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import Baseline
 from pmem_tui.tui.actions import MAIN, MARK, bindings
 from pmem_tui.tui.focus import focus_now
 from pmem_tui.tui.messages import ShowInPreview
-from pmem_tui.tui.problems import all_problems, check_contents
+from pmem_tui.tui.problems import ContentProblems, Found, check_contents
 from pmem_tui.tui.rows import PANE_TITLES, PANES, Row, rows_for
 from pmem_tui.tui.widgets.header import StatusHeader
 from pmem_tui.tui.widgets.key_bar import KeyBar
@@ -47,9 +47,7 @@ class MainScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._labels: dict[str, str] = {}
-        # What a read of the active files finds (`tui/problems.py`); None: not checked yet.
-        self.content_problems: tuple[Problem, ...] | None = None
-        self._checked: Snapshot | None = None
+        self.content = ContentProblems()  # what a read of the active files finds (`tui/problems.py`)
 
     def compose(self) -> ComposeResult:
         app = self._app
@@ -176,7 +174,7 @@ class MainScreen(Screen[None]):
             view.show_problems(None)
         else:
             snap = self._app.snapshot
-            problems = all_problems(snap, self.content_problems) if snap is not None else ()
+            problems = (self.content.problems(snap) or snap.problems) if snap is not None else ()
             view.show_problems(frozenset(p.path for p in problems))
             if not problems:
                 self.notify("No problems: every row is shown.")
@@ -231,24 +229,28 @@ class MainScreen(Screen[None]):
     def refresh_header(self) -> None:
         app = self._app
         snap = app.snapshot
-        count = None
-        if snap is not None and self.content_problems is not None and self._checked is snap:
-            count = len(all_problems(snap, self.content_problems))
+        problems = self.content.problems(snap) if snap is not None else None
         self.query_one("#header", StatusHeader).update_state(
-            app.root_label, snap, app.baseline, app.watcher.mode, problems=count
+            app.root_label,
+            snap,
+            app.baseline,
+            app.watcher.mode,
+            problems=None if problems is None else len(problems),
+            note=self.content.note(),
         )
-        if snap is not None and snap.exists and self._checked is not snap:
-            self._checked = snap
-            self._check_contents(snap)
 
-    @work(thread=True, exclusive=True, group="problems", exit_on_error=False, description="problems")
-    def _check_contents(self, snap: Snapshot) -> None:
-        found = check_contents(self._app.root, snap)
-        self.app.call_from_thread(self._contents_checked, snap, found)
+    def check_contents(self, snap: Snapshot, paths: frozenset[str] | None = None) -> None:
+        """Read the active files (`paths` only: after a patch) for the problems only a read finds."""
+        if snap.exists:
+            self._check_contents(snap, paths, self.content.start(full=paths is None))
 
-    def _contents_checked(self, snap: Snapshot, found: tuple[Problem, ...] | None) -> None:
-        if snap is self._app.snapshot:
-            self.content_problems = found if found is not None else ()
+    @work(thread=True, group="problems", exit_on_error=False, description="problems")
+    def _check_contents(self, snap: Snapshot, paths: frozenset[str] | None, generation: int) -> None:
+        found = check_contents(self._app.root, snap, paths)
+        self.app.call_from_thread(self._contents_checked, generation, found, paths is None)
+
+    def _contents_checked(self, generation: int, found: Found | None, full: bool) -> None:
+        if self.content.merge(generation, found, full):
             self.refresh_header()
 
     def update_snapshot(
@@ -259,6 +261,7 @@ class MainScreen(Screen[None]):
         for name in PANES:
             view = self.view(name)
             view.apply_rows(rows[name] if rows is not None and name in rows else rows_for(name, snap))
+        self.check_contents(snap)
         self.refresh_header()
         self._update_banner(snap)
         self._update_tab_labels()
@@ -279,7 +282,9 @@ class MainScreen(Screen[None]):
         view = self.view("index")
         if view.problem_paths is not None:
             return False  # a patched row may join or leave the problems: rebuild
-        self._checked = None  # its summary may have changed: check again
+        snap = self._app.snapshot
+        if snap is not None:
+            self.check_contents(snap, frozenset(r.path for r in rows))  # their summaries may have changed
         return all(view.list.update_row(row) for row in rows)
 
     def _update_tab_labels(self) -> None:

@@ -24,8 +24,10 @@ def header_text(
     watch_mode: str,
     scanning: bool = False,
     problems: int | None = None,
+    note: str = "",
 ) -> Text:
-    """`problems`: the whole count, the summaries read too (None: not checked yet, the scan's count)."""
+    """`problems`: the whole count, the summaries read too (None: the scan's count); `note`: what the
+    count leaves out, if anything."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("pmem-tui ", style="bold")
     text.append(display(root_label))
@@ -59,8 +61,8 @@ def header_text(
     count = len(snap.problems) if problems is None else problems
     text.append(f"{count}", style="bold yellow" if count else "bold")
     text.append(" problem" if count == 1 else " problems")
-    if problems is None:
-        text.append(" (summaries not checked yet)", style="dim")
+    if note:
+        text.append(f" ({note})", style="dim")
     if base is not None:
         text.append("  ·  baseline ", style="dim")
         text.append(f"≈{base.tokens:,} tokens", style="bold")
@@ -81,5 +83,6 @@ class StatusHeader(Static):
         watch_mode: str,
         scanning: bool = False,
         problems: int | None = None,
+        note: str = "",
     ) -> None:
-        self.update(header_text(root_label, snap, base, watch_mode, scanning, problems))
+        self.update(header_text(root_label, snap, base, watch_mode, scanning, problems, note))

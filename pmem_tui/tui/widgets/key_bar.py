@@ -105,7 +105,7 @@ class KeyBar(Widget, can_focus=False):
             add(*hint)
             room -= self._width(hint)
         gap = width - len(text) - sum(map(self._width, right))
-        if gap > 0:
+        if gap > 0 and right:
             text.append(" " * (gap - 1) + "▕", text_style)
         for hint in right:
             add(*hint)
