@@ -837,4 +837,5 @@ def run_app(root: Path, demo: bool = False, project: str | None = None) -> int:
     finally:
         if demo_dir is not None:
             shutil.rmtree(demo_dir, ignore_errors=True)
-    return int(result or 0)
+    # A crash: Textual restored the terminal and printed the traceback; its return code is 1, not 0.
+    return app.return_code or int(result or 0)
