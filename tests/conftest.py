@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,17 @@ FROZEN_TODAY = dt.date(2026, 11, 30)
 @pytest.fixture(autouse=True)
 def _frozen_today(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PMEM_TUI_TODAY", FROZEN_TODAY.isoformat())
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_state_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The app keeps refused edits as drafts in the person's state folder: never the real one in tests."""
+    patch = pytest.MonkeyPatch()
+    base = tmp_path_factory.mktemp("xdg")
+    patch.setenv("XDG_STATE_HOME", str(base / "state"))
+    patch.setenv("XDG_CACHE_HOME", str(base / "cache"))
+    yield
+    patch.undo()
 
 
 @pytest.fixture
