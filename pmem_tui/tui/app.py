@@ -41,6 +41,7 @@ from pmem_tui.tui.rows import DEAD, PANES, Row, head_rows, rows_for
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.screens.welcome import WelcomeScreen
+from pmem_tui.tui.signals import at_hangup, exit_on_termination
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.pane import ExtraPane
 
@@ -166,6 +167,7 @@ class PmemApp(App[int]):
         return clock_today()
 
     async def on_mount(self) -> None:
+        exit_on_termination(self)
         await self.push_screen(MainScreen())
         if not self.root.is_dir():
             self.push_screen(WelcomeScreen())
@@ -774,6 +776,7 @@ def run_app(root: Path, demo: bool = False, project: str | None = None) -> int:
         from pmem_tui.demo_epics import build_epics_demo  # the Epics pane's sample project
 
         project = str(build_epics_demo(demo_dir, clock_today()))
+        at_hangup(partial(shutil.rmtree, demo_dir, ignore_errors=True))
     app = PmemApp(root, project=project, root_label=label, extra_panes=_extra_panes(project))
     try:
         result = app.run()

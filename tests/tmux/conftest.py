@@ -45,7 +45,13 @@ class Pane:
         )
         return done.stdout
 
-    def start(self, size: tuple[int, int], env: dict[str, str], app_args: str = "--demo") -> None:
+    def start(
+        self,
+        size: tuple[int, int],
+        env: dict[str, str],
+        app_args: str = "--demo",
+        python_args: str = "-m pmem_tui",
+    ) -> None:
         settings = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
         workdir = shlex.quote(str(self.workdir))
         command = (
@@ -53,7 +59,7 @@ class Pane:
             # they would override the pane's real size.
             f"cd {workdir} && env -u COLUMNS -u LINES -u NO_COLOR -u VISUAL -u EDITOR TMPDIR={workdir} "
             f"{settings} "
-            f"{shlex.quote(sys.executable)} -m pmem_tui {app_args}; "
+            f"{shlex.quote(sys.executable)} {python_args} {app_args}; "
             f'echo "$?" > {shlex.quote(str(self.status_file))}; echo "pmem exited"; exec sleep 600'
         )
         width, height = size
@@ -90,6 +96,13 @@ class Pane:
 
     def keys(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", "app", *keys)
+
+    def app_pid(self) -> int:
+        """The app's process (the shell's child in the pane)."""
+        shell = self.tmux("list-panes", "-t", "app", "-F", "#{pane_pid}").strip()
+        children = (Path("/proc") / shell / "task" / shell / "children").read_text().split()
+        assert len(children) == 1, children
+        return int(children[0])
 
     def exit_status(self) -> int:
         self.wait(lambda _s: self.status_file.exists() and self.status_file.read_text().strip() != "", "exit")

@@ -4,7 +4,11 @@ editor)."""
 
 from __future__ import annotations
 
+import os
+import shlex
+import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,9 +29,18 @@ def started(pane: Pane) -> str:
     return pane.wait_for("projects/atlas.md", "Summary", "valid")
 
 
-def quit_cleanly(pane: Pane, workdir: Path) -> None:
-    pane.keys("q")
-    assert pane.exit_status() == 0
+def running(pid: int) -> bool:
+    """The process exists and is not a zombie (a container's init may be slow to reap it)."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def quit_cleanly(pane: Pane, workdir: Path, status: int = 0) -> None:
+    if not status:
+        pane.keys("q")
+    assert pane.exit_status() == status
     screen = pane.wait_for("pmem exited")
     assert "Traceback" not in screen and "Error" not in screen, screen
     assert not pane.alternate_screen()  # the terminal is back to the shell's screen
@@ -93,3 +106,39 @@ def test_an_editor_with_arguments_runs_and_the_app_comes_back(pane: Pane, tmp_pa
     pane.keys("Escape")
     pane.wait_for_notice("Cancelled: nothing was changed.")
     quit_cleanly(pane, tmp_path)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_termination_signal_restores_the_terminal_and_removes_the_demo(
+    pane: Pane, tmp_path: Path, signum: signal.Signals
+) -> None:
+    pane.start((80, 24), {"TERM": "xterm-256color"})
+    started(pane)
+    os.kill(pane.app_pid(), signum)
+    quit_cleanly(pane, tmp_path, status=128 + signum)
+
+
+def test_a_closed_terminal_still_removes_the_demo(pane: Pane, tmp_path: Path) -> None:
+    pane.start((80, 24), {"TERM": "xterm-256color"})
+    started(pane)
+    pid = pane.app_pid()
+    pane.tmux("kill-pane", "-t", "app")  # the window closes: SIGHUP, and the terminal is gone
+    deadline = time.monotonic() + 30
+    while running(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(pid)  # before: Textual's exit waited forever on the closed terminal
+    assert not list(tmp_path.glob("pmem-demo-*"))
+
+
+def test_a_crash_restores_the_terminal_and_exits_non_zero(pane: Pane, tmp_path: Path) -> None:
+    crash = (
+        "import pmem_tui.tui.app as a, pmem_tui.cli as c; "
+        "a.PmemApp._show_head = lambda self: 1 / 0; "
+        "raise SystemExit(c.main(['--demo']))"
+    )
+    pane.start((80, 24), {"TERM": "xterm-256color"}, app_args="", python_args=f"-c {shlex.quote(crash)}")
+    screen = pane.wait_for("ZeroDivisionError", "pmem exited")
+    assert pane.exit_status() == 1
+    assert not pane.alternate_screen()
+    assert not list(tmp_path.glob("pmem-demo-*"))
+    assert "pmem exited" in screen
