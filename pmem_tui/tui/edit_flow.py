@@ -1,9 +1,9 @@
 """`e` and `n`: a copy in the editor, then the save preview; an edit whose save is refused is kept as a draft.
 
 The editor never gets the memory file itself: it edits a copy in a private temp folder. A save that is
-refused (a secret, a bad index line...) keeps the edit in `core.drafts`, outside the memory root; the next
-`e` on that file (or `n` with that path) opens the draft instead of the file, until the draft is saved,
-or discarded by leaving the editor without changing it.
+refused (a secret, a bad index line...; or at apply time) keeps the edit in `core.drafts`, outside the
+memory root; the next `e` on that file (or `n` with that path) opens the draft instead of the file, until
+the draft is saved, or discarded by leaving the editor without changing it.
 """
 
 from __future__ import annotations
@@ -106,16 +106,19 @@ def offer_save(
         drafts.discard(app.root, rel)
         app.notify(plan.outcome or f"{rel} is unchanged; nothing to save.")
         return
-    note: str | None = None
-    if drafts.read(app.root, rel) is not None:  # a draft's edit: the draft follows it until it is saved
-        note = _keep_draft(app, rel, content)
+    # Kept until the save succeeds: a refusal at apply time ("changed since the preview") or a crash while
+    # the preview is open loses nothing. Cancelling drops it, unless the edit was already a draft.
+    was_draft = drafts.read(app.root, rel) is not None
+    note = _keep_draft(app, rel, content)
 
     def saved() -> None:
         drafts.discard(app.root, rel)
 
     def cancelled() -> None:
-        if note is not None:
+        if was_draft:
             app.notify(note)
+        else:
+            drafts.discard(app.root, rel)
 
     app.open_plan(title=plan.title, plan=plan, explanation=explanation, then=saved, on_cancel=cancelled)
 

@@ -163,3 +163,26 @@ async def test_a_refused_new_file_keeps_its_draft_for_the_same_path(demo_root: P
         await pilot.press("n", *"keys.md", "enter", "enter")
         await settle(pilot)
         assert seen == [b"# Keys\n\n", b"# Keys\n\n" + SECRET.encode()]
+
+
+@pytest.mark.rule("PM-SAVE-3")
+async def test_an_edit_refused_at_apply_time_is_kept_and_a_cancelled_one_is_not(demo_root: Path) -> None:
+    rel = "projects/atlas.md"
+
+    def editor(path: Path) -> None:
+        path.write_bytes(path.read_bytes() + b"- Redis 7.\n")
+
+    app = RecordingApp(demo_root, editor=editor)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        assert isinstance(app.screen, PlanModal)
+        await pilot.press("escape")  # an ordinary edit, cancelled: nothing is kept
+        assert drafts.read(demo_root, rel) is None
+        await pilot.press("e")
+        (demo_root / rel).write_bytes(b"# Atlas\n\nAn agent's rewrite.\n")  # after the preview, before y
+        await pilot.press("y")
+        await settle(pilot)
+        assert "changed since the preview" in app.errors()[-1]
+        kept = drafts.read(demo_root, rel)
+        assert kept is not None and kept[1].endswith(b"- Redis 7.\n")  # the edit survived the refusal
