@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tmux.conftest import Pane
+from tests.tmux.terminal import Pane
 
 SIZES = [(80, 24), (160, 48)]
 TERMINALS = [

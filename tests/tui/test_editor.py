@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tui_helpers import RecordingApp, settle
 
 from pmem_tui.core import drafts
@@ -35,6 +37,17 @@ def test_the_editor_command_visual_first_split_like_a_shell() -> None:
     assert editor_command({}) == ["vi"]
     with pytest.raises(EditorFailed, match=r"\$EDITOR .* cannot be read as a command"):
         editor_command({"EDITOR": "vim '-u"})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["VISUAL", "EDITOR"]), st.text(max_size=30)))
+def test_any_editor_setting_gives_a_command_or_one_sentence(env: dict[str, str]) -> None:
+    try:
+        words = editor_command(env)
+    except EditorFailed as err:
+        assert str(err).startswith("$") and str(err).endswith(".") and "\n" not in str(err)
+    else:
+        assert words and all(isinstance(w, str) for w in words)
 
 
 def test_the_screen_is_resumed_when_the_editor_hook_raises() -> None:
