@@ -167,7 +167,9 @@ async def test_real_observer_sees_an_external_write(demo_root: Path) -> None:
         assert await until(pilot, lambda: app.watcher.mode in ("live", "polling"))
         assert "● live" in str(app.main_screen.query_one("#header").render()) or app.watcher.mode == "polling"
         (demo_root / "notes/live.md").write_text("# Live\n", encoding="utf-8")
-        found = await until(pilot, lambda: "notes/live.md" in {r.key for r in index_list(app).all_rows})
+        found = await until(
+            pilot, lambda: "notes/live.md" in {r.key for r in index_list(app).all_rows}
+        )
         assert found
     assert not app.watcher.running and app.watcher.mode == "off"  # stopped on unmount
 
