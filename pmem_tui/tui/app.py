@@ -644,9 +644,6 @@ class PmemApp(App[int]):
 
     # -- editing ------------------------------------------------------------------------------
 
-    def _edit_in_temp(self, name: str, initial: bytes) -> bytes | None:
-        return edit_flow.edit_copy(self, name, initial)
-
     def action_edit(self) -> None:
         _pane, rows = self._selection()
         row = rows[0] if len(rows) == 1 else None
@@ -668,11 +665,6 @@ class PmemApp(App[int]):
         """Edit a copy in $EDITOR (never the file itself; its kept draft if any), then preview the save."""
         edit_flow.start_edit(self, rel)
 
-    def offer_save(
-        self, rel: str, content: bytes, index_line: str | None, explanation: str | None = None
-    ) -> None:
-        edit_flow.offer_save(self, rel, content, index_line, explanation)
-
     def action_new_file(self) -> None:
         pane, _rows = self._selection()
         initial = "_core/" if pane == "core" else "notes/"
@@ -693,14 +685,7 @@ class PmemApp(App[int]):
             Path(request.path).stem.replace("-", " ").replace("_", " ").strip().capitalize() or "New memory"
         )
         template = f"# {title}\n\n".encode()
-        initial = edit_flow.initial_for_new(self, request.path, template)
-        content = self._edit_in_temp(Path(request.path).name or "new.md", initial)
-        if content is None:
-            return
-        if not content.strip():
-            self.notify("The new file is empty: nothing to save.")
-            return
-        self.offer_save(request.path, content, request.index_line)
+        edit_flow.start_new(self, request.path, request.index_line, template)
 
     # -- command palette ----------------------------------------------------------------------
 

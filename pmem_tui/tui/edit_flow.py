@@ -85,10 +85,29 @@ def start_edit(app: PmemApp, rel: str) -> None:
     offer_save(app, rel, edited, None, explanation)
 
 
-def initial_for_new(app: PmemApp, rel: str, template: bytes) -> bytes:
-    """What the editor starts from for a new file: its kept draft if there is one."""
+def start_new(app: PmemApp, rel: str, index_line: str | None, template: bytes) -> None:
+    """Write a new file from `template` (or from its kept draft) in the editor, then preview the save."""
     kept = drafts.read(app.root, rel)
-    return template if kept is None else kept[1]
+    content = edit_copy(app, Path(rel).name or "new.md", template if kept is None else kept[1])
+    if content is None:
+        if kept is not None:
+            app.notify(f"Your draft of {rel} is still kept at {shown(kept[0])}.")
+        return
+    if kept is not None and content == kept[1]:
+        drafts.discard(app.root, rel)
+        app.notify(f"Discarded your draft of {rel} (you left the editor without changing it): nothing saved.")
+        return
+    if not content.strip():
+        drafts.discard(app.root, rel)
+        app.notify("The new file is empty: nothing to save.")
+        return
+    explanation = None
+    if kept is not None:
+        explanation = (
+            f"This is your kept draft of {rel}. Confirm to save it; cancel keeps the draft; to discard it, "
+            f"press n, give the path {rel} and leave the editor without changing it."
+        )
+    offer_save(app, rel, content, index_line, explanation)
 
 
 def offer_save(

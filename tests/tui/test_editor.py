@@ -175,7 +175,11 @@ async def test_a_refused_new_file_keeps_its_draft_for_the_same_path(demo_root: P
         assert not (demo_root / "notes/keys.md").exists()
         await pilot.press("n", *"keys.md", "enter", "enter")
         await settle(pilot)
-        assert seen == [b"# Keys\n\n", b"# Keys\n\n" + SECRET.encode()]
+        assert seen == [b"# Keys\n\n", b"# Keys\n\n" + SECRET.encode()]  # the draft, not the template
+        # Unchanged from the draft this time: the draft is discarded, as the refusal said.
+        assert app.notes[-1][0].startswith("Discarded your draft of notes/keys.md (you left the editor")
+        assert drafts.read(demo_root, "notes/keys.md") is None
+        assert not (demo_root / "notes/keys.md").exists()
 
 
 @pytest.mark.rule("PM-SAVE-3")
