@@ -46,6 +46,17 @@ def cache_file(root: Path, name: str) -> Path:
     return Path(folder) / name
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_state_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The app keeps refused edits as drafts in the person's state folder: never the real one in tests."""
+    patch = pytest.MonkeyPatch()
+    base = tmp_path_factory.mktemp("xdg")
+    patch.setenv("XDG_STATE_HOME", str(base / "state"))
+    patch.setenv("XDG_CACHE_HOME", str(base / "cache"))
+    yield
+    patch.undo()
+
+
 @pytest.fixture
 def today() -> dt.date:
     return FROZEN_TODAY

@@ -106,7 +106,7 @@ MAIN: tuple[Action, ...] = (
         "e",
         "app.edit",
         "Edit",
-        "edit the selected file in $EDITOR (the app suspends), then the save preview",
+        "edit a copy of the selected file (or its kept draft) in your editor, then the save preview",
         where=_where("index", "core"),
         command="Edit selected",
     ),

@@ -11,15 +11,13 @@ import contextlib
 import datetime as dt
 import gc
 import importlib
-import os
-import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -35,6 +33,7 @@ from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.head import index_head
 from pmem_tui.core.model import PROJECT_MEMORY_DIR, Snapshot
+from pmem_tui.tui.editor import Editor, run_editor
 from pmem_tui.tui.focus import reroute_stray_key
 from pmem_tui.tui.messages import FilesChanged, PlanApplied, PreviewShown, ScanDone
 from pmem_tui.tui.rows import DEAD, PANES, Row, head_rows, rows_for
@@ -42,6 +41,7 @@ from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.screens.too_small import follow_size
 from pmem_tui.tui.screens.welcome import WelcomeScreen
+from pmem_tui.tui.signals import at_hangup, exit_on_termination
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.pane import ExtraPane
 from pmem_tui.tui.words import in_keys, split_outcome
@@ -51,8 +51,8 @@ if TYPE_CHECKING:
     from pmem_tui.core import doctor, executor, lifecycle, settled
     from pmem_tui.core.plan import Plan
     from pmem_tui.core.report import Baseline
+    from pmem_tui.tui import edit_flow, undo
     from pmem_tui.tui import patch as patch_mod
-    from pmem_tui.tui import undo
     from pmem_tui.tui.modals.new_file import NewFileRequest
     from pmem_tui.tui.modals.plan_modal import PlanBuilder, PlanModal
     from pmem_tui.tui.screens.health import HealthScreen, HealthSource
@@ -69,10 +69,10 @@ else:
     executor = _LazyModule("pmem_tui.core.executor")
     lifecycle = _LazyModule("pmem_tui.core.lifecycle")
     undo = _LazyModule("pmem_tui.tui.undo")
+    edit_flow = _LazyModule("pmem_tui.tui.edit_flow")
     settled = _LazyModule("pmem_tui.core.settled")  # the scan worker's: not needed for the first frame
     patch_mod = _LazyModule("pmem_tui.tui.patch")
 
-Editor = Callable[[Path], None]
 
 DEBOUNCE_S = 0.03  # quiet time before a rescan
 MAX_WAIT_S = 0.15  # ...but never later than this after the first pending change (steady writes)
@@ -113,10 +113,6 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def run_editor(path: Path) -> None:
-    """$VISUAL, else $EDITOR, else vi, on `path` (the app is suspended around this call)."""
-    command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    subprocess.run([*shlex.split(command), str(path)], check=False)
 
 
 class PmemApp(App[int]):
@@ -168,6 +164,7 @@ class PmemApp(App[int]):
         return clock_today()
 
     async def on_mount(self) -> None:
+        exit_on_termination(self)
         await self.push_screen(MainScreen())
         if not self.root.is_dir():
             self.push_screen(WelcomeScreen())
@@ -398,6 +395,7 @@ class PmemApp(App[int]):
         danger: bool = False,
         then: Callable[[], None] | None = None,
         tag: tuple[str, undo.Step] | None = None,
+        on_cancel: Callable[[], None] | None = None,
     ) -> PlanModal:
         """`tag`: the plan, once confirmed, is the undo or redo of that step of the history."""
         from pmem_tui.tui.modals.plan_modal import PlanModal
@@ -421,6 +419,8 @@ class PmemApp(App[int]):
                 self.apply_plan(modal.plan, then)
             else:
                 self.notify("Cancelled: nothing was changed.")
+                if on_cancel is not None:
+                    on_cancel()
 
         self.push_screen(modal, closed)
         return modal
@@ -686,36 +686,6 @@ class PmemApp(App[int]):
 
     # -- editing ------------------------------------------------------------------------------
 
-    def run_editor_on(self, path: Path) -> bool:
-        """Suspend the app and run the editor; False (and a notification) when it cannot run."""
-        from textual.app import SuspendNotSupported
-
-        try:
-            try:
-                with self.suspend():
-                    self.editor(path)
-            except SuspendNotSupported:
-                self.editor(path)
-        except OSError as err:
-            self.refuse(f"The editor could not start: {err.strerror or err}.")
-            return False
-        self.refresh()
-        return True
-
-    def _edit_in_temp(self, name: str, initial: bytes) -> bytes | None:
-        folder = Path(tempfile.mkdtemp(prefix="pmem-edit-"))
-        temp = folder / name
-        try:
-            temp.write_bytes(initial)
-            if not self.run_editor_on(temp):
-                return None
-            return temp.read_bytes()
-        except OSError as err:
-            self.refuse(f"The edited copy could not be read back: {err.strerror or err}.")
-            return None
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-
     def action_edit(self) -> None:
         _pane, rows = self._selection()
         row = rows[0] if len(rows) == 1 else None
@@ -734,39 +704,8 @@ class PmemApp(App[int]):
         self.start_edit(row.path)
 
     def start_edit(self, rel: str) -> None:
-        """Edit a copy in $EDITOR (never the file itself), then preview the save."""
-        try:
-            original = (self.root / rel).read_bytes()
-        except OSError as err:
-            self.refuse(f"{rel} cannot be read: {err.strerror or err}.")
-            return
-        edited = self._edit_in_temp(Path(rel).name, original)
-        if edited is None:
-            return
-        if edited == original:
-            self.notify(f"No changes to {rel}: nothing to save.")
-            return
-        explanation = None
-        try:
-            if (self.root / rel).read_bytes() != original:
-                explanation = (
-                    f"{rel} changed on disk while you were editing. The diff below is against the file as "
-                    "it is now: confirming replaces that change with yours."
-                )
-        except OSError:
-            pass
-        self.offer_save(rel, edited, None, explanation)
-
-    def offer_save(
-        self, rel: str, content: bytes, index_line: str | None, explanation: str | None = None
-    ) -> None:
-        plan = self._plan_or_refuse(lambda: lifecycle.plan_save(self.root, rel, content, index_line))
-        if plan is None:
-            return
-        if plan.is_empty:
-            self.notify(plan.outcome or f"{rel} is unchanged; nothing to save.")
-            return
-        self.open_plan(title=plan.title, plan=plan, explanation=explanation)
+        """Edit a copy in $EDITOR (never the file itself; its kept draft if any), then preview the save."""
+        edit_flow.start_edit(self, rel)
 
     def action_new_file(self) -> None:
         pane, _rows = self._selection()
@@ -786,13 +725,7 @@ class PmemApp(App[int]):
             Path(request.path).stem.replace("-", " ").replace("_", " ").strip().capitalize() or "New memory"
         )
         template = f"# {title}\n\n".encode()
-        content = self._edit_in_temp(Path(request.path).name or "new.md", template)
-        if content is None:
-            return
-        if not content.strip():
-            self.notify("The new file is empty: nothing to save.")
-            return
-        self.offer_save(request.path, content, request.index_line)
+        edit_flow.start_new(self, request.path, request.index_line, template)
 
     # -- command palette ----------------------------------------------------------------------
 
@@ -831,10 +764,12 @@ def run_app(root: Path, demo: bool = False, project: str | None = None) -> int:
         from pmem_tui.demo_epics import build_epics_demo  # the Epics pane's sample project
 
         project = str(build_epics_demo(demo_dir, clock_today()))
+        at_hangup(partial(shutil.rmtree, demo_dir, ignore_errors=True))
     app = PmemApp(root, project=project, root_label=label, extra_panes=_extra_panes(project))
     try:
         result = app.run()
     finally:
         if demo_dir is not None:
             shutil.rmtree(demo_dir, ignore_errors=True)
-    return int(result or 0)
+    # A crash: Textual restored the terminal and printed the traceback; its return code is 1, not 0.
+    return app.return_code or int(result or 0)

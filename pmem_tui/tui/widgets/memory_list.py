@@ -218,6 +218,20 @@ class FilteredRows(Sequence[Row]):
             return None
 
 
+class _ListMessage(Message):
+    """Sent by the list itself, whoever moved it: Textual stops a message after its sender's widget, and
+    the pane (the list's parent, which runs the filter) would swallow it there."""
+
+    def __init__(self, memory_list: MemoryList) -> None:
+        super().__init__()
+        self.set_sender(memory_list)
+        self.memory_list = memory_list
+
+    @property
+    def control(self) -> MemoryList:
+        return self.memory_list
+
+
 class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
     """One pane's rows: cursor, marks (space), and a fuzzy filter."""
 
@@ -240,26 +254,15 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         Binding("space", "toggle_mark", "Mark", id="mark"),
     ]
 
-    class Highlighted(Message):
+    class Highlighted(_ListMessage):
         """The row under the cursor changed (another row, or the same row with new facts)."""
 
         def __init__(self, memory_list: MemoryList, row: Row | None) -> None:
-            super().__init__()
-            self.memory_list = memory_list
+            super().__init__(memory_list)
             self.row = row
 
-        @property
-        def control(self) -> MemoryList:
-            return self.memory_list
-
-    class MarksChanged(Message):
-        def __init__(self, memory_list: MemoryList) -> None:
-            super().__init__()
-            self.memory_list = memory_list
-
-        @property
-        def control(self) -> MemoryList:
-            return self.memory_list
+    class MarksChanged(_ListMessage):
+        """The marked rows changed."""
 
     def __init__(
         self,

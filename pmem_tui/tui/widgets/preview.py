@@ -171,6 +171,13 @@ def render_lines(renderable: RenderableType, width: int) -> list[list[Segment]]:
 
 
 _DIM = Style(dim=True)
+_PLAIN = Style()
+
+
+def styled(line: list[Segment]) -> list[Segment]:
+    """Rich leaves plain text and padding without a style (None); Textual's line filters (the monochrome
+    one under NO_COLOR) read every segment's style, so each gets an empty one."""
+    return [seg if seg.style is not None else Segment(seg.text, _PLAIN, seg.control) for seg in line]
 
 
 class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
@@ -283,7 +290,7 @@ class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
             self.post_message(PreviewShown())
 
     def _set_lines(self, lines: list[list[Segment]], width: int) -> None:
-        self._lines = [Strip(line, width) for line in lines]
+        self._lines = [Strip(styled(line), width) for line in lines]
         self._rendered_width = width
         set_virtual_size(self, Size(width, len(self._lines)))  # no relayout: only the content changed
         self.scroll_to(y=0, animate=False)

@@ -1,0 +1,157 @@
+"""`e` and `n`: a copy in the editor, then the save preview; an edit whose save is refused is kept as a draft.
+
+The editor never gets the memory file itself: it edits a copy in a private temp folder. A save that is
+refused (a secret, a bad index line...; or at apply time) keeps the edit in `core.drafts`, outside the
+memory root; the next `e` on that file (or `n` with that path) opens the draft instead of the file, until
+the draft is saved, or discarded by leaving the editor without changing it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pmem_tui.core import drafts
+from pmem_tui.core.errors import PmemError
+from pmem_tui.tui.editor import edit_suspended
+
+if TYPE_CHECKING:
+    from pmem_tui.tui.app import PmemApp
+
+
+def shown(path: Path) -> str:
+    from pmem_tui.tui.app import display_path
+
+    return display_path(path)
+
+
+def edit_copy(app: PmemApp, name: str, initial: bytes) -> bytes | None:
+    """Run the editor on a temporary copy holding `initial`; its bytes afterwards, or None (and a
+    notification saying what happened) when the editor failed."""
+    folder = Path(tempfile.mkdtemp(prefix="pmem-edit-"))
+    temp = folder / name
+    try:
+        temp.write_bytes(initial)
+        problem = edit_suspended(app, app.editor, temp)
+        app.refresh()
+        if problem is not None:
+            app.refuse(f"{problem} Nothing was saved.")
+            return None
+        return temp.read_bytes()
+    except OSError as err:
+        app.refuse(f"The edited copy could not be read back: {err.strerror or err}.")
+        return None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def start_edit(app: PmemApp, rel: str) -> None:
+    """Edit a copy of `rel` (or of its kept draft) in the editor, then preview the save."""
+    try:
+        original = (app.root / rel).read_bytes()
+    except OSError as err:
+        app.refuse(f"{rel} cannot be read: {err.strerror or err}.")
+        return
+    kept = drafts.read(app.root, rel)
+    edited = edit_copy(app, Path(rel).name, original if kept is None else kept[1])
+    if edited is None:
+        if kept is not None:
+            app.notify(f"Your draft of {rel} is still kept at {shown(kept[0])}.")
+        return
+    if kept is not None and edited in (kept[1], original):
+        drafts.discard(app.root, rel)
+        why = "you left the editor without changing it" if edited == kept[1] else "it matches the file"
+        app.notify(f"Discarded your draft of {rel} ({why}); {rel} on disk is unchanged.")
+        return
+    if edited == original:
+        app.notify(f"No changes to {rel}: nothing to save.")
+        return
+    explanation = None
+    try:
+        if (app.root / rel).read_bytes() != original:
+            explanation = (
+                f"{rel} changed on disk while you were editing. The diff below is against the file as "
+                "it is now: confirming replaces that change with yours."
+            )
+    except OSError:
+        pass
+    if kept is not None:
+        explanation = (
+            f"This is your kept draft of {rel}. Confirm to save it; cancel keeps the draft; to discard "
+            f"it, press e and leave the editor without changing it. {explanation or ''}"
+        ).strip()
+    offer_save(app, rel, edited, None, explanation)
+
+
+def start_new(app: PmemApp, rel: str, index_line: str | None, template: bytes) -> None:
+    """Write a new file from `template` (or from its kept draft) in the editor, then preview the save."""
+    kept = drafts.read(app.root, rel)
+    content = edit_copy(app, Path(rel).name or "new.md", template if kept is None else kept[1])
+    if content is None:
+        if kept is not None:
+            app.notify(f"Your draft of {rel} is still kept at {shown(kept[0])}.")
+        return
+    if kept is not None and content == kept[1]:
+        drafts.discard(app.root, rel)
+        app.notify(f"Discarded your draft of {rel} (you left the editor without changing it): nothing saved.")
+        return
+    if not content.strip():
+        drafts.discard(app.root, rel)
+        app.notify("The new file is empty: nothing to save.")
+        return
+    explanation = None
+    if kept is not None:
+        explanation = (
+            f"This is your kept draft of {rel}. Confirm to save it; cancel keeps the draft; to discard it, "
+            f"press n, give the path {rel} and leave the editor without changing it."
+        )
+    offer_save(app, rel, content, index_line, explanation)
+
+
+def offer_save(
+    app: PmemApp, rel: str, content: bytes, index_line: str | None, explanation: str | None = None
+) -> None:
+    """Plan the save of `content` and open its preview; a refusal keeps the edit as a draft."""
+    from pmem_tui.core import lifecycle
+
+    try:
+        plan = lifecycle.plan_save(app.root, rel, content, index_line)
+    except PmemError as err:
+        app.refuse(f"{err} {_keep_draft(app, rel, content)}")
+        return
+    if plan.is_empty:
+        drafts.discard(app.root, rel)
+        app.notify(plan.outcome or f"{rel} is unchanged; nothing to save.")
+        return
+    # Kept until the save succeeds: a refusal at apply time ("changed since the preview") or a crash while
+    # the preview is open loses nothing. Cancelling drops it, unless the edit was already a draft.
+    was_draft = drafts.read(app.root, rel) is not None
+    note = _keep_draft(app, rel, content)
+
+    def saved() -> None:
+        drafts.discard(app.root, rel)
+
+    def cancelled() -> None:
+        if was_draft:
+            app.notify(note)
+        else:
+            drafts.discard(app.root, rel)
+
+    app.open_plan(title=plan.title, plan=plan, explanation=explanation, then=saved, on_cancel=cancelled)
+
+
+def _keep_draft(app: PmemApp, rel: str, content: bytes) -> str:
+    """Keep `content` as the draft of `rel`; the sentence that says where, and how to go on."""
+    try:
+        path = drafts.keep(app.root, rel, content)
+    except (OSError, PmemError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        return f"Your edit could not be kept as a draft ({reason}); it is lost."
+    new = not (app.root / rel).exists()
+    again = f"press n and give the path {rel} again" if new else f"press e on {rel}"
+    return (
+        f"Your edit is kept as a draft at {shown(path)}: {again} to continue it (leave the editor without "
+        "changing it to discard it)."
+    )
