@@ -146,12 +146,19 @@ def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
 
 
 def _read_source(source: str) -> bytes:
-    from pathlib import Path
+    """The content for `save --from`: a regular file or standard input, at most `safeio.SOURCE_CAP` bytes."""
+    from pmem_tui.core import safeio
 
-    if source == "-":
-        return sys.stdin.buffer.read()
+    cap = safeio.SOURCE_CAP
     try:
-        return Path(source).read_bytes()
+        if source == "-":
+            data: bytes = sys.stdin.buffer.read(cap + 1)
+            if len(data) > cap:
+                raise safeio.too_large("standard input", None, cap)
+            return data
+        return safeio.read_source(source, cap)
+    except safeio.UnsafeFile as err:
+        raise PmemError(f"Cannot save: {err.strerror}.") from err
     except OSError as err:
         from pmem_tui.core.executor import describe_os_error
 

@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pmem_tui.core import health_cache, index, meta_cache, records, textio
+from pmem_tui.core import health_cache, index, meta_cache, records, safeio, textio
 from pmem_tui.core import health_sketch as sk
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft
@@ -210,17 +210,11 @@ def _walk(root: str, rel_dir: str) -> list[Entry]:
     while stack:
         current = stack.pop()
         try:
-            with os.scandir(f"{root}/{current}") as it:
-                entries = list(it)
+            entries = safeio.list_dir(root, current)  # reached without following a link
         except OSError:
             continue
-        for e in entries:
-            name = e.name
+        for name, st in entries:
             if name.startswith("."):
-                continue
-            try:
-                st = e.stat(follow_symlinks=False)
-            except OSError:
                 continue
             mode = st.st_mode
             if stat.S_ISDIR(mode):
@@ -277,29 +271,13 @@ def _list(root: str) -> _Listing:
     )
 
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
-def _read(path: str, size: int | None = None) -> bytes | None:
-    """A file's bytes, never through a symlink; None when it cannot be read. `size`: its size when listed."""
+def _read(root: str, rel: str) -> bytes | None:
+    """A file's bytes through `safeio` (no link at any depth, no FIFO or device, capped); None when it
+    cannot be read."""
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+        return safeio.read_under(root, rel)
     except OSError:
         return None
-    try:
-        if size is None:
-            size = os.fstat(fd).st_size
-        data = os.read(fd, size + 1) if size < (1 << 30) else b""
-        if len(data) > size:  # it grew while being read: read the rest
-            chunks = [data]
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-            data = b"".join(chunks)
-        return data
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 # -- per-file features ---------------------------------------------------------------------------------------
@@ -347,7 +325,7 @@ class _Run:
     def read_file(self, rel: str) -> bytes | None:
         data = self.texts.get(rel)
         if data is None:
-            data = _read(self.prefix + rel)
+            data = _read(self.prefix, rel)
             self.read += 1
             if data is not None:
                 self.texts[rel] = data
@@ -355,7 +333,7 @@ class _Run:
 
     def read_many(self, entries: list[Entry]) -> list[bytes]:
         prefix = self.prefix
-        out = [_read(prefix + rel, size) or b"" for rel, size, _ in entries]
+        out = [_read(prefix, rel) or b"" for rel, _, _ in entries]
         self.read += len(entries)
         return out
 

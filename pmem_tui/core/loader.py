@@ -5,8 +5,9 @@ plain data (:class:`LoaderResult`: the block, one :class:`EpicRow` per epic, the
 prints it and a pane renders it. No Textual, no Rich.
 
 Where it reads
-    ``<project>/.claude/memory/permanent_memory.md``, opened **once** in binary mode (``open(path, "rb")``)
-    and never written. ``manual_overrides.md`` in the same folder is never opened, listed or stat-ed.
+    ``<project>/.claude/memory/permanent_memory.md``, opened **once** through `safeio` (never through a link,
+    never a FIFO or a device; a file too large to hold 8,000 tokens or fewer is skipped unread) and never
+    written. ``manual_overrides.md`` in the same folder is never opened, listed or stat-ed.
 
 Silence (PL-1)
     ``.claude/memory/`` absent -> status ``no_memory_dir``, empty block. The folder present but
@@ -99,7 +100,6 @@ Nothing here decides from memory content (PL-10): the content is data to show. O
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -107,10 +107,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pmem_tui.core import clock
+from pmem_tui.core import clock, safeio
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.model import PROJECT_MEMORY_DIR
-from pmem_tui.core.tokens import CHARS_PER_TOKEN, estimate_tokens
+from pmem_tui.core.tokens import CHARS_PER_TOKEN, estimate_tokens, tokens_for_chars
 
 MEMORY_DIR = PROJECT_MEMORY_DIR
 MEMORY_FILE = "permanent_memory.md"
@@ -695,33 +695,39 @@ def load_permanent_memory(
 
     if not project.is_dir():
         raise PmemError(f"The project folder {project} does not exist.")
-    if not path.parent.is_dir():
+    folder = safeio.entry_kind(project, MEMORY_DIR.as_posix())  # never through a link (safeio)
+    if folder == "symlink":
+        raise PmemError(f"{path.parent} is a symbolic link (or inside one), which the loader never follows.")
+    if folder != "dir":
         return result(Status.NO_MEMORY_DIR)
+    # More bytes than this always estimate over `skip_file_over` tokens (UTF-8: at most 4 bytes a character,
+    # and a BOM), so a larger file is skipped without being read.
+    cap = 4 * CHARS_PER_TOKEN * budget.skip_file_over + 3
     try:
-        with open(path, "rb") as handle:
-            st = os.fstat(handle.fileno())
-            data = handle.read()
+        data, st = safeio.read_unless_over(project, f"{MEMORY_DIR.as_posix()}/{MEMORY_FILE}", cap)
     except FileNotFoundError:
         return result(Status.NO_FILE)
-    except IsADirectoryError as err:
-        raise PmemError(f"{path} is a folder, not a file.") from err
+    except safeio.UnsafeFile as err:  # a link, a FIFO, a device, a folder: never opened for reading
+        raise PmemError(f"{path} is {err.detail}.") from err
     except OSError as err:
         raise PmemError(f"Cannot read {path}: {err.strerror or err}.") from err
 
     warnings: list[str] = []
     try:
-        text, utf8 = data.decode("utf-8-sig"), True
+        text, utf8 = (data or b"").decode("utf-8-sig"), True
     except UnicodeDecodeError:
-        text, utf8 = data.decode("utf-8-sig", errors="replace"), False
+        text, utf8 = (data or b"").decode("utf-8-sig", errors="replace"), False
         warnings.append("the file is not valid UTF-8: undecodable bytes are shown as U+FFFD")
     mtime = dt.datetime.fromtimestamp(st.st_mtime)
+    # Unread (over `cap`): at least size/4 characters, so the token figure is a lower bound.
+    chars = len(text) if data is not None else -(-st.st_size // 4)
     stats = FileStats(
         path=path,
         size=st.st_size,
         mtime=mtime,
-        chars=len(text),
-        tokens=estimate_tokens(text),
-        bom=data.startswith(b"\xef\xbb\xbf"),
+        chars=chars,
+        tokens=tokens_for_chars(chars),
+        bom=(data or b"").startswith(b"\xef\xbb\xbf"),
         utf8=utf8,
     )
 

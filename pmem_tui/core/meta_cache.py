@@ -18,6 +18,7 @@ import secrets
 import stat
 from pathlib import Path
 
+from pmem_tui.core import safeio
 from pmem_tui.core.model import META_DIR
 
 __all__ = ["CACHE_DIR", "RACY_NS", "is_racy", "read", "safe_dir", "write_atomic"]
@@ -58,18 +59,9 @@ def read(root: Path, rel: str) -> bytes | None:
     if safe_dir(root, create=False) is None:
         return None
     try:
-        fd = os.open(root / rel, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        return safeio.read_under(root, rel, safeio.CACHE_CAP)  # no link, FIFO or device; bounded
     except OSError:
         return None
-    try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 22):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def write_atomic(folder: Path, name: str, data: bytes) -> None:

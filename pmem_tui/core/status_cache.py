@@ -37,6 +37,8 @@ import sys
 import time
 import zlib
 
+from pmem_tui.core import safeio
+
 TYPE_CHECKING = False  # not `typing` (5 ms to import with `re`): this module runs before anything else
 if TYPE_CHECKING:
     from typing import Any
@@ -93,8 +95,7 @@ def probe(root: str, fmt: str) -> Probe | None:
     controls: list[bytes | None] = []
     for rel in _CONTROL_FILES:
         try:
-            with open(os.path.join(root, rel), "rb") as f:
-                controls.append(f.read())
+            controls.append(safeio.read_under(root, rel))  # never a link, a FIFO or a device; bounded
         except FileNotFoundError:
             controls.append(None)
         except OSError:
@@ -127,12 +128,7 @@ def store(p: Probe, output: bytes) -> bool:
 
 def _lookup(root: str, fmt: str, key: bytes) -> bytes | None:
     try:
-        fd = os.open(os.path.join(root, STATUS_FILES[fmt]), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "rb") as f:
-            data = f.read()
+        data = safeio.read_under(root, STATUS_FILES[fmt], safeio.CACHE_CAP)
     except OSError:
         return None
     if not data.startswith(_MAGIC):
