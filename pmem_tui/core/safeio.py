@@ -82,8 +82,9 @@ def _refusal(shown: str, mode: int) -> UnsafeFile:
 
 def too_large(shown: str, size: int | None, cap: int) -> UnsafeFile:
     has = f"{size / MIB:.1f} MiB, " if size is not None else ""
+    limit = f"{cap // MIB} MiB" if cap % MIB == 0 else f"{cap:,} bytes"
     return UnsafeFile(
-        "unreadable", shown, f"too large ({has}over the {cap // MIB} MiB that pmem-tui reads)", errno.EFBIG
+        "unreadable", shown, f"too large ({has}over the {limit} that pmem-tui reads)", errno.EFBIG
     )
 
 

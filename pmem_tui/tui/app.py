@@ -33,6 +33,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
+from pmem_tui.core import safeio
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.head import index_head
@@ -697,7 +698,7 @@ class PmemApp(App[int]):
     def start_edit(self, rel: str) -> None:
         """Edit a copy in $EDITOR (never the file itself), then preview the save."""
         try:
-            original = (self.root / rel).read_bytes()
+            original = safeio.read_under(self.root, rel)  # never through a link, never a FIFO; capped
         except OSError as err:
             self.refuse(f"{rel} cannot be read: {err.strerror or err}.")
             return
@@ -709,7 +710,7 @@ class PmemApp(App[int]):
             return
         explanation = None
         try:
-            if (self.root / rel).read_bytes() != original:
+            if safeio.read_under(self.root, rel) != original:
                 explanation = (
                     f"{rel} changed on disk while you were editing. The diff below is against the file as "
                     "it is now: confirming replaces that change with yours."

@@ -303,6 +303,54 @@ def test_a_file_that_changes_type_after_the_listing_is_a_problem(
     assert SENTINEL not in repr(snap)
 
 
+# -- the app: its start (the head of the index, the first preview, the watcher) and its full scan ----------
+
+# The start reads the head of `_index.md` and previews the first row (alpha.md); the scan lists the folders.
+APP_CASES = [
+    (INDEX_FILE, "fifo"),
+    (INDEX_FILE, "device"),
+    (INDEX_FILE, "link-devzero"),
+    ("projects/alpha.md", "fifo"),
+    ("projects/alpha.md", "link-out"),
+    ("projects", "link-dir"),
+    ("projects/sub", "link-dir"),
+    ("", "root-link"),
+]
+
+
+@pytest.mark.rule("PM-SAFE-3")
+@pytest.mark.parametrize("case", APP_CASES, ids=[_case_id(c) for c in APP_CASES])
+async def test_the_app_starts_and_scans_around_an_odd_file(
+    case: tuple[str, str], tmp_path: Path, template: Path
+) -> None:
+    from tests.tui.tui_helpers import RecordingApp, settle, until
+
+    place, kind = case
+    world = make_world(tmp_path, template)
+    if kind == "root-link":
+        (tmp_path / "real-mem").mkdir()
+        world.root.rename(tmp_path / "real-mem/mem")
+        world.root.symlink_to(tmp_path / "real-mem/mem", target_is_directory=True)
+    else:
+        plant(world, place, kind)
+    before = capture(world.root)
+    app = RecordingApp(world.root, watch=True, project=str(world.project))
+    with hang_guard():
+        async with app.run_test(size=(120, 36)) as pilot:
+            assert await until(pilot, lambda: app.scans_done >= 1)
+            await settle(pilot)
+            main = app.main_screen
+            assert main is not None
+            for _ in range(3):  # the preview of each of the first rows
+                await pilot.press("down")
+                await settle(pilot)
+                assert SENTINEL not in main.preview.text
+            screen = app.export_screenshot()
+    assert SENTINEL not in screen and SENTINEL not in app.notes_text()
+    assert capture(world.root) == before
+    FIGURES["app cases"] += 1
+
+
 # -- the loader's folder ------------------------------------------------------------------------------------
 
 LOADER_CASES = [
@@ -366,7 +414,6 @@ def test_sizes_against_every_reader(
     (root / "_index.md").write_bytes((root / "_index.md").read_bytes() + b"- projects/big.md - big\n")
     readers = [
         ["status", "--json", "--no-cache"],
-        ["status", "--json"],
         ["status"],
         ["health", "--json", "--no-cache"],
         ["archive", "projects/big.md", "--reason", "big"],  # a preview: reads the index and the file
@@ -378,7 +425,10 @@ def test_sizes_against_every_reader(
         assert code == 0, (argv, err)
         if argv[:2] == ["status", "--json"]:
             problems = [(p["path"], p["detail"]) for p in json.loads(out)["problems"]]
-            assert ("projects/huge.md", "too large (64.0 MiB, over the 64 MiB that pmem-tui reads)") in problems
+            assert (
+                "projects/huge.md",
+                "too large (64.0 MiB, over the 64 MiB that pmem-tui reads)",
+            ) in problems
             assert not [p for p in problems if p[0] == "projects/big.md"]
     assert capture(root) == before
     # The app's preview reads a capped head of any of them.
@@ -415,17 +465,33 @@ def test_a_30_mb_loader_file_is_skipped_unread(
 ) -> None:
     world = make_world(tmp_path, template)
     path = world.project / ".claude/memory/permanent_memory.md"
-    with open(path, "wb") as f:
-        f.write(b"## Epic: E-1 \xe2\x80\x94 big\nSummary.\n")
-        f.truncate(30 * 1024 * 1024)
+    epic = (
+        "## Epic: E-{} — a big one\nSummary of epic {}.\n\n" + "A body line of the epic, long enough.\n" * 40
+    )
+    with open(path, "w", encoding="utf-8") as f:
+        n = 0
+        while f.tell() < 30 * 1024 * 1024:
+            f.write(epic.format(n, n))
+            n += 1
+    size = path.stat().st_size
     reads: list[int] = []
     real_read = os.read
-    monkeypatch.setattr(os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
+
+    def counted(fd: int, n: int) -> bytes:
+        data = real_read(fd, n)
+        reads.append(len(data))
+        return data
+
+    def no_file_objects(file: object, *args: object, **kwargs: object) -> object:
+        raise AssertionError(f"{file} opened as a file object: its reads are not counted")
+
+    monkeypatch.setattr(os, "read", counted)
+    monkeypatch.setattr("builtins.open", no_file_objects)
     code, out, _ = run(world.root, ["loader", "--json", "--project", str(world.project)], capsys)
     monkeypatch.undo()
     assert code == 0
     data = json.loads(out)
-    assert data["status"] == "skipped" and data["file"]["size"] == 30 * 1024 * 1024
+    assert data["status"] == "skipped" and data["file"]["size"] == size
     assert sum(reads) < 1024 * 1024  # never read whole: its size says it is over 8,000 tokens
 
 

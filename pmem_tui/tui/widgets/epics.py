@@ -48,6 +48,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from pmem_tui.core import safeio
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.loader import (
     MEMORY_DIR,
@@ -155,7 +156,7 @@ def read_epics(project: Path, today: dt.date | None = None) -> EpicsData:
         if result.file is None or not result.rows:
             return EpicsData(result, ())
         try:
-            data = result.path.read_bytes()
+            data = safeio.read_path(result.path)  # its folders were just checked by the loader
         except OSError:
             return EpicsData(result, ())
         if len(data) == result.file.size:
