@@ -54,21 +54,19 @@ class UnsafeFile(OSError):
         self.detail = detail
 
 
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
 def describe_mode(mode: int) -> str:
     """What a file of this mode is, for a sentence: 'a named pipe (FIFO)', 'a folder'..."""
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    return "not a regular file"
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
 
 
 def _refusal(shown: str, mode: int) -> UnsafeFile:
@@ -97,13 +95,20 @@ def _lstat_at(name: str, dir_fd: int) -> os.stat_result | None:
 
 def open_dir(root: Path | str, rel: str) -> int:
     """An fd of the folder `rel` below `root` (``""``: the root), reached without following any link."""
-    fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    fd = os.open(root, os.O_RDONLY | _DIRECTORY | _NONBLOCK | _CLOEXEC)  # the root may be a link
     try:
         for depth, part in enumerate(p for p in rel.split("/") if p):
+            shown = "/".join(rel.split("/")[: depth + 1])
             st = _lstat_at(part, fd)
             if st is not None and not stat.S_ISDIR(st.st_mode):
-                raise _refusal("/".join(rel.split("/")[: depth + 1]), st.st_mode)
-            next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)  # a swap after the lstat: ELOOP/ENOTDIR
+                raise _refusal(shown, st.st_mode)
+            try:
+                next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as err:  # it changed after the lstat (a link here gives ENOTDIR or ELOOP)
+                now = _lstat_at(part, fd) if err.errno in (errno.ENOTDIR, errno.ELOOP) else None
+                if now is not None and not stat.S_ISDIR(now.st_mode):
+                    raise _refusal(shown, now.st_mode) from None
+                raise
             os.close(fd)
             fd = next_fd
     except BaseException:
@@ -257,13 +262,8 @@ def read_source(source: str, cap: int = SOURCE_CAP) -> bytes:
     except OSError:
         st = None
     if st is not None and not stat.S_ISREG(st.st_mode):
-        detail = "a folder" if stat.S_ISDIR(st.st_mode) else describe_mode(st.st_mode)
-        raise UnsafeFile(
-            "unreadable",
-            source,
-            f"{detail}, not a regular file; give a file, or `--from -` for a pipe",
-            errno.EINVAL,
-        )
+        detail = f"{describe_mode(st.st_mode)}, not a regular file; give a file, or `--from -` for a pipe"
+        raise UnsafeFile("unreadable", source, detail, errno.EINVAL)
     fd = os.open(source, os.O_RDONLY | _NONBLOCK | _CLOEXEC)
     try:
         st = os.fstat(fd)

@@ -76,6 +76,21 @@ def test_a_swap_between_the_lstat_and_the_open_is_caught(
     assert caught.value.kind == ("symlink" if swap == "link" else "unreadable")
 
 
+def test_a_folder_swapped_for_a_link_after_its_lstat_is_caught(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lies = [os.stat(root / "projects")]  # the first lstat of `a` still sees the folder
+    real = safeio._lstat_at
+    monkeypatch.setattr(
+        safeio, "_lstat_at", lambda name, fd: lies.pop() if name == "a" and lies else real(name, fd)
+    )
+    os.rename(root / "projects/a", root.parent / "moved")
+    (root / "projects/a").symlink_to(root.parent / "outside/a")
+    with pytest.raises(safeio.UnsafeFile) as caught:
+        safeio.list_dir(root, "projects/a")
+    assert caught.value.kind == "symlink" and str(caught.value.strerror).startswith("projects/a is")
+
+
 def test_the_cap_is_named_and_a_file_that_grows_past_it_is_refused(root: Path) -> None:
     path = root / "projects/big.md"
     path.write_bytes(b"x" * 3000)
