@@ -700,9 +700,7 @@ def load_permanent_memory(
         raise PmemError(f"{path.parent} is a symbolic link (or inside one), which the loader never follows.")
     if folder != "dir":
         return result(Status.NO_MEMORY_DIR)
-    # More bytes than this always estimate over `skip_file_over` tokens (UTF-8: at most 4 bytes a character,
-    # and a BOM), so a larger file is skipped without being read.
-    cap = 4 * CHARS_PER_TOKEN * budget.skip_file_over + 3
+    cap = 4 * CHARS_PER_TOKEN * budget.skip_file_over + 3  # more is surely over it (4 bytes a char): unread
     try:
         data, st = safeio.read_unless_over(project, f"{MEMORY_DIR.as_posix()}/{MEMORY_FILE}", cap)
     except FileNotFoundError:
