@@ -1130,14 +1130,14 @@ def plan_fix(root: Path, proposal: Proposal) -> Plan:
     if proposal.fix_action == "add":
         if existing:
             raise Refused(f"{route} is already in {INDEX_FILE}; nothing to add.")
-        if not (root / route).is_file():
+        if safeio.entry_kind(root, route) != "file":  # never a link, at any depth
             raise Refused(f"{route} no longer exists; nothing to add.")
         draft.set_text(INDEX_FILE, index.append_line(text, proposal.fix))
         draft.index_added.append(proposal.fix)
         draft.outcomes.append(f"Added {route} to {INDEX_FILE}.")
     else:
         # A duplicate route keeps its first line; a dead route loses every line naming it.
-        drop = existing[1:] if (root / route).is_file() else existing
+        drop = existing[1:] if safeio.entry_kind(root, route) == "file" else existing
         if not drop:
             raise Refused(f"{INDEX_FILE} has nothing to drop for {route} any more.")
         for entry in sorted(drop, key=lambda e: e.line_no, reverse=True):
