@@ -352,6 +352,34 @@ async def test_the_app_starts_and_scans_around_an_odd_file(
     FIGURES["app cases"] += 1
 
 
+@pytest.mark.parametrize("mode", ["live", "polling"])
+def test_the_watcher_never_descends_into_a_linked_folder(
+    mode: str, tmp_path: Path, template: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import watchdog.observers
+
+    from pmem_tui.tui.watcher import MemoryWatcher
+
+    world = make_world(tmp_path, template)
+    plant(world, "projects", "link-dir")
+    if mode == "polling":
+
+        class NoWatches(watchdog.observers.Observer):  # type: ignore[misc, valid-type]
+            def start(self) -> None:
+                raise OSError(28, "inotify watch limit reached")
+
+        monkeypatch.setattr(watchdog.observers, "Observer", NoWatches)
+    watcher = MemoryWatcher(world.root, lambda: None)
+    assert watcher.start() == mode
+    try:
+        (emitter,) = watcher._observer.emitters
+        assert emitter.watch.follow_symlink is False
+        if mode == "polling":  # what it lists, and so stats on every poll
+            assert not [p for p in emitter._take_snapshot().paths if SENTINEL in os.fsdecode(p)]
+    finally:
+        watcher.stop()
+
+
 # -- the loader's folder ------------------------------------------------------------------------------------
 
 LOADER_CASES = [
