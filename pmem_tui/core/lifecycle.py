@@ -53,7 +53,7 @@ def trash_location(rel: str) -> str:
 
 
 def missing_lifecycle(root: Path) -> list[str]:
-    return [p for p in LIFECYCLE_PATHS if not (root / p).exists()]
+    return [p for p in LIFECYCLE_PATHS if not os.path.lexists(root / p)]  # a link is not missing
 
 
 def require_lifecycle(root: Path, action: str) -> None:
