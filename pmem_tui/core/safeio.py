@@ -117,6 +117,16 @@ def open_dir(root: Path | str, rel: str) -> int:
     return fd
 
 
+def lstat_under(root: Path | str, rel: str) -> os.stat_result:
+    """The lstat of `rel` below `root`, its folders reached without following a link."""
+    head, _, name = rel.rpartition("/")
+    fd = open_dir(root, head)
+    try:
+        return os.stat(name, dir_fd=fd, follow_symlinks=False)
+    finally:
+        os.close(fd)
+
+
 def list_dir(root: Path | str, rel: str) -> list[tuple[str, os.stat_result]]:
     """Each entry of the folder `rel` below `root` with its lstat, the folder reached without a link."""
     fd = open_dir(root, rel)

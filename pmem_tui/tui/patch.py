@@ -322,7 +322,7 @@ def patch(
         if top not in ACTIVE_DIRS:
             return None  # _core/, _archive/, another control file...: rescan
         try:
-            st = (root / rel).lstat()
+            st = safeio.lstat_under(root, rel)  # a link among its folders: UnsafeFile, so a rescan
         except FileNotFoundError:
             if position(active, rel) is not None or holds_active(active, rel):
                 return None  # a memory file (or a folder of them) went away
