@@ -207,4 +207,3 @@ def test_atx_headings_read_as_the_regex_did(parts: list[str]) -> None:
     found = summary._atx(line)
     old = (len(m.group("marks")), (m.group("text") or "").strip()) if m else None
     assert ((found[0], found[1].strip()) if found else None) == old
-
