@@ -181,18 +181,19 @@ def _offer_archive(root: Path, path: str, reason: str | None) -> int:
 
 
 def _read_source(source: str) -> bytes:
-    import stat
+    """The content for `save --from`: a regular file or standard input, at most `safeio.SOURCE_CAP` bytes."""
+    from pmem_tui.core import safeio
 
-    if source == "-":
-        return sys.stdin.buffer.read()
+    cap = safeio.SOURCE_CAP
     try:
-        # Non-blocking open, then a regular file only: a FIFO or a device (`/dev/zero`) would hang or not end.
-        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise PmemError(f"Cannot read {source}: it is not a regular file.")
-        with os.fdopen(fd, "rb") as f:
-            return f.read()
+        if source == "-":
+            data: bytes = sys.stdin.buffer.read(cap + 1)
+            if len(data) > cap:
+                raise safeio.too_large("standard input", None, cap)
+            return data
+        return safeio.read_source(source, cap)
+    except safeio.UnsafeFile as err:
+        raise PmemError(f"Cannot save: {err.strerror}.") from err
     except OSError as err:
         from pmem_tui.core.executor import describe_os_error
 

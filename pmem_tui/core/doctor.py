@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pmem_tui.core import archive_match, journal, meta_dir, sweep
+from pmem_tui.core import archive_match, journal, meta_dir, safeio, sweep
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy, Refused
 from pmem_tui.core.fingerprint import fingerprint, sha256_bytes
@@ -64,9 +64,10 @@ class Resolution:
 
 def _sha(path: Path) -> str | None:
     try:
-        return sha256_bytes(path.read_bytes()) if path.is_file() and not path.is_symlink() else None
+        fp = fingerprint(path)  # a regular file's, never through a link, never a FIFO; else a marker
     except OSError:
         return None
+    return fp.sha256 if fp is not None and fp.size >= 0 else None
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -193,7 +194,7 @@ def _merge_step(root: Path, n: int, step: journal.JournalStep, direction: str) -
     try:
         old = journal.read_blob(root, step.old_blob)
         new = journal.new_content(root, n)
-        cur = (root / op.path).read_bytes()
+        cur = safeio.read_under(root, op.path)
     except OSError:
         return None
     if sha256_bytes(old) != step.old_sha or sha256_bytes(new) != step.new_sha:
@@ -393,8 +394,8 @@ def _read_records(root: Path) -> tuple[str, list[ArchiveRecord]] | None:
     from pmem_tui.core import records, textio
 
     try:
-        text = textio.decode((root / ARCHIVE_INDEX).read_bytes())
-    except OSError:
+        text = textio.decode(safeio.read_under(root, ARCHIVE_INDEX))
+    except OSError:  # missing, unreadable, or not a regular file (`safeio` never reads a link or a FIFO)
         return None
     return text, records.parse_records(text)
 
@@ -402,8 +403,9 @@ def _read_records(root: Path) -> tuple[str, list[ArchiveRecord]] | None:
 def _files_under(root: Path, rel_dir: str, skip: tuple[str, ...] = ()) -> list[str]:
     """Relative paths (to `rel_dir`) of the regular, non-hidden `.md` files below it, links never followed."""
     out: list[str] = []
-    base = root / rel_dir
-    for dirpath, dirnames, filenames in os.walk(base):
+    if safeio.entry_kind(root, rel_dir) != "dir":
+        return out  # os.walk would follow the folder itself if it were a link
+    for dirpath, dirnames, filenames in os.walk(base := root / rel_dir):
         rel_here = os.path.relpath(dirpath, base).replace(os.sep, "/")
         prefix = "" if rel_here == "." else rel_here + "/"
         dirnames[:] = sorted(
@@ -462,9 +464,7 @@ def _rebuild_trash_records(root: Path, today: dt.date, gone: set[str]) -> tuple[
     """A trash item without its record gets one with a fresh 30-day deadline: never auto-purged."""
     from pmem_tui.core import records, textio
 
-    if not (root / TRASH_DIR).is_dir():
-        return None, []
-    loaded = _read_records(root)
+    loaded = _read_records(root)  # no trash folder (or a link in its place): `_files_under` finds nothing
     if loaded is None:
         return None, []
     text, parsed = loaded

@@ -42,7 +42,7 @@ class Draft:
     def read_bytes(self, rel: str) -> bytes | None:
         """Read a file as the plan will see it and fingerprint it (None: absent)."""
         try:
-            data, fp = read_with_fingerprint(self.root / rel)
+            data, fp = read_with_fingerprint(self.root, rel)
         except FileNotFoundError:
             self.reads[rel] = None
             return None

@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import sys
 from pathlib import Path
 
+from pmem_tui.core import safeio
 from pmem_tui.core.model import Fingerprint
 
 
@@ -14,19 +16,10 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_with_fingerprint(path: Path) -> tuple[bytes, Fingerprint]:
-    """Read a regular file (never through a symlink) and fingerprint exactly the bytes read."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise IsADirectoryError(f"{path} is not a regular file")
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
+def read_with_fingerprint(root: Path, rel: str) -> tuple[bytes, Fingerprint]:
+    """Read the regular file `rel` below `root` (through `safeio`: no link at any depth, no FIFO or device,
+    at most its cap) and fingerprint exactly the bytes read."""
+    data, st = safeio.read_under_stat(root, rel)
     return data, Fingerprint(size=len(data), mtime_ns=st.st_mtime_ns, sha256=sha256_bytes(data))
 
 
@@ -40,4 +33,11 @@ def fingerprint(path: Path) -> Fingerprint | None:
         kind = "symlink" if stat.S_ISLNK(st.st_mode) else "dir" if stat.S_ISDIR(st.st_mode) else "other"
         # A folder changes mtime whenever its entries do; its kind is what a plan relies on.
         return Fingerprint(size=-1, mtime_ns=0 if kind == "dir" else st.st_mtime_ns, sha256=kind)
-    return read_with_fingerprint(path)[1]
+    # Hashed as it streams, without a cap: a file of any size can still be archived or moved.
+    fd, st = safeio.open_path(path, cap=sys.maxsize)
+    digest, size = hashlib.sha256(), 0
+    with os.fdopen(fd, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+    return Fingerprint(size=size, mtime_ns=st.st_mtime_ns, sha256=digest.hexdigest())

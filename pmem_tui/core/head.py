@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-from pmem_tui.core import index, textio
+from pmem_tui.core import index, safeio, textio
 from pmem_tui.core.model import ACTIVE_DIRS, INDEX_FILE, FileInfo, IndexEntry
 
 HEAD_BYTES = 32 * 1024
@@ -30,7 +30,7 @@ def index_head(
     not entries, and only the end of the front matter says where it ends).
     """
     try:
-        with open(root / INDEX_FILE, "rb") as fh:
+        with safeio.open_file(root / INDEX_FILE) as fh:  # never a link, a FIFO or a device
             data = fh.read(max_bytes + 1)
     except OSError:
         return None

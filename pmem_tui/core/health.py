@@ -77,6 +77,7 @@ from pmem_tui.core import (
     index,
     meta_cache,
     records,
+    safeio,
     settled,
     textio,
     user_input,
@@ -221,17 +222,11 @@ def _walk(root: str, rel_dir: str) -> list[Entry]:
     while stack:
         current = stack.pop()
         try:
-            with os.scandir(f"{root}/{current}") as it:
-                entries = list(it)
+            entries = safeio.list_dir(root, current)  # reached without following a link
         except OSError:
             continue
-        for e in entries:
-            name = e.name
+        for name, st in entries:
             if name.startswith("."):
-                continue
-            try:
-                st = e.stat(follow_symlinks=False)
-            except OSError:
                 continue
             mode = st.st_mode
             if stat.S_ISDIR(mode):
@@ -288,29 +283,13 @@ def _list(root: str) -> _Listing:
     )
 
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
-def _read(path: str, size: int | None = None) -> bytes | None:
-    """A file's bytes, never through a symlink; None when it cannot be read. `size`: its size when listed."""
+def _read(root: str, rel: str) -> bytes | None:
+    """A file's bytes through `safeio` (no link at any depth, no FIFO or device, capped); None when it
+    cannot be read."""
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+        return safeio.read_under(root, rel)
     except OSError:
         return None
-    try:
-        if size is None:
-            size = os.fstat(fd).st_size
-        data = os.read(fd, size + 1) if size < (1 << 30) else b""
-        if len(data) > size:  # it grew while being read: read the rest
-            chunks = [data]
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-            data = b"".join(chunks)
-        return data
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 # -- per-file features ---------------------------------------------------------------------------------------
@@ -358,7 +337,7 @@ class _Run:
     def read_file(self, rel: str) -> bytes | None:
         data = self.texts.get(rel)
         if data is None:
-            data = _read(self.prefix + rel)
+            data = _read(self.prefix, rel)
             self.read += 1
             if data is not None:
                 self.texts[rel] = data
@@ -366,7 +345,7 @@ class _Run:
 
     def read_many(self, entries: list[Entry]) -> list[bytes]:
         prefix = self.prefix
-        out = [_read(prefix + rel, size) or b"" for rel, size, _ in entries]
+        out = [_read(prefix, rel) or b"" for rel, _, _ in entries]
         self.read += len(entries)
         return out
 
@@ -1168,14 +1147,14 @@ def plan_fix(root: Path, proposal: Proposal) -> Plan:
     if proposal.fix_action == "add":
         if existing:
             raise Refused(f"{route} is already in {INDEX_FILE}; nothing to add.")
-        if not (root / route).is_file():
+        if safeio.entry_kind(root, route) != "file":  # never a link, at any depth
             raise Refused(f"{route} no longer exists; nothing to add.")
         draft.set_text(INDEX_FILE, index.append_line(text, proposal.fix))
         draft.index_added.append(proposal.fix)
         draft.outcomes.append(f"Added {route} to {INDEX_FILE}.")
     else:
         # A duplicate route keeps its first line; a dead route loses every line naming it.
-        drop = existing[1:] if (root / route).is_file() else existing
+        drop = existing[1:] if safeio.entry_kind(root, route) == "file" else existing
         if not drop:
             raise Refused(f"{INDEX_FILE} has nothing to drop for {route} any more.")
         for entry in sorted(drop, key=lambda e: e.line_no, reverse=True):

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import unquote
 
-from pmem_tui.core import textio
+from pmem_tui.core import safeio, textio
 from pmem_tui.core.model import IndexEntry
 from pmem_tui.core.textio import (
     code_span,
@@ -463,7 +463,7 @@ def read_index(path: Path) -> list[IndexEntry] | None:
     read and parsed block by block: a large index is never held whole, neither as text (twice its size in
     bytes when a line holds a `—`) nor as one list of 10^5 lines. Other read errors are raised."""
     try:
-        f = open(path, "rb")  # noqa: SIM115 - closed below, after the blocks are read
+        f = safeio.open_file(path)  # never a link, a FIFO or a device; over the cap: refused
     except FileNotFoundError:
         return None
     entries: list[IndexEntry] = []

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pmem_tui.core import safeio
 from pmem_tui.core.errors import Busy, UnfinishedAction
 from pmem_tui.core.fingerprint import sha256_bytes
 from pmem_tui.core.fsops import FS
@@ -74,7 +75,7 @@ def write_intent(
             old_path = fs.abspath(op.path)
             old_blob = old_sha = None
             if not op.create and old_path.exists():
-                old = old_path.read_bytes()
+                old = safeio.read_path(old_path)
                 old_blob = f"{JOURNAL_DIR}/{n}.old"
                 fs.write_atomic(old_blob, old)
                 old_sha = sha256_bytes(old)
@@ -146,7 +147,7 @@ def read_intent(root: Path) -> Intent | None:
     path = root / INTENT
     if not path.exists():
         return None
-    data = json.loads(path.read_bytes().decode("utf-8"))
+    data = json.loads(safeio.read_under(root, INTENT).decode("utf-8"))
     try:
         return _from_json(data)
     except (KeyError, TypeError, AttributeError) as err:
@@ -154,11 +155,11 @@ def read_intent(root: Path) -> Intent | None:
 
 
 def read_blob(root: Path, blob: str) -> bytes:
-    return (root / blob).read_bytes()
+    return safeio.read_under(root, blob)
 
 
 def new_content(root: Path, n: int) -> bytes:
-    return (root / f"{JOURNAL_DIR}/{n}.new").read_bytes()
+    return safeio.read_under(root, f"{JOURNAL_DIR}/{n}.new")
 
 
 # -- JSON ------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from pmem_tui.core import index, index_places, journal, records, summary, textio
+from pmem_tui.core import index, index_places, journal, records, safeio, summary, textio
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft, exists
 from pmem_tui.core.errors import LifecycleIncomplete, PmemError, Refused
@@ -64,7 +64,7 @@ def trash_location(rel: str) -> str:
 
 
 def missing_lifecycle(root: Path) -> list[str]:
-    return [p for p in LIFECYCLE_PATHS if not (root / p).exists()]
+    return [p for p in LIFECYCLE_PATHS if not os.path.lexists(root / p)]  # a link is not missing
 
 
 def require_lifecycle(root: Path, action: str) -> None:
@@ -224,7 +224,7 @@ def plan_delete_many(
 def propose_index_line(root: Path, location: str, rel: str) -> str:
     """A line built from the file's title and summary, for a record that lost its line."""
     try:
-        text = textio.display(textio.decode((root / location).read_bytes()))
+        text = textio.display(textio.decode(safeio.read_under(root, location)))
     except OSError:
         text = ""
     title = summary.title_of(text)

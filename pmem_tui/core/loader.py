@@ -10,8 +10,9 @@ The parts
     (the block, the budget and the degradation ladder). This module reads the file and puts them together.
 
 Where it reads
-    ``<project>/.claude/memory/permanent_memory.md``, opened **once** in binary mode (``open(path, "rb")``)
-    and never written. ``manual_overrides.md`` in the same folder is never opened, listed or stat-ed.
+    ``<project>/.claude/memory/permanent_memory.md``, opened **once** through `safeio` (never through a link,
+    never a FIFO or a device; a file too large to hold 8,000 tokens or fewer is skipped unread) and never
+    written. ``manual_overrides.md`` in the same folder is never opened, listed or stat-ed.
 
 Silence (PL-1)
     ``.claude/memory/`` absent -> status ``no_memory_dir``, empty block. The folder present but
@@ -55,13 +56,12 @@ stale flag.
 from __future__ import annotations
 
 import datetime as dt
-import os
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pmem_tui.core import clock
+from pmem_tui.core import clock, safeio
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.loader_age import DateSource, describe_source, epic_date
 from pmem_tui.core.loader_ladder import (
@@ -92,7 +92,7 @@ from pmem_tui.core.loader_parse import (
     parse_marker,
 )
 from pmem_tui.core.model import PROJECT_MEMORY_DIR
-from pmem_tui.core.tokens import CHARS_PER_TOKEN, estimate_tokens
+from pmem_tui.core.tokens import CHARS_PER_TOKEN, estimate_tokens, tokens_for_chars
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -248,33 +248,37 @@ def load_permanent_memory(
 
     if not project.is_dir():
         raise PmemError(f"The project folder {project} does not exist.")
-    if not path.parent.is_dir():
+    folder = safeio.entry_kind(project, MEMORY_DIR.as_posix())  # never through a link (safeio)
+    if folder == "symlink":
+        raise PmemError(f"{path.parent} is a symbolic link (or inside one), which the loader never follows.")
+    if folder != "dir":
         return result(Status.NO_MEMORY_DIR)
+    cap = 4 * CHARS_PER_TOKEN * budget.skip_file_over + 3  # more is surely over it (4 bytes a char): unread
     try:
-        with open(path, "rb") as handle:
-            st = os.fstat(handle.fileno())
-            data = handle.read()
+        data, st = safeio.read_unless_over(project, f"{MEMORY_DIR.as_posix()}/{MEMORY_FILE}", cap)
     except FileNotFoundError:
         return result(Status.NO_FILE)
-    except IsADirectoryError as err:
-        raise PmemError(f"{path} is a folder, not a file.") from err
+    except safeio.UnsafeFile as err:  # a link, a FIFO, a device, a folder: never opened for reading
+        raise PmemError(f"{path} is {err.detail}.") from err
     except OSError as err:
         raise PmemError(f"Cannot read {path}: {err.strerror or err}.") from err
 
     warnings: list[str] = []
     try:
-        text, utf8 = data.decode("utf-8-sig"), True
+        text, utf8 = (data or b"").decode("utf-8-sig"), True
     except UnicodeDecodeError:
-        text, utf8 = data.decode("utf-8-sig", errors="replace"), False
+        text, utf8 = (data or b"").decode("utf-8-sig", errors="replace"), False
         warnings.append("the file is not valid UTF-8: undecodable bytes are shown as U+FFFD")
     mtime = dt.datetime.fromtimestamp(st.st_mtime)
+    # Unread (over `cap`): at least size/4 characters, so the token figure is a lower bound.
+    chars = len(text) if data is not None else -(-st.st_size // 4)
     stats = FileStats(
         path=path,
         size=st.st_size,
         mtime=mtime,
-        chars=len(text),
-        tokens=estimate_tokens(text),
-        bom=data.startswith(b"\xef\xbb\xbf"),
+        chars=chars,
+        tokens=tokens_for_chars(chars),
+        bom=(data or b"").startswith(b"\xef\xbb\xbf"),
         utf8=utf8,
     )
 

@@ -19,7 +19,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from pmem_tui.core import cache_home
+from pmem_tui.core import cache_home, safeio
 
 __all__ = ["RACY_NS", "is_racy", "read", "safe_dir", "write_atomic"]
 
@@ -68,7 +68,11 @@ def read(root: Path, name: str) -> bytes | None:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device is never read
             return None
         chunks = []
+        size = 0
         while chunk := os.read(fd, 1 << 22):
+            size += len(chunk)
+            if size > safeio.CACHE_CAP:  # bounded like every other read: a huge cache is ignored
+                return None
             chunks.append(chunk)
         return b"".join(chunks)
     except OSError:

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pmem_tui.core import ansi, textio
+from pmem_tui.core import ansi, safeio, textio
 from pmem_tui.core.model import ARCHIVE_DIR, INDEX_FILE, TRASH_DIR, Snapshot
 from pmem_tui.core.tokens import estimate_tokens, tokens_for_chars
 
@@ -40,10 +40,11 @@ class Baseline:
         )
 
 
-def _tokens_of(path: Any) -> int:
-    """The loader's estimate of a file, decoded as the loader decodes: no BOM, undecodable bytes as U+FFFD."""
+def _tokens_of(root: Any, rel: str) -> int:
+    """The loader's estimate of a file, decoded as the loader decodes: no BOM, undecodable bytes as U+FFFD.
+    0 when it cannot be read (`safeio`: a link, a FIFO, a device or a file over the cap is never read)."""
     try:
-        data = path.read_bytes()
+        data = safeio.read_under(root, rel)
     except OSError:
         return 0
     return estimate_tokens(data.decode("utf-8-sig", errors="replace"))
@@ -53,13 +54,13 @@ def baseline(snap: Snapshot, index_chars: int | None = None) -> Baseline:
     """What an agent loads at baseline: `_core/` and `_index.md`. `index_chars`: the index's length as the
     loader decodes it, when the caller already knows it (the app's signature of a 13 MB index), so the file
     is not read and decoded again; None reads it."""
-    core = sum(_tokens_of(snap.root / f.path) for f in snap.core)
+    core = sum(_tokens_of(snap.root, f.path) for f in snap.core)
     idx_path = snap.root / INDEX_FILE
     if index_chars is not None:
         idx, files = tokens_for_chars(index_chars), len(snap.core) + 1
     else:
         exists = idx_path.exists()
-        idx, files = (_tokens_of(idx_path) if exists else 0), len(snap.core) + exists
+        idx, files = (_tokens_of(snap.root, INDEX_FILE) if exists else 0), len(snap.core) + exists
     return Baseline(files, core + idx, core, idx)
 
 

@@ -38,7 +38,7 @@ import sys
 import time
 import zlib
 
-from pmem_tui.core import cache_home
+from pmem_tui.core import cache_home, safeio
 
 TYPE_CHECKING = False  # not `typing` (5 ms to import with `re`): this module runs before anything else
 if TYPE_CHECKING:
@@ -97,8 +97,7 @@ def probe(root: str, fmt: str) -> Probe | None:
     controls: list[bytes | None] = []
     for rel in _CONTROL_FILES:
         try:
-            with open(os.path.join(root, rel), "rb") as f:
-                controls.append(f.read())
+            controls.append(safeio.read_under(root, rel))  # never a link, a FIFO or a device; bounded
         except FileNotFoundError:
             controls.append(None)
         except OSError:
@@ -144,7 +143,9 @@ def _lookup(root: str, fmt: str, key: bytes) -> bytes | None:
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device: never block on it
                 return None
-            data = f.read()
+            data = f.read(safeio.CACHE_CAP + 1)  # bounded like every other read
+            if len(data) > safeio.CACHE_CAP:
+                return None
     except OSError:
         return None
     if not data.startswith(_MAGIC):

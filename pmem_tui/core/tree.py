@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from pmem_tui.core import archive_match, journal, records, scan_cache, summary, textio
+from pmem_tui.core import archive_match, journal, records, safeio, scan_cache, summary, textio
 from pmem_tui.core import index as index_mod
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.model import (
@@ -53,14 +53,15 @@ class FileContent:
     valid_utf8: bool
 
 
-def read_text(path: Path) -> tuple[str, bool]:
-    """A file's text (invalid bytes kept as surrogates) and whether it was valid UTF-8."""
-    data = path.read_bytes()
+def read_text(root: Path, rel: str) -> tuple[str, bool]:
+    """A file's text (invalid bytes kept as surrogates) and whether it was valid UTF-8 (`safeio`: never
+    through a link, never a FIFO or a device, never over the cap)."""
+    data = safeio.read_under(root, rel)
     return textio.decode(data), textio.is_valid_utf8(data)
 
 
-def inspect_file(path: Path) -> FileContent:
-    text, valid = read_text(path)
+def inspect_file(root: Path, rel: str) -> FileContent:
+    text, valid = read_text(root, rel)
     title, info = summary.inspect(text)
     return FileContent(title, info, valid)
 
@@ -86,18 +87,16 @@ def walk_files(
     while stack:
         current = stack.pop()
         try:
-            entries = list(os.scandir(root / current))
+            entries = safeio.list_dir(root, current)
+        except safeio.UnsafeFile as err:  # it became a link (or a file) since the folder above was listed
+            problems.append(Problem(err.kind, current, err.detail))
+            continue
         except OSError as err:
             problems.append(Problem("unreadable", current, f"cannot list this folder: {err.strerror}"))
             continue
-        for entry in entries:
-            name = entry.name
+        for name, st in entries:
             rel = f"{current}/{name}"
             if name.startswith(".") or rel in skip:
-                continue
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
                 continue
             if stat.S_ISLNK(st.st_mode):
                 problems.append(
@@ -109,15 +108,33 @@ def walk_files(
                 files.append(FileInfo(rel, st.st_size, st.st_mtime_ns))
                 if ctimes is not None:
                     ctimes[rel] = st.st_ctime_ns
+            else:
+                what = safeio.describe_mode(st.st_mode)
+                problems.append(Problem("unreadable", rel, f"{what}, not a regular file; never read"))
     files.sort(key=lambda f: f.path)
     return files, problems
 
 
-def _read_control(path: Path) -> str | None:
+def _walkable(root: Path, rel: str) -> bool:
+    """A folder to walk: a real one, or a link (which the walk reports as `symlink` and never enters)."""
+    return safeio.entry_kind(root, rel) in ("dir", "symlink")
+
+
+def _read_control(root: Path, rel: str, problems: list[Problem]) -> str | None:
+    """An index's text; None when it is missing or is not a regular file that can be read (a problem)."""
     try:
-        return textio.decode(path.read_bytes())
+        return textio.decode(safeio.read_under(root, rel))
     except FileNotFoundError:
         return None
+    except OSError as err:
+        problems.append(_read_problem(rel, err))
+        return None
+
+
+def _read_problem(rel: str, err: OSError) -> Problem:
+    if isinstance(err, safeio.UnsafeFile):
+        return Problem(err.kind, rel, err.detail)
+    return Problem("unreadable", rel, f"cannot be read: {err.strerror}")
 
 
 def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: bool = False) -> Snapshot:
@@ -127,21 +144,24 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
         return Snapshot(root, False, today, LIFECYCLE_PATHS, (), (), (), (), (), (), ())
     facts_cache = scan_cache.ScanCache(root) if deep and cache else None  # its clock starts before any stat
     problems: list[Problem] = []
-    missing = tuple(p for p in LIFECYCLE_PATHS if not (root / p).exists())
+    missing = tuple(p for p in LIFECYCLE_PATHS if not os.path.lexists(root / p))
 
     core: list[FileInfo] = []
-    if (root / CORE_DIR).is_dir():
+    if _walkable(root, CORE_DIR):
         core, core_problems = walk_files(root, CORE_DIR)
         problems += core_problems
 
     entries: list[IndexEntry] = []
     if facts_cache:
-        index_text = _read_control(root / INDEX_FILE)
+        index_text = _read_control(root, INDEX_FILE, problems)
         if index_text is not None:
             entries = facts_cache.index_entries(index_text, index_mod.parse_index)
         del index_text
     else:
-        entries = index_mod.read_index(root / INDEX_FILE) or []  # block by block: never the whole text
+        try:
+            entries = index_mod.read_index(root / INDEX_FILE) or []  # block by block: never the whole text
+        except OSError as err:
+            problems.append(_read_problem(INDEX_FILE, err))
     by_route: dict[str, IndexEntry] = {}
     for entry in entries:
         by_route.setdefault(entry.route, entry)
@@ -152,7 +172,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
     active_files: list[FileInfo] = []
     ctimes: dict[str, int] | None = {} if facts_cache else None
     for folder in ACTIVE_DIRS:
-        if (root / folder).is_dir():
+        if _walkable(root, folder):
             found, folder_problems = walk_files(root, folder, ctimes=ctimes)
             active_files += [f for f in found if f.path.endswith(".md")]
             problems += folder_problems
@@ -166,9 +186,9 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
             ctime = ctimes.get(f.path, 0) if ctimes is not None else 0
             cached = facts_cache.get(f.path, f.size, f.mtime_ns, ctime) if facts_cache else None
             try:
-                content = FileContent(*cached) if cached else inspect_file(root / f.path)
-            except OSError as err:
-                problems.append(Problem("unreadable", f.path, f"cannot be read: {err.strerror}"))
+                content = FileContent(*cached) if cached else inspect_file(root, f.path)
+            except OSError as err:  # a file that became a link, a FIFO, a folder... since the listing
+                problems.append(_read_problem(f.path, err))
             else:
                 if facts_cache and cached is None:
                     facts = (content.title, content.summary, content.valid_utf8)
@@ -194,7 +214,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
         if entry.route not in on_disk:
             problems.append(Problem("dead-route", entry.route, f"in {INDEX_FILE} but no such file"))
 
-    archive_text = _read_control(root / ARCHIVE_INDEX)
+    archive_text = _read_control(root, ARCHIVE_INDEX, problems)
     recs: list[ArchiveRecord] = records.parse_records(archive_text) if archive_text is not None else []
     matching, files, archive_problems = locate_archived(root, recs)
     problems += archive_problems
@@ -269,10 +289,10 @@ def locate_archived(
     problems: list[Problem] = []
     archive_files: list[FileInfo] = []
     trash_files: list[FileInfo] = []
-    if (root / ARCHIVE_DIR).is_dir():
+    if _walkable(root, ARCHIVE_DIR):
         archive_files, found = walk_files(root, ARCHIVE_DIR, skip=frozenset({TRASH_DIR, ARCHIVE_INDEX}))
         problems += found
-    if (root / TRASH_DIR).is_dir():
+    if _walkable(root, TRASH_DIR):
         trash_files, found = walk_files(root, TRASH_DIR)
         problems += found
     matching = archive_match.match_files(recs, [f.path for f in archive_files], [f.path for f in trash_files])
@@ -283,15 +303,10 @@ def match_archive(root: Path, archive_text: str, path: str) -> archive_match.Mat
     """Which file under `_archive/` each record of `archive_text` is about, for an action on `path`. A file at
     the tool's own place for `path` is its file, so the archive is walked only when there is none there."""
     recs = records.parse_records(archive_text)
-    here = [loc for loc in (f"{ARCHIVE_DIR}/{path}", f"{TRASH_DIR}/{path}") if _regular(root / loc)]
+    places = (f"{ARCHIVE_DIR}/{path}", f"{TRASH_DIR}/{path}")
+    here = [loc for loc in places if safeio.entry_kind(root, loc) == "file"]
     if here:
         trash = [loc for loc in here if loc.startswith(TRASH_DIR + "/")]
         return archive_match.match_files(recs, [loc for loc in here if loc not in trash], trash)
     return locate_archived(root, recs)[0]
 
-
-def _regular(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False

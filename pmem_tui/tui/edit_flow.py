@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pmem_tui.core import drafts
+from pmem_tui.core import drafts, safeio
 from pmem_tui.core.errors import PmemError
 from pmem_tui.tui.editor import edit_suspended
 
@@ -50,7 +50,7 @@ def edit_copy(app: PmemApp, name: str, initial: bytes) -> bytes | None:
 def start_edit(app: PmemApp, rel: str) -> None:
     """Edit a copy of `rel` (or of its kept draft) in the editor, then preview the save."""
     try:
-        original = (app.root / rel).read_bytes()
+        original = safeio.read_under(app.root, rel)  # never through a link, never a FIFO; capped
     except OSError as err:
         app.refuse(f"{rel} cannot be read: {err.strerror or err}.")
         return
@@ -70,7 +70,7 @@ def start_edit(app: PmemApp, rel: str) -> None:
         return
     explanation = None
     try:
-        if (app.root / rel).read_bytes() != original:
+        if safeio.read_under(app.root, rel) != original:
             explanation = (
                 f"{rel} changed on disk while you were editing. The diff below is against the file as "
                 "it is now: confirming replaces that change with yours."

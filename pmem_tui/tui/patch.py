@@ -21,7 +21,7 @@ from operator import attrgetter, ne
 from pathlib import Path
 
 from pmem_tui.core import index as index_mod
-from pmem_tui.core import report, textio
+from pmem_tui.core import report, safeio, textio
 from pmem_tui.core.model import ACTIVE_DIRS, INDEX_FILE, ActiveFile, IndexEntry, Snapshot
 from pmem_tui.core.report import Baseline
 from pmem_tui.core.tokens import tokens_for_chars
@@ -196,10 +196,12 @@ def _read_stamped(path: Path) -> tuple[bytes, Stamp] | None:
     """The file's bytes and stamp, or None when it cannot be read or changed (or was replaced) while it was
     read."""
     try:
-        with open(path, "rb") as f:
-            before = _stamp(os.fstat(f.fileno()))
-            data = f.read()
-        after = _stamp(os.stat(path))
+        fd, st = safeio.open_path(path)  # never a link, a FIFO or a device; over the cap: refused
+        try:
+            before, data = _stamp(st), safeio.read_fd(fd, st, path.name, safeio.MEMORY_CAP)
+        finally:
+            os.close(fd)
+        after = _stamp(os.lstat(path))
     except OSError:
         return None
     return (data, before) if before == after and len(data) == before[2] else None
@@ -320,7 +322,7 @@ def patch(
         if top not in ACTIVE_DIRS:
             return None  # _core/, _archive/, another control file...: rescan
         try:
-            st = (root / rel).lstat()
+            st = safeio.lstat_under(root, rel)  # a link among its folders: UnsafeFile, so a rescan
         except FileNotFoundError:
             if position(active, rel) is not None or holds_active(active, rel):
                 return None  # a memory file (or a folder of them) went away

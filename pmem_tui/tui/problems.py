@@ -25,7 +25,7 @@ def check_contents(root: Path, snap: Snapshot, paths: Set[str] | None = None) ->
         if f.summary.state is not SummaryState.UNKNOWN:
             continue  # read by the scan already: its problems are in the snapshot
         try:
-            content = tree.inspect_file(root / f.path)
+            content = tree.inspect_file(root, f.path)
         except OSError as err:
             found[f.path] = (Problem("unreadable", f.path, f"cannot be read: {err.strerror}"),)
         else:

@@ -125,16 +125,24 @@ class MemoryWatcher:
         if self._observer is not None:
             return self.mode
         from watchdog.observers import Observer
-        from watchdog.observers.polling import PollingObserver
+        from watchdog.observers.polling import PollingObserverVFS
 
+        # Never through a link: inotify does not descend into one (follow_symlink=False), and the polling
+        # fallback lists with lstat (its default, os.stat, would walk into a linked folder).
         attempts: list[tuple[str, Callable[[], Any]]] = [
             ("live", Observer),
-            ("polling", lambda: PollingObserver(timeout=POLL_INTERVAL_S)),
+            ("polling", lambda: PollingObserverVFS(os.lstat, os.scandir, polling_interval=POLL_INTERVAL_S)),
         ]
         for mode, factory in attempts:
             observer = factory()
             try:
-                observer.schedule(self.handler, str(self.root), recursive=True, event_filter=WATCHED_EVENTS)
+                observer.schedule(
+                    self.handler,
+                    str(self.root),
+                    recursive=True,
+                    event_filter=WATCHED_EVENTS,
+                    follow_symlink=False,
+                )
                 observer.daemon = True
                 observer.start()
             except (OSError, RuntimeError) as err:

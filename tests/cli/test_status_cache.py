@@ -289,10 +289,10 @@ def test_a_read_failure_is_never_stored(
 ) -> None:
     real = tree.inspect_file
 
-    def failing(path: Path) -> tree.FileContent:
-        if path.name == "standup.md":
+    def failing(root: Path, rel: str) -> tree.FileContent:
+        if rel.endswith("/standup.md"):
             raise PermissionError(13, "Permission denied")
-        return real(path)
+        return real(root, rel)
 
     monkeypatch.setattr(tree, "inspect_file", failing)
     out = status(memory, "--json")
@@ -308,12 +308,13 @@ def test_a_shallow_symlink_bypasses_the_cache(
     target = tmp_path / "elsewhere-trash"
     target.mkdir()
     (memory / "_archive/_trash").rmdir()
-    (memory / "_archive/_trash").symlink_to(target)  # the scan follows this one
+    (memory / "_archive/_trash").symlink_to(target)  # reported as a symlink, never followed
     first = status(memory, "--json")
     assert not cache_file(memory, JSON_FILE).exists()
     write(target, "notes/late.md", "# Late\n")
-    assert status(memory, "--json") != first
-    assert status(memory, "--json") == fresh(status, memory, "--json")
+    assert status(memory, "--json") == first == fresh(status, memory, "--json")
+    assert "late.md" not in first and '"kind":"symlink","path":"_archive/_trash"' in first
+    assert not (memory / JSON_FILE).exists()
 
 
 def test_a_deep_symlink_is_part_of_the_key(memory: Path, tmp_path: Path, later: None, status: Status) -> None:

@@ -29,10 +29,13 @@ class OpenSpy:
         self.refused: list[str] = []
 
     def _rel(self, file: Any, dir_fd: int | None = None) -> str | None:
-        if isinstance(file, int) or dir_fd is not None:
+        if isinstance(file, int):
             return None
         try:
-            path = Path(os.path.realpath(os.fsdecode(file)))
+            name = os.fsdecode(file)
+            if dir_fd is not None:  # `safeio` opens each name relative to the folder above it
+                name = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), name)
+            path = Path(os.path.realpath(name))
         except TypeError:
             return None
         try:

@@ -48,9 +48,9 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = tree.inspect_file
 
-    def counting(path: Path) -> tree.FileContent:
-        seen.append(path.name)
-        return real(path)
+    def counting(root: Path, rel: str) -> tree.FileContent:
+        seen.append(rel.rsplit("/", 1)[-1])
+        return real(root, rel)
 
     monkeypatch.setattr(tree, "inspect_file", counting)
     return seen

@@ -3,7 +3,6 @@ an in-place edit of entry lines (or that changed during the read) falls back to 
 
 from __future__ import annotations
 
-import io
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pmem_tui.core import report, textio, tree
+from pmem_tui.core import report, safeio, textio, tree
 from pmem_tui.tui import patch
 from pmem_tui.tui.rows import rows_for
 
@@ -280,21 +279,15 @@ def test_an_index_that_changed_during_the_read_is_refused(
     edited = list(lines)
     edited[2] = entry(0, "edited")
     write_index(tmp_path, edited)
-    real_open = open
+    real_read = safeio.read_fd
 
-    class SavedAgainWhileRead(io.BufferedReader):
-        def read(self, size: int | None = -1) -> bytes:
-            data = super().read(size)
-            write_index(tmp_path, [*edited[:3], entry(1, "saved again"), *edited[4:]])
-            return data
-
-    def opening(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        return (
-            SavedAgainWhileRead(real_open(path, "rb", buffering=0)) if mode == "rb" else real_open(path, mode)
-        )
+    def saved_again_while_read(*args: Any) -> bytes:
+        data = real_read(*args)
+        write_index(tmp_path, [*edited[:3], entry(1, "saved again"), *edited[4:]])
+        return data
 
     assert patch_index(tmp_path, snap, sig) is not None  # the same edit, read in peace: patched
-    monkeypatch.setattr(patch, "open", opening, raising=False)
+    monkeypatch.setattr(safeio, "read_fd", saved_again_while_read)
     assert patch_index(tmp_path, snap, sig) is None
 
 

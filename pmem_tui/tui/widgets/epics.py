@@ -49,6 +49,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from pmem_tui.core import safeio
 from pmem_tui.core.epic_archive import Archive, History, read_archive, read_history
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.loader import (
@@ -144,7 +145,7 @@ def _read_loader(project: Path, today: dt.date | None) -> tuple[LoaderResult, tu
         if result.file is None or not result.rows:
             return result, ()
         try:
-            data = result.path.read_bytes()
+            data = safeio.read_path(result.path)  # its folders were just checked by the loader
         except OSError:
             return result, ()
         if len(data) == result.file.size:

@@ -26,7 +26,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from pmem_tui.core import textio
+from pmem_tui.core import safeio, textio
 from pmem_tui.core.model import INDEX_FILE, SummaryInfo, SummaryState
 from pmem_tui.core.report import human_size
 from pmem_tui.tui.focus import RemembersKeyFocus
@@ -60,10 +60,10 @@ def _trim_partial(data: bytes) -> bytes:
     return data
 
 
-def read_capped(path: Path, cap: int = PREVIEW_CAP) -> FileRead:
-    with path.open("rb") as fh:
-        data = fh.read(cap + 1)
-        total = max(path.stat().st_size, len(data))
+def read_capped(root: Path, rel: str, cap: int = PREVIEW_CAP) -> FileRead:
+    """The first `cap` bytes of `rel` through `safeio` (no link at any depth, no FIFO or device)."""
+    data, st = safeio.read_head(root, rel, cap + 1)
+    total = max(st.st_size, len(data))
     truncated = len(data) > cap
     if truncated:
         data = _trim_partial(data[:cap])
@@ -264,7 +264,7 @@ class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
         error: str | None = None
         if subject.location is not None:
             try:
-                read = read_capped(self.root / subject.location)
+                read = read_capped(self.root, subject.location)
             except OSError as err:
                 error = err.strerror or str(err)
         return build_preview(subject, read, error)
