@@ -11,7 +11,7 @@ The parts
 
 Where it reads
     ``<project>/.claude/memory/permanent_memory.md``, opened **once** through `safeio` (never through a link,
-    never a FIFO or a device; a file too large to hold 8,000 tokens or fewer is skipped unread) and never
+    never a FIFO or a device; a file over `READ_CAP`, 512 KiB, is skipped unread, its size named) and never
     written. ``manual_overrides.md`` in the same folder is never opened, listed or stat-ed.
 
 Silence (PL-1)
@@ -93,6 +93,11 @@ from pmem_tui.core.loader_parse import (
 )
 from pmem_tui.core.model import PROJECT_MEMORY_DIR
 from pmem_tui.core.tokens import CHARS_PER_TOKEN, estimate_tokens, tokens_for_chars
+
+# The most the loader reads of permanent_memory.md: 16 times the size past which the 8,000-token skip may
+# apply (the summarizer archives epics well before that). A larger file is skipped unread, with its size
+# named: the ladder is applied in full to every file it reads (PL-14), and no file is read without bound.
+READ_CAP = 512 * 1024
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -253,7 +258,7 @@ def load_permanent_memory(
         raise PmemError(f"{path.parent} is a symbolic link (or inside one), which the loader never follows.")
     if folder != "dir":
         return result(Status.NO_MEMORY_DIR)
-    cap = 4 * CHARS_PER_TOKEN * budget.skip_file_over + 3  # more is surely over it (4 bytes a char): unread
+    cap = READ_CAP
     try:
         data, st = safeio.read_unless_over(project, f"{MEMORY_DIR.as_posix()}/{MEMORY_FILE}", cap)
     except FileNotFoundError:
@@ -281,6 +286,20 @@ def load_permanent_memory(
         bom=(data or b"").startswith(b"\xef\xbb\xbf"),
         utf8=utf8,
     )
+
+    if data is None:  # over the read cap: far past the 8,000-token skip, and never read whole
+        warnings.append(
+            f"the file is {st.st_size} bytes, over the {READ_CAP // 1024} KiB the loader reads (at least "
+            f"{stats.tokens} tokens, over {budget.skip_file_over}): skipped unread"
+        )
+        return result(
+            Status.SKIPPED,
+            step=Step.SKIP_FILE,
+            skip_reason=SkipReason.FILE_OVER_LIMIT,
+            trace=(StepTrace(step=Step.SKIP_FILE, tokens=0, affected=(), saved=0),),
+            file=stats,
+            warnings=tuple(warnings),
+        )
 
     parsed = parse_epics(iter_lines(text))
     warnings.extend(parsed.warnings)
