@@ -10,8 +10,10 @@ The parts
     (the block, the budget and the degradation ladder). This module reads the file and puts them together.
 
 Where it reads
-    ``<project>/.claude/memory/permanent_memory.md``, opened **once** in binary mode (``open(path, "rb")``)
-    and never written. ``manual_overrides.md`` in the same folder is never opened, listed or stat-ed.
+    ``<project>/.claude/memory/permanent_memory.md``, opened **once**, read-only, and never written. A symlink
+    (the file or ``.claude/memory/`` itself) is not followed and a special file (a FIFO, a device) is not
+    read: one sentence instead (the CLI exits 1), never a hang. ``manual_overrides.md`` in the same folder
+    is never opened, listed or stat-ed.
 
 Silence (PL-1)
     ``.claude/memory/`` absent -> status ``no_memory_dir``, empty block. The folder present but
@@ -56,12 +58,14 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import stat
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from pmem_tui.core import clock
+from pmem_tui.core.epic_archive import Unreadable, read_whole
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.loader_age import DateSource, describe_source, epic_date
 from pmem_tui.core.loader_ladder import (
@@ -248,18 +252,20 @@ def load_permanent_memory(
 
     if not project.is_dir():
         raise PmemError(f"The project folder {project} does not exist.")
-    if not path.parent.is_dir():
+    try:
+        folder = os.lstat(path.parent)
+    except OSError:
+        return result(Status.NO_MEMORY_DIR)
+    if stat.S_ISLNK(folder.st_mode):
+        raise PmemError(f"{path.parent} is a symlink: not followed.")
+    if not stat.S_ISDIR(folder.st_mode):
         return result(Status.NO_MEMORY_DIR)
     try:
-        with open(path, "rb") as handle:
-            st = os.fstat(handle.fileno())
-            data = handle.read()
+        data, st = read_whole(path)
     except FileNotFoundError:
         return result(Status.NO_FILE)
-    except IsADirectoryError as err:
-        raise PmemError(f"{path} is a folder, not a file.") from err
-    except OSError as err:
-        raise PmemError(f"Cannot read {path}: {err.strerror or err}.") from err
+    except Unreadable as err:
+        raise PmemError(f"Not read: {path.parent}/{err}.") from err
 
     warnings: list[str] = []
     try:

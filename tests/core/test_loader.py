@@ -141,7 +141,7 @@ def test_missing_project_folder_is_a_refusal(tmp_path: Path) -> None:
 
 def test_permanent_memory_that_is_a_folder_is_a_refusal(tmp_path: Path) -> None:
     (tmp_path / ".claude" / "memory" / "permanent_memory.md").mkdir(parents=True)
-    with pytest.raises(PmemError, match="folder"):
+    with pytest.raises(PmemError, match="not a regular file"):
         load(tmp_path)
 
 
@@ -833,6 +833,10 @@ def _snapshot(root: Path) -> dict[str, tuple[bytes | None, int, int]]:
     return out
 
 
+# The loader's one open: read-only, never through a symlink, never waiting on a FIFO.
+READ_ONLY = f"os.open:{os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK}"
+
+
 def install_write_guards(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """Make every file-system write (and directory listing) fail; return the list of every open."""
     opened: list[tuple[str, str]] = []
@@ -910,7 +914,7 @@ def test_loader_never_writes_and_reads_one_file_once(tmp_path: Path, monkeypatch
     assert result.status is Status.LOADED and result.step is not Step.NONE
     assert _snapshot(project) == before
     target = str(project / ".claude" / "memory" / "permanent_memory.md")
-    assert opened == [(target, "rb")]  # one open, read-only, of one file
+    assert opened == [(target, READ_ONLY)]  # one open, read-only, of one file
     assert str(overrides) not in {p for p, _ in opened}
     assert "OVR" not in result.block and "override" not in result.block
 
@@ -925,7 +929,7 @@ def test_manual_overrides_is_never_opened_even_without_permanent_memory(
         opened = install_write_guards(m)
         result = load(tmp_path)
     assert result.status is Status.NO_FILE
-    assert opened == [(str(tmp_path / ".claude" / "memory" / "permanent_memory.md"), "rb")]
+    assert opened == [(str(tmp_path / ".claude" / "memory" / "permanent_memory.md"), READ_ONLY)]
 
 
 # ------------------------------------------------------------------------------------------------ trimming

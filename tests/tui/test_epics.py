@@ -349,8 +349,15 @@ async def test_nothing_is_written_and_manual_overrides_is_never_opened(
         opened.append(os.fsdecode(file) if isinstance(file, str | bytes | os.PathLike) else repr(file))
         return real_open(file, *args, **kwargs)
 
+    real_os_open = os.open
+
+    def os_spy(file: Any, *args: Any, **kwargs: Any) -> int:
+        opened.append(os.fsdecode(file))  # the loader's read-only, no-follow open
+        return real_os_open(file, *args, **kwargs)
+
     monkeypatch.setattr(builtins, "open", spy)
     monkeypatch.setattr(io, "open", spy)
+    monkeypatch.setattr(os, "open", os_spy)
     async with app.run_test(size=SIZE) as pilot:
         await open_epics(pilot)
         await pilot.press("enter", "down", "enter", "ctrl+r")

@@ -49,7 +49,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from pmem_tui.core.epic_archive import Archive, History, read_archive, read_history
+from pmem_tui.core.epic_archive import Archive, History, Unreadable, read_archive, read_history, read_whole
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.loader import (
     MEMORY_DIR,
@@ -144,8 +144,8 @@ def _read_loader(project: Path, today: dt.date | None) -> tuple[LoaderResult, tu
         if result.file is None or not result.rows:
             return result, ()
         try:
-            data = result.path.read_bytes()
-        except OSError:
+            data, _ = read_whole(result.path)  # swapped for a FIFO or a symlink since: not read
+        except (OSError, Unreadable):
             return result, ()
         if len(data) == result.file.size:
             return result, tuple(iter_lines(data.decode("utf-8-sig", errors="replace")))
