@@ -44,8 +44,10 @@ The block (PL-5, PL-6)
         (>90d may be outdated) Epic: FEAT-B — JWT auth — tokens in httpOnly cookies
 
 Budget and the degradation ladder (PL-7, PL-8, PL-14)
-    Tokens are :func:`pmem_tui.core.tokens.estimate_tokens` (``ceil(chars / 4)``, offline). The rungs apply
-    in order only while the block is over the 120-token target; the 8,000-token skip is the last one
+    Tokens are :func:`pmem_tui.core.tokens.estimate_tokens` (``ceil(chars / 4)``, offline); the file's
+    size, for the 8,000-token skip, counts a line ending as one character, so CRLF and LF files fare alike.
+    The rungs apply in order only while the block is over the 120-token target; the 8,000-token skip is the
+    last one
     (:mod:`~pmem_tui.core.loader_ladder`). ``LoaderResult.trace`` records every rung tried; each ``EpicRow``
     says whether it loaded and which step dropped or reduced it.
 
@@ -96,7 +98,7 @@ from pmem_tui.core.loader_parse import (
     parse_marker,
 )
 from pmem_tui.core.model import PROJECT_MEMORY_DIR
-from pmem_tui.core.tokens import CHARS_PER_TOKEN, estimate_tokens
+from pmem_tui.core.tokens import CHARS_PER_TOKEN, estimate_tokens, tokens_for_chars
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -185,7 +187,7 @@ class FileStats:
     path: Path
     size: int
     mtime: dt.datetime
-    chars: int
+    chars: int  # line endings counted as one (CRLF too)
     tokens: int
     bom: bool
     utf8: bool
@@ -274,12 +276,13 @@ def load_permanent_memory(
         text, utf8 = data.decode("utf-8-sig", errors="replace"), False
         warnings.append("the file is not valid UTF-8: undecodable bytes are shown as U+FFFD")
     mtime = dt.datetime.fromtimestamp(st.st_mtime)
+    chars = len(text) - text.count("\r\n")  # a line ending is one character, as in a section's size
     stats = FileStats(
         path=path,
         size=st.st_size,
         mtime=mtime,
-        chars=len(text),
-        tokens=estimate_tokens(text),
+        chars=chars,
+        tokens=tokens_for_chars(chars),
         bom=data.startswith(b"\xef\xbb\xbf"),
         utf8=utf8,
     )
