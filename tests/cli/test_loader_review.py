@@ -100,3 +100,13 @@ def test_a_bad_frozen_date_is_bad_usage_as_for_every_command(
     code, out, err = run_loader(tmp_path / "proj")
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and "PMEM_TUI_TODAY" in err
+
+
+@pytest.mark.rule("PL-15")
+def test_a_line_of_inline_code_opens_no_fence(tmp_path: Path) -> None:
+    # CommonMark: a backtick fence's info string holds no backtick, so this line is a code span, not a fence;
+    # read as a fence it would hide every epic after it.
+    text = "## Epic: A — a\nSummary A.\n```npm test``` runs it\n## Epic: B — b\nSummary B.\n"
+    (memory(tmp_path) / "permanent_memory.md").write_text(text, encoding="utf-8")
+    code, out, err = run_loader(tmp_path / "proj")
+    assert (code, err) == (0, "") and "Epic: B — b — Summary B." in out
