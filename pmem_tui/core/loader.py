@@ -253,6 +253,8 @@ def load_permanent_memory(
         return LoaderResult(project=project, path=path, status=status, today=when, budget=budget, **kw)
 
     if not project.is_dir():
+        if project.exists():
+            raise PmemError(f"The project {project} is not a folder.")
         raise PmemError(f"The project folder {project} does not exist.")
     try:
         folder = os.lstat(path.parent)

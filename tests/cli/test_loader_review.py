@@ -110,3 +110,10 @@ def test_a_line_of_inline_code_opens_no_fence(tmp_path: Path) -> None:
     (memory(tmp_path) / "permanent_memory.md").write_text(text, encoding="utf-8")
     code, out, err = run_loader(tmp_path / "proj")
     assert (code, err) == (0, "") and "Epic: B — b — Summary B." in out
+
+
+def test_a_project_that_is_a_file_is_named_as_such(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x\n", encoding="utf-8")
+    code, out, err = run_loader(tmp_path / "notes.txt")
+    assert (code, out) == (1, "")
+    assert err.count("\n") == 1 and "is not a folder" in err and "does not exist" not in err
