@@ -24,8 +24,8 @@ Silence (PL-1)
 Decoding
     UTF-8; a UTF-8 BOM is dropped. Bytes that are not UTF-8 are decoded as U+FFFD and the result carries a
     warning (the file is still loaded). Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` (CRLF files read exactly
-    like LF files). Control characters in a loaded heading or summary are replaced by U+FFFD (a tab by a
-    space), so the block never carries terminal escapes.
+    like LF files). Control characters and U+2028/U+2029 in a loaded heading or summary are replaced by U+FFFD
+    (a tab by a space), so the block never carries terminal escapes and each epic stays one line.
 
 Age and the 90-day flag (PL-11, PL-13)
     From the epic's ``**Completed:**`` line, else its marker's date, else a date in its heading, else

@@ -117,3 +117,16 @@ def test_a_project_that_is_a_file_is_named_as_such(tmp_path: Path) -> None:
     code, out, err = run_loader(tmp_path / "notes.txt")
     assert (code, out) == (1, "")
     assert err.count("\n") == 1 and "is not a folder" in err and "does not exist" not in err
+
+
+@pytest.mark.rule("PL-5")
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c"])
+def test_a_line_separator_inside_a_summary_never_splits_the_block_line(
+    tmp_path: Path, separator: str
+) -> None:
+    # Each of these ends a line for str.splitlines() and for many viewers, not for the loader's line rule.
+    text = f"## Epic: A — a\nFirst half{separator}second half.\n"
+    (memory(tmp_path) / "permanent_memory.md").write_text(text, encoding="utf-8")
+    code, out, err = run_loader(tmp_path / "proj")
+    assert (code, err) == (0, "")
+    assert len(out.splitlines()) == 2 and "second half." in out
