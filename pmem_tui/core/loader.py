@@ -10,10 +10,10 @@ The parts
     (the block, the budget and the degradation ladder). This module reads the file and puts them together.
 
 Where it reads
-    ``<project>/.claude/memory/permanent_memory.md``, opened **once**, read-only, and never written. A symlink
-    (the file or ``.claude/memory/`` itself) is not followed and a special file (a FIFO, a device) is not
-    read: one sentence instead (the CLI exits 1), never a hang. ``manual_overrides.md`` in the same folder
-    is never opened, listed or stat-ed.
+    ``<project>/.claude/memory/permanent_memory.md``, opened **once**, read-only, and never written. A
+    symlink (the file, ``.claude/`` or ``.claude/memory/``) is not followed and a special file (a FIFO, a
+    device) is not read: one sentence instead (the CLI exits 1), never a hang. ``manual_overrides.md`` in
+    the same folder is never opened, listed or stat-ed.
 
 Silence (PL-1)
     ``.claude/memory/`` absent -> status ``no_memory_dir``, empty block. The folder present but
@@ -256,14 +256,15 @@ def load_permanent_memory(
         if project.exists():
             raise PmemError(f"The project {project} is not a folder.")
         raise PmemError(f"The project folder {project} does not exist.")
-    try:
-        folder = os.lstat(path.parent)
-    except OSError:
-        return result(Status.NO_MEMORY_DIR)
-    if stat.S_ISLNK(folder.st_mode):
-        raise PmemError(f"{path.parent} is a symlink: not followed.")
-    if not stat.S_ISDIR(folder.st_mode):
-        return result(Status.NO_MEMORY_DIR)
+    for folder in (path.parent.parent, path.parent):  # .claude/, then .claude/memory/
+        try:
+            kind = os.lstat(folder).st_mode
+        except OSError:
+            return result(Status.NO_MEMORY_DIR)
+        if stat.S_ISLNK(kind):
+            raise PmemError(f"{folder} is a symlink: not followed.")
+        if not stat.S_ISDIR(kind):
+            return result(Status.NO_MEMORY_DIR)
     try:
         data, st = read_whole(path)
     except FileNotFoundError:

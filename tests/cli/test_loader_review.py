@@ -130,3 +130,15 @@ def test_a_line_separator_inside_a_summary_never_splits_the_block_line(
     code, out, err = run_loader(tmp_path / "proj")
     assert (code, err) == (0, "")
     assert len(out.splitlines()) == 2 and "second half." in out
+
+
+@pytest.mark.rule("PL-10")
+def test_a_symlinked_claude_folder_is_not_followed(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "other" / ".claude"
+    (elsewhere / "memory").mkdir(parents=True)
+    (elsewhere / "memory" / "permanent_memory.md").write_text(EPIC, encoding="utf-8")
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / ".claude").symlink_to(elsewhere)
+    code, out, err = run_loader(tmp_path / "proj")
+    assert (code, out) == (1, "")
+    assert err.count("\n") == 1 and ".claude is a symlink" in err
