@@ -9,10 +9,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from epics_helpers import PROJECT_LABEL
-from tui_helpers import RecordingApp, make_demo, settle, until
-
-from pmem_tui.tui.widgets.epics import EpicsPane, EpicsView
+from epics_helpers import epics_app, show_epics
+from tui_helpers import until
 
 
 def release_readers(fifo: Path, stop: threading.Event) -> None:
@@ -37,12 +35,9 @@ async def test_a_fifo_is_said_in_the_pane_without_blocking(tmp_path: Path) -> No
     helper = threading.Thread(target=release_readers, args=(fifo, stop), daemon=True)
     helper.start()
     try:
-        app = RecordingApp(make_demo(tmp_path), extra_panes=[EpicsPane(project, label=PROJECT_LABEL)])
+        app = epics_app(tmp_path, project)
         async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot)
-            await pilot.press("5")
-            assert app.main_screen is not None
-            view = app.main_screen.query_one(EpicsView)
+            view = await show_epics(pilot)
             assert await until(pilot, lambda: view.result is not None or view.error is not None)
             assert view.result is None and view.error is not None
             assert "is not a regular file" in view.error and "is not a regular file" in view.plain_summary()
