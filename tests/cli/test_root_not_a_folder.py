@@ -20,3 +20,13 @@ def test_a_root_that_is_a_file_is_named_as_such(
     out, err = capsys.readouterr()
     assert out == "" and err == f"pmem-tui: {root} is not a folder.\n"
     assert root.read_bytes() == b"not a folder\n"
+
+
+def test_status_on_a_root_that_is_a_file_does_not_promise_a_save(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "memory.txt"
+    root.write_bytes(b"not a folder\n")
+    assert main(["--root", str(root), "status"]) == 0
+    out, _ = capsys.readouterr()
+    assert out == f"No memory at {root}: it is a file, not a folder.\n"
