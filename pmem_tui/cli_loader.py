@@ -7,7 +7,8 @@ block. ``--json`` prints one object instead (always, even when silent, with its 
 intent, shape, confidence, items, date and its source (``completed``, ``marker``, ``heading``, or ``none``
 with ``date`` and ``age_days`` null), age, stale flag, tokens, the section's size against the producer's
 500-token cap, loaded or dropped and by which step; the totals against the budget; the ladder trace. Exit 0,
-or 1 with one sentence on stderr when the project folder is missing or the file cannot be read.
+or 1 with one sentence on stderr when the project folder is missing or the file cannot be read (a symlink
+or a special file is not read), or 2 when ``PMEM_TUI_TODAY`` is out of its range.
 ``--project`` is accepted before or after ``loader``.
 
 Imports no Textual and no Rich (tested in a subprocess).
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pmem_tui.cli_args import path_option
-from pmem_tui.core.errors import PmemError
+from pmem_tui.core.errors import BadUsage, PmemError
 
 if TYPE_CHECKING:  # the loader itself is imported by `run`: building the CLI's parser must stay cheap
     from pmem_tui.core.loader import EpicRow, LoaderResult
@@ -59,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
 
         result = load_permanent_memory(project)
     except PmemError as err:
-        print(f"pmem-tui: {err}", file=sys.stderr)
-        return 1
+        from pmem_tui.core.textio import printable
+
+        print(f"pmem-tui: {printable(str(err))}", file=sys.stderr)
+        return 2 if isinstance(err, BadUsage) else 1  # BadUsage: PMEM_TUI_TODAY out of range, as everywhere
     if args.json:
         _write(json.dumps(result_to_json(result), indent=2, ensure_ascii=False) + "\n")
         return 0

@@ -76,14 +76,14 @@ class History:
     problem: str | None = None  # why it could not be read at all
 
 
-class _Unreadable(Exception):
+class Unreadable(Exception):
     """A file refused: its message is one sentence for the view."""
 
 
-def read_bounded(path: Path, limit: int, *, tail: bool = False) -> tuple[bytes, bool]:
-    """At most `limit` bytes of the regular file `path` (its end when `tail`), and whether it was cut.
+def _open_regular(path: Path) -> tuple[int, os.stat_result]:
+    """A read-only descriptor of the regular file `path` and its stat; the caller closes it.
 
-    Raises FileNotFoundError, or :class:`_Unreadable` for a symlink, a special file or an OS error.
+    Raises FileNotFoundError, or :class:`Unreadable` for a symlink, a special file or an OS error.
     """
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
@@ -91,28 +91,47 @@ def read_bounded(path: Path, limit: int, *, tail: bool = False) -> tuple[bytes, 
         raise
     except OSError as err:
         if err.errno == errno.ELOOP:
-            raise _Unreadable(f"{path.name} is a symlink: not followed") from err
-        raise _Unreadable(f"{path.name} cannot be read ({err.strerror or err})") from err
+            raise Unreadable(f"{path.name} is a symlink: not followed") from err
+        raise Unreadable(f"{path.name} cannot be read ({err.strerror or err})") from err
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise _Unreadable(f"{path.name} is not a regular file: not read")
+    except OSError as err:
+        os.close(fd)
+        raise Unreadable(f"{path.name} cannot be read ({err.strerror or err})") from err
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise Unreadable(f"{path.name} is not a regular file: not read")
+    return fd, st
+
+
+def _read_fd(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    left = limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_bounded(path: Path, limit: int, *, tail: bool = False) -> tuple[bytes, bool]:
+    """At most `limit` bytes of the regular file `path` (its end when `tail`), and whether it was cut.
+
+    Raises FileNotFoundError, or :class:`Unreadable` for a symlink, a special file or an OS error.
+    """
+    fd, st = _open_regular(path)
+    try:
         cut = st.st_size > limit
         if cut and tail:
             os.lseek(fd, st.st_size - limit, os.SEEK_SET)
-        chunks: list[bytes] = []
-        left = limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 65536))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks), cut
+        return _read_fd(fd, limit), cut
     except OSError as err:
-        raise _Unreadable(f"{path.name} cannot be read ({err.strerror or err})") from err
+        raise Unreadable(f"{path.name} cannot be read ({err.strerror or err})") from err
     finally:
         os.close(fd)
+
 
 
 def read_archive(project: Path) -> Archive:
@@ -142,7 +161,7 @@ def read_archive(project: Path) -> Archive:
             data, cut = read_bounded(folder / name, MAX_FILE_BYTES)
         except FileNotFoundError:
             continue  # gone since the listing
-        except _Unreadable as err:
+        except Unreadable as err:
             notes.append(str(err))
             continue
         files += 1
@@ -210,7 +229,7 @@ def read_history(project: Path) -> History:
         data, cut = read_bounded(path, MAX_HISTORY_BYTES, tail=True)
     except FileNotFoundError:
         return History(path, exists=False)
-    except _Unreadable as err:
+    except Unreadable as err:
         return History(path, exists=True, problem=str(err))
     events, bad = parse_history(data.decode("utf-8", errors="replace"), partial=cut)
     return History(path, exists=True, events=events, bad_lines=bad, partial=cut)

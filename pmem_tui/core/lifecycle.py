@@ -69,6 +69,8 @@ def missing_lifecycle(root: Path) -> list[str]:
 
 def require_lifecycle(root: Path, action: str) -> None:
     if not root.is_dir():
+        if os.path.lexists(root):  # a file: no save can create the memory there
+            raise LifecycleIncomplete(f"{root} is not a folder.")
         raise LifecycleIncomplete(f"There is no memory at {root}; the first save creates it.")
     missing = missing_lifecycle(root)
     if missing:

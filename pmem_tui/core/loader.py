@@ -23,8 +23,8 @@ Silence (PL-1)
 Decoding
     UTF-8; a UTF-8 BOM is dropped. Bytes that are not UTF-8 are decoded as U+FFFD and the result carries a
     warning (the file is still loaded). Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` (CRLF files read exactly
-    like LF files). Control characters in a loaded heading or summary are replaced by U+FFFD (a tab by a
-    space), so the block never carries terminal escapes.
+    like LF files). Control characters and U+2028/U+2029 in a loaded heading or summary are replaced by U+FFFD
+    (a tab by a space), so the block never carries terminal escapes and each epic stays one line.
 
 Age and the 90-day flag (PL-11, PL-13)
     From the epic's ``**Completed:**`` line, else its marker's date, else a date in its heading, else
@@ -43,8 +43,10 @@ The block (PL-5, PL-6)
         (>90d may be outdated) Epic: FEAT-B — JWT auth — tokens in httpOnly cookies
 
 Budget and the degradation ladder (PL-7, PL-8, PL-14)
-    Tokens are :func:`pmem_tui.core.tokens.estimate_tokens` (``ceil(chars / 4)``, offline). The rungs apply
-    in order only while the block is over the 120-token target; the 8,000-token skip is the last one
+    Tokens are :func:`pmem_tui.core.tokens.estimate_tokens` (``ceil(chars / 4)``, offline); the file's
+    size, for the 8,000-token skip, counts a line ending as one character, so CRLF and LF files fare alike.
+    The rungs apply in order only while the block is over the 120-token target; the 8,000-token skip is the
+    last one
     (:mod:`~pmem_tui.core.loader_ladder`). ``LoaderResult.trace`` records every rung tried; each ``EpicRow``
     says whether it loaded and which step dropped or reduced it.
 
@@ -186,7 +188,7 @@ class FileStats:
     path: Path
     size: int
     mtime: dt.datetime
-    chars: int
+    chars: int  # line endings counted as one (CRLF too)
     tokens: int
     bom: bool
     utf8: bool
@@ -252,6 +254,8 @@ def load_permanent_memory(
         return LoaderResult(project=project, path=path, status=status, today=when, budget=budget, **kw)
 
     if not project.is_dir():
+        if project.exists():
+            raise PmemError(f"The project {project} is not a folder.")
         raise PmemError(f"The project folder {project} does not exist.")
     folder = safeio.entry_kind(project, MEMORY_DIR.as_posix())  # never through a link (safeio)
     if folder == "symlink":
@@ -275,8 +279,9 @@ def load_permanent_memory(
         text, utf8 = (data or b"").decode("utf-8-sig", errors="replace"), False
         warnings.append("the file is not valid UTF-8: undecodable bytes are shown as U+FFFD")
     mtime = dt.datetime.fromtimestamp(st.st_mtime)
-    # Unread (over `cap`): at least size/4 characters, so the token figure is a lower bound.
-    chars = len(text) if data is not None else -(-st.st_size // 4)
+    # A line ending is one character, as in a section's size (a CRLF file loads as its LF twin). Unread (over
+    # the cap): at least size/4 characters, so the token figure is a lower bound.
+    chars = len(text) - text.count("\r\n") if data is not None else -(-st.st_size // 4)
     stats = FileStats(
         path=path,
         size=st.st_size,

@@ -101,7 +101,7 @@ _MARKER = re.compile(r"<!--\s*af-memory:v(?P<version>\d+)\b(?P<body>.*)", re.IGN
 _FIELD = re.compile(r'(?P<key>[A-Za-z_][\w-]*)=(?:"(?P<quoted>[^"]*)"|(?P<bare>\S*))')
 _MD_HEADING = re.compile(r"#{1,6}(?:\s|$)")
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")  # U+2028/9 split lines for splitlines()
 _FENCE_OPEN = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
 _FENCE_CLOSE = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})[ \t]*")
 # `**Completed:** 2025-10-01`, `**Completed**: …`, `- Completed: …` (the first date after it is the one).
@@ -121,7 +121,8 @@ def iter_lines(text: str) -> Iterator[str]:
 
 
 def clean(text: str) -> str:
-    """`text` with control characters replaced (a tab by a space), stripped: safe to print."""
+    """`text` with control characters and line or paragraph separators replaced (a tab by a space),
+    stripped: safe to print, and one line for any reader."""
     return _CONTROL.sub("\ufffd", text.replace("\t", " ")).strip()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -171,6 +172,8 @@ def status_lines(snap: Snapshot) -> list[str]:
 
 def _status_lines(snap: Snapshot) -> list[str]:
     if not snap.exists:
+        if os.path.lexists(snap.root):  # no save can create the memory in a file's place
+            return [f"No memory at {snap.root}: it is a file, not a folder."]
         return [f"No memory at {snap.root}. The first `pmem-tui save` creates it."]
     base = baseline(snap)
     total = sum(a.size for a in snap.active)

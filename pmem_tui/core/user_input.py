@@ -8,7 +8,8 @@ range; a refusal, exit 1, for text an action would write) and the app (the same 
   100 years back, a deadline 30 days ahead) is a real date.
 - `--reason` and `--index-line`: one line of at most `MAX_LINE_CHARS` characters, without control or
   invisible characters (NUL, line and paragraph separators, ...) or undecodable bytes: they are written into
-  `_index.md` and `_archive/_index.md`, where each would break or hide a line.
+  `_index.md` and `_archive/_index.md`, where each would break or hide a line; and at least one visible
+  character (joiners, combining marks or fillers alone would make the record look empty).
 Paths have their own contract (`paths.py`).
 """
 
@@ -31,6 +32,8 @@ _ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 # separators. Tab, and the joiners that emoji and several scripts need, are plain text.
 _BAD_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _ALLOWED = frozenset("\t\u200c\u200d")
+# Letters and symbols that draw as blank: the Hangul fillers and the blank Braille pattern.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 def shown(value: str, limit: int = 40) -> str:
@@ -82,6 +85,9 @@ def one_line(value: str, what: str) -> str:
     for ch in value:
         if ch not in _ALLOWED and unicodedata.category(ch) in _BAD_CATEGORIES:
             raise Refused(f"The {what} contains {_describe(ch)}; type it as plain text on one line.")
+    if not any(unicodedata.category(ch)[0] in "LNPS" and ch not in _BLANK for ch in value):
+        # Joiners, combining marks and fillers alone draw nothing: the record would look empty.
+        raise Refused(f"The {what} has no visible character; type it as plain text on one line.")
     return value
 
 

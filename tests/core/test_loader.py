@@ -141,7 +141,7 @@ def test_missing_project_folder_is_a_refusal(tmp_path: Path) -> None:
 
 def test_permanent_memory_that_is_a_folder_is_a_refusal(tmp_path: Path) -> None:
     (tmp_path / ".claude" / "memory" / "permanent_memory.md").mkdir(parents=True)
-    with pytest.raises(PmemError, match="folder"):
+    with pytest.raises(PmemError, match="is a folder, not a file"):
         load(tmp_path)
 
 

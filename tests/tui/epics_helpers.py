@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
-from tui_helpers import FIXED_MTIME
+from textual.pilot import Pilot
+from tui_helpers import FIXED_MTIME, RecordingApp, make_demo, settle
+
+from pmem_tui.tui.widgets.epics import EpicsPane, EpicsView
 
 PROJECT_LABEL = "~/work/shop"
 
@@ -73,3 +77,17 @@ def write_project(parent: Path, content: str | bytes, name: str = "shop") -> Pat
     path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     os.utime(path, (FIXED_MTIME, FIXED_MTIME))
     return project
+
+
+def epics_app(tmp_path: Path, project: Path) -> RecordingApp:
+    """The app on a demo memory, with an Epics pane (key 5) on `project`."""
+    return RecordingApp(make_demo(tmp_path), extra_panes=[EpicsPane(project, label=PROJECT_LABEL)])
+
+
+async def show_epics(pilot: Pilot[Any]) -> EpicsView:
+    """Let the app start, switch to the Epics pane and return its view (still loading, maybe)."""
+    await settle(pilot)
+    await pilot.press("5")
+    screen = pilot.app.main_screen
+    assert screen is not None
+    return screen.query_one(EpicsView)

@@ -4,20 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from epics_helpers import PROJECT_LABEL, WITHIN, write_project
-from tui_helpers import RecordingApp, make_demo, settle, until
-
-from pmem_tui.tui.widgets.epics import EpicsPane, EpicsView
+from epics_helpers import WITHIN, epics_app, show_epics, write_project
+from tui_helpers import settle, until
 
 
 async def test_j_k_g_and_G_move_in_the_epics_table(tmp_path: Path) -> None:
-    project = write_project(tmp_path, WITHIN)
-    app = RecordingApp(make_demo(tmp_path), extra_panes=[EpicsPane(project, label=PROJECT_LABEL)])
+    app = epics_app(tmp_path, write_project(tmp_path, WITHIN))
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("5")
-        assert app.main_screen is not None
-        view = app.main_screen.query_one(EpicsView)
+        view = await show_epics(pilot)
         assert await until(pilot, lambda: len(view.rows) == 4)
         await settle(pilot)
         table = view.table
