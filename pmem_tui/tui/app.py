@@ -44,7 +44,7 @@ from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.signals import at_hangup, exit_on_termination
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.pane import ExtraPane
-from pmem_tui.tui.words import in_keys, split_outcome
+from pmem_tui.tui.words import display_path, in_keys, split_outcome
 
 # Action-only and worker-only modules load on first use, not at start-up (the first frame does not need them).
 if TYPE_CHECKING:
@@ -104,13 +104,6 @@ def _cycle_collector_paused() -> Iterator[None]:
                 gc.freeze()
                 gc.enable()
 
-
-def display_path(path: Path) -> str:
-    home = Path.home()
-    try:
-        return "~/" + path.relative_to(home).as_posix()
-    except ValueError:
-        return str(path)
 
 
 

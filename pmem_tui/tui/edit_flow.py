@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def shown(path: Path) -> str:
-    from pmem_tui.tui.app import display_path
+    from pmem_tui.tui.words import display_path
 
     return display_path(path)
 

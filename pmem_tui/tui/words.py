@@ -4,6 +4,7 @@ One translation, applied to every notification and to the preview modal's status
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 _KEYS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"run `pmem-tui upgrade`( first)?"), r"press U to preview the upgrade\1"),
@@ -31,3 +32,12 @@ def split_outcome(outcome: str) -> list[str]:
     """One sentence per item of a batch outcome ("Archived a to b. Archived c to d.")."""
     parts = [p.strip() for p in re.split(r"(?<=\.)\s+(?=[A-Z])", outcome) if p.strip()]
     return parts or [outcome]
+
+
+def display_path(path: Path) -> str:
+    """`path` as a person reads it: under the home folder as `~/...`."""
+    home = Path.home()
+    try:
+        return "~/" + path.relative_to(home).as_posix()
+    except ValueError:
+        return str(path)

@@ -71,7 +71,6 @@ from pmem_tui.tui.widgets.epics_render import (
     GAUGE_WIDTH,
     block_renderable,
     block_title,
-    display_path,
     epic_body_renderable,
     epic_loaded_renderable,
     ladder_lines,
@@ -80,6 +79,7 @@ from pmem_tui.tui.widgets.epics_render import (
     summary_renderable,
 )
 from pmem_tui.tui.widgets.pane import ExtraPane
+from pmem_tui.tui.words import display_path
 
 PANE_ID = "epics"
 PANE_TITLE = "Epics"

@@ -8,7 +8,6 @@ markup. Used by :mod:`pmem_tui.tui.widgets.epics`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from rich.console import Group, RenderableType
 from rich.rule import Rule
@@ -54,13 +53,6 @@ _VERB = {
     Step.SKIP_FILE: "skipped",
 }
 
-
-def display_path(path: Path) -> str:
-    home = Path.home()
-    try:
-        return "~/" + path.relative_to(home).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def step_name(step: Step) -> str:
