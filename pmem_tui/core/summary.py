@@ -289,3 +289,17 @@ def _summary(lines: list[str]) -> SummaryInfo:
         bullets=bullets,
         detail=f"{amount}; a summary needs {MIN_BULLETS} to {MAX_BULLETS}",
     )
+
+
+_LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
+
+
+def first_prose_line(text: str) -> str | None:
+    """The first line of prose (a list item without its marker), for a proposed index line."""
+    for n, raw in enumerate(text.splitlines()):
+        if n > 200:
+            break
+        line = _LIST_MARKER.sub("", raw.strip()).strip()
+        if line and not line.startswith(("#", "---", ">", "<!--")) and ":" not in line[:20]:
+            return line[:100]
+    return None
