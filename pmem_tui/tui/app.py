@@ -34,7 +34,7 @@ from pmem_tui.core.errors import PmemError
 from pmem_tui.core.head import index_head
 from pmem_tui.core.model import PROJECT_MEMORY_DIR, Snapshot
 from pmem_tui.tui.editor import Editor, run_editor
-from pmem_tui.tui.focus import reroute_stray_key
+from pmem_tui.tui.focus import KeyReadOrder, reroute_stray_key
 from pmem_tui.tui.messages import FilesChanged, PlanApplied, PreviewShown, ScanDone
 from pmem_tui.tui.rows import DEAD, PANES, Row, head_rows, rows_for
 from pmem_tui.tui.screens.help import HelpScreen
@@ -108,7 +108,7 @@ def _cycle_collector_paused() -> Iterator[None]:
 
 
 
-class PmemApp(App[int]):
+class PmemApp(KeyReadOrder, App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "pmem-tui"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -489,7 +489,7 @@ class PmemApp(App[int]):
     async def _on_key(self, event: events.Key) -> None:
         # Runs before `App._on_key` (Textual calls each class's handler, subclass first): a rerouted key
         # must not also be looked up as a binding.
-        if reroute_stray_key(self, event):
+        if await reroute_stray_key(self, event):
             event.prevent_default()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -4,7 +4,7 @@ after a patch. The header then counts what `status` counts, and `!` shows the In
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Iterable, Set
 from pathlib import Path
 
 from pmem_tui.core.model import Problem, Snapshot, SummaryState
@@ -74,3 +74,13 @@ class ContentProblems:
         if self.by_path is None:
             return "summaries not checked yet"
         return f"summaries not read here: over {MAX_CHECKED:,} files; see `status`" if self.too_many else ""
+
+
+def without_rows(problems: Iterable[Problem], row_paths: Set[str]) -> str:
+    """The problems `!` cannot show as Index rows (a link, a special file: nothing to act on), each named
+    with what it is; empty if every problem has its row. The count in the header includes them."""
+    left = [p for p in problems if p.path not in row_paths]
+    if not left:
+        return ""
+    what = "problem has" if len(left) == 1 else "problems have"
+    return f"{len(left)} {what} no row in the list:\n" + "\n".join(f"• {p.path}: {p.detail}" for p in left)

@@ -128,3 +128,17 @@ async def test_the_health_bar_offers_keep_on_K_and_keeps_help_and_quit(demo_root
         text = bar_text(app)
         assert "K Keep" in text and "k Keep" not in text
         assert text.rstrip().endswith("? Help  q Quit  ^p palette")
+
+
+async def test_the_help_screen_has_its_own_bar(demo_root: Path) -> None:
+    """Found in trial: over the help screen the main screen's bar still offered `a Archive` (which did
+    nothing there) and `q Quit` (which closes the help)."""
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = bar_text(app)
+        assert "esc Close" in text
+        assert "Archive" not in text and "Quit" not in text

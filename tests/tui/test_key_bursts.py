@@ -107,3 +107,37 @@ async def test_a_key_read_while_a_burst_is_handled_keeps_its_place(demo_root: Pa
         await settle(pilot)
         core = main.view("core").list
         assert core.marked_keys == {core.all_rows[1].key}  # 2 (Core), j (second row), space (mark it)
+
+
+async def test_keys_right_before_slash_move_the_list_and_stay_out_of_the_filter(demo_root: Path) -> None:
+    """Found in trial: `j j /` typed fast opened the filter with "jj" in it (a priority `/` ran before the
+    j's had bubbled back, and the j's were then read again into the filter)."""
+    async with started(demo_root) as (app, pilot, main):
+        view = main.view("index")
+        burst(app, ("j", "j"), ("j", "j"), ("slash", "/"), ("o", "o"))
+        await settle(pilot)
+        assert view.filter_input.value == "o"
+        assert app.focused is view.filter_input
+
+
+async def test_keys_right_before_a_pane_switch_move_the_old_pane(demo_root: Path) -> None:
+    async with started(demo_root) as (app, pilot, main):
+        burst(app, ("j", "j"), ("2", "2"), ("j", "j"))
+        await settle(pilot)
+        assert main.current_pane() == "core"
+        assert main.view("index").list.cursor == 1
+        assert main.view("core").list.cursor == 1
+
+
+async def test_letters_typed_right_before_escape_leave_no_hidden_filter(demo_root: Path) -> None:
+    """Found in trial: `a t escape` typed fast left "at" in the hidden filter (the priority escape cleared it
+    before the input had typed the letters)."""
+    async with started(demo_root) as (app, pilot, main):
+        view = main.view("index")
+        await pilot.press("slash")
+        await settle(pilot)
+        burst(app, ("a", "a"), ("t", "t"), ("escape", None), ("j", "j"))
+        await settle(pilot)
+        assert view.filter_input.value == ""
+        assert view.list.filter_query == ""
+        assert view.list.cursor == 1

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tui_helpers import RecordingApp, settle, until
@@ -65,3 +66,26 @@ async def test_a_summary_fixed_on_disk_leaves_the_count(demo_root: Path) -> None
         assert len(tree.scan(demo_root, deep=True).problems) == before - 1
         app.request_rescan(frozenset({"projects/beacon.md"}))
         assert await until(pilot, lambda: f"{before - 1} problem" in header(app))
+
+
+async def test_bang_names_the_problems_that_have_no_row(tmp_path: Path) -> None:
+    """Found in trial: a hand-written root with a linked folder and a FIFO said "5 problems", and `!`
+    showed 3 of them; the link and the FIFO (no row anywhere) could not be reached."""
+    root = tmp_path / "memory"
+    for folder in ("_core", "projects", "notes", "_archive/_trash"):
+        (root / folder).mkdir(parents=True)
+    (root / "_archive/_index.md").write_text("# Archive index\n", encoding="utf-8")
+    (root / "notes/a.md").write_text("# A\n\n- a\n", encoding="utf-8")
+    (root / "_index.md").write_text("- notes/a.md — a\n", encoding="utf-8")
+    (tmp_path / "outside").mkdir()
+    (root / "projects/linked").symlink_to(tmp_path / "outside")
+    os.mkfifo(root / "notes/pipe.md")
+    app = RecordingApp(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert await until(pilot, lambda: "2 problems" in header(app))
+        await pilot.press("exclamation_mark")
+        await settle(pilot)
+        said = app.notes_text()
+        assert "projects/linked" in said and "symbolic link" in said
+        assert "notes/pipe.md" in said and "named pipe" in said

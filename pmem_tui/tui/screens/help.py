@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from pmem_tui.tui.actions import HELP, Section, where_text
+from pmem_tui.tui.widgets.key_bar import KeyBar
 
 
 def key_table(section: Section) -> Table:
@@ -52,6 +53,7 @@ class HelpScreen(ModalScreen[None]):
                         style="dim",
                     )
                 )
+        yield KeyBar()  # its own: the main screen's, seen below the dialog, offers keys that do nothing here
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -18,7 +18,7 @@ from pmem_tui.core.report import Baseline
 from pmem_tui.tui.actions import MAIN, MARK, bindings
 from pmem_tui.tui.focus import focus_now
 from pmem_tui.tui.messages import ShowInPreview
-from pmem_tui.tui.problems import ContentProblems, Found, check_contents
+from pmem_tui.tui.problems import ContentProblems, Found, check_contents, without_rows
 from pmem_tui.tui.rows import PANE_TITLES, PANES, Row, rows_for
 from pmem_tui.tui.widgets.header import StatusHeader
 from pmem_tui.tui.widgets.key_bar import KeyBar
@@ -175,10 +175,13 @@ class MainScreen(Screen[None]):
         else:
             snap = self._app.snapshot
             problems = (self.content.problems(snap) or snap.problems) if snap is not None else ()
+            rowless = without_rows(problems, {r.path for r in view.list.all_rows})  # every row still here
             view.show_problems(frozenset(p.path for p in problems))
             if not problems:
                 self.notify("No problems: every row is shown.")
                 view.show_problems(None)
+            elif rowless:
+                self.notify(rowless, timeout=20)
         self._update_tab_labels()
         self.preview.show_row(view.list.current_row)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Protocol
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from pmem_tui.core.model import Snapshot
-from pmem_tui.tui.focus import RemembersKeyFocus, focus_now
+from pmem_tui.tui.focus import RemembersKeyFocus, focus_now, read_before_focus_move
 from pmem_tui.tui.rows import COLUMNS, Row
 from pmem_tui.tui.widgets.memory_list import MemoryList
 
@@ -37,6 +37,15 @@ class FilterInput(RemembersKeyFocus, Input):
         Binding("escape", "clear_filter", "Clear filter", show=False, priority=True, id="filter.clear"),
         Binding("enter", "to_matches", "First match", show=False, priority=True, id="filter.submit"),
     ]
+
+    async def on_event(self, event: events.Event) -> None:
+        # Keys typed right before an escape that was read (and run) ahead of them: they went into the filter
+        # that escape then cleared, so they have nothing left to do (typed in later they would refilter).
+        if isinstance(event, events.Key) and not self.display and read_before_focus_move(self.app, event):
+            event.stop()
+            event.prevent_default()
+            return
+        await super().on_event(event)
 
     def action_clear_filter(self) -> None:
         self.query_ancestor(PaneView).clear_filter()

@@ -234,7 +234,8 @@ class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
             return  # rendered on the first resize
         subject = self._subject
         if subject is None:
-            self._set_lines([[Segment("Nothing selected.", _DIM)]], width)  # no Console for one line
+            # No Console for one line; padded to the width, or the end of the last line shown stays on screen.
+            self._set_lines([[Segment("Nothing selected.".ljust(width), _DIM)]], width)
             return
         # The first selection after a pause loads at once; while the cursor keeps moving (key repeat),
         # each load waits until the cursor has rested for REST_S (a newer one cancels it meanwhile).
