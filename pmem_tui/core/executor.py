@@ -76,6 +76,13 @@ def apply(plan: Plan, root: Path, *, hook: StepHook | None = None) -> ApplyResul
     if plan.is_empty:
         return ApplyResult(plan, plan.outcome or "Nothing to do.")
     fs = FS(root, hook)
+    if plan.action != "doctor" and root.is_dir():
+        # The same checks as under the lock, once before it: a plan refused now leaves the root as it was,
+        # without the `.pmem/` the lock would have made. Under the lock they run again (a race is caught).
+        try:
+            _check_plan(plan, root)
+        except OSError as err:
+            raise DiskError(f"{NOTHING_CHANGED}: {describe_os_error(err)}.") from err
     try:
         _ensure_meta(fs, plan)
         lock = lock_for(root)
@@ -118,9 +125,7 @@ def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
             "An earlier action was interrupted; run `pmem-tui doctor` to finish or undo it first."
         )
     try:
-        check_fresh(plan, root)
-        check_paths(plan.ops, root)
-        _check_destinations(plan.ops, root)
+        _check_plan(plan, root)
     except OSError as err:
         raise DiskError(f"{NOTHING_CHANGED}: {describe_os_error(err)}.") from err
     shas = {p: fp.sha256 for p, fp in plan.reads.items() if fp is not None}
@@ -176,10 +181,17 @@ def check_paths(ops: tuple[Op, ...], root: Path) -> None:
             files: tuple[str, ...] = (op.src, op.dst)
         elif isinstance(op, (WriteFile, RemoveFile)):
             files = (op.path,)
-        else:
-            files = (f"{op.path}/-",)  # a folder: every component of it must be a real folder
+        else:  # a folder: every component of it must be a real folder
+            check_existing_inside(root, op.path, folder=True)
+            continue
         for rel in files:
             check_existing_inside(root, rel)
+
+
+def _check_plan(plan: Plan, root: Path) -> None:
+    check_fresh(plan, root)
+    check_paths(plan.ops, root)
+    _check_destinations(plan.ops, root)
 
 
 def _check_destinations(ops: tuple[Op, ...], root: Path) -> None:
