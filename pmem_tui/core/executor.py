@@ -31,6 +31,7 @@ from pmem_tui.core import after_commit, journal, meta_dir
 from pmem_tui.core.errors import Busy, DiskError, PmemError, StalePlan, UnfinishedAction
 from pmem_tui.core.fingerprint import fingerprint
 from pmem_tui.core.fsops import FS, StepHook
+from pmem_tui.core.model import META_DIR
 from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import MakeDir, MoveFile, Op, Plan, RemoveDir, RemoveFile, WriteFile
 
@@ -189,6 +190,11 @@ def check_paths(ops: tuple[Op, ...], root: Path) -> None:
 
 
 def _check_plan(plan: Plan, root: Path) -> None:
+    # The tool's own folders are reached without a link too: a linked `.pmem/journal` or `.pmem/lock` is
+    # refused here, before `.pmem/.gitignore` is made, instead of an OS error after it.
+    for rel, folder in ((META_DIR, True), (journal.JOURNAL_DIR, True), (journal.LOCK_FILE, False)):
+        if os.path.lexists(root / rel):
+            check_existing_inside(root, rel, folder=folder)
     check_fresh(plan, root)
     check_paths(plan.ops, root)
     _check_destinations(plan.ops, root)

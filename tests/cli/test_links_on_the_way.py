@@ -106,3 +106,22 @@ def test_a_link_made_after_the_preview_is_refused_before_pmem_is_made(memory: Pa
         executor.apply(plan, memory)
     assert "/-'" not in str(refused.value) and "'_archive/_trash' is a symbolic link" in str(refused.value)
     assert tree_state(memory) == before and not (memory / ".pmem").exists()
+
+
+@pytest.mark.rule("PM-SAFE-3")
+@pytest.mark.parametrize("link", [".pmem/journal", ".pmem/lock"])
+def test_a_linked_lock_or_journal_is_refused_by_name_and_the_root_stays_as_it_was(
+    memory: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], link: str
+) -> None:
+    # Before: "Nothing was changed: a file already exists ..." (or "Too many levels of symbolic links"),
+    # after .pmem/.gitignore had been made.
+    out = _outside(tmp_path)
+    (memory / ".pmem").mkdir()
+    (memory / link).symlink_to(out / "keep.md" if link.endswith("lock") else out)
+    before = tree_state(memory)
+    code = main(["--root", str(memory), "archive", "projects/alpha.md", "--reason", "done", "--yes"])
+    assert code == 1 and capsys.readouterr().err == (
+        f"pmem-tui: Refusing '{link}': '{link}' is a symbolic link, and pmem-tui never follows links inside "
+        "the memory root.\n"
+    )
+    assert tree_state(memory) == before
