@@ -15,6 +15,7 @@ from pathlib import Path
 from pmem_tui.core import meta_dir, textio
 from pmem_tui.core.fingerprint import fingerprint, read_with_fingerprint
 from pmem_tui.core.model import Fingerprint
+from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import FileDiff, MakeDir, MoveFile, Op, Plan, Preview, RemoveFile, WriteFile
 
 
@@ -89,6 +90,9 @@ class Draft:
             self.dirs.append(rel)
 
     def move(self, src: str, dst: str) -> None:
+        # The destination is the tool's own path, but a folder on its way may be an agent's link
+        # (`_archive/_trash`, `_archive/projects`): refuse it in the preview, not only under the lock.
+        check_existing_inside(self.root, dst)
         self.saw(src)
         self.saw(dst)
         self.ensure_parents(dst)

@@ -31,6 +31,7 @@ from pmem_tui.core import after_commit, journal, meta_dir
 from pmem_tui.core.errors import Busy, DiskError, PmemError, StalePlan, UnfinishedAction
 from pmem_tui.core.fingerprint import fingerprint
 from pmem_tui.core.fsops import FS, StepHook
+from pmem_tui.core.model import META_DIR
 from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import MakeDir, MoveFile, Op, Plan, RemoveDir, RemoveFile, WriteFile
 
@@ -76,6 +77,13 @@ def apply(plan: Plan, root: Path, *, hook: StepHook | None = None) -> ApplyResul
     if plan.is_empty:
         return ApplyResult(plan, plan.outcome or "Nothing to do.")
     fs = FS(root, hook)
+    if plan.action != "doctor" and root.is_dir():
+        # The same checks as under the lock, once before it: a plan refused now leaves the root as it was,
+        # without the `.pmem/` the lock would have made. Under the lock they run again (a race is caught).
+        try:
+            _check_plan(plan, root)
+        except OSError as err:
+            raise DiskError(f"{NOTHING_CHANGED}: {describe_os_error(err)}.") from err
     try:
         _ensure_meta(fs, plan)
         lock = lock_for(root)
@@ -118,9 +126,7 @@ def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
             "An earlier action was interrupted; run `pmem-tui doctor` to finish or undo it first."
         )
     try:
-        check_fresh(plan, root)
-        check_paths(plan.ops, root)
-        _check_destinations(plan.ops, root)
+        _check_plan(plan, root)
     except OSError as err:
         raise DiskError(f"{NOTHING_CHANGED}: {describe_os_error(err)}.") from err
     shas = {p: fp.sha256 for p, fp in plan.reads.items() if fp is not None}
@@ -176,10 +182,22 @@ def check_paths(ops: tuple[Op, ...], root: Path) -> None:
             files: tuple[str, ...] = (op.src, op.dst)
         elif isinstance(op, (WriteFile, RemoveFile)):
             files = (op.path,)
-        else:
-            files = (f"{op.path}/-",)  # a folder: every component of it must be a real folder
+        else:  # a folder: every component of it must be a real folder
+            check_existing_inside(root, op.path, folder=True)
+            continue
         for rel in files:
             check_existing_inside(root, rel)
+
+
+def _check_plan(plan: Plan, root: Path) -> None:
+    # The tool's own folders are reached without a link too: a linked `.pmem/journal` or `.pmem/lock` is
+    # refused here, before `.pmem/.gitignore` is made, instead of an OS error after it.
+    for rel, folder in ((META_DIR, True), (journal.JOURNAL_DIR, True), (journal.LOCK_FILE, False)):
+        if os.path.lexists(root / rel):
+            check_existing_inside(root, rel, folder=folder)
+    check_fresh(plan, root)
+    check_paths(plan.ops, root)
+    _check_destinations(plan.ops, root)
 
 
 def _check_destinations(ops: tuple[Op, ...], root: Path) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,10 +102,12 @@ def clear_blobs(fs: FS) -> None:
 def leftovers(root: Path) -> list[str]:
     """The journal's files other than the intent (blobs, and temp files of an interrupted journal write)."""
     try:
-        entries = os.listdir(root / JOURNAL_DIR)
+        # Reached without following a link: a `.pmem/journal` that is a link to a folder elsewhere must not
+        # have that folder's files listed (and then removed as "leftovers").
+        entries = safeio.list_dir(root, JOURNAL_DIR)
     except OSError:
         return []
-    return sorted(e for e in entries if e != "intent.json")
+    return sorted(e for e, st in entries if e != "intent.json" and not stat.S_ISDIR(st.st_mode))
 
 
 def action_running(root: Path) -> bool:

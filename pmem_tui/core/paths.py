@@ -287,8 +287,9 @@ def _inside(path: str, root: str) -> bool:
         return False
 
 
-def _check_fs(root: Path, rel: str, shown: str) -> None:
-    """Walk `rel` below the root with lstat: no links, folders where needed, inside the root."""
+def _check_fs(root: Path, rel: str, shown: str, *, folder: bool = False) -> None:
+    """Walk `rel` below the root with lstat: no links, folders where needed, inside the root. `folder`:
+    `rel` itself is a folder (one an action makes), not a file."""
     root_real = os.path.realpath(root)
     try:
         root_st = os.stat(root_real)
@@ -319,11 +320,11 @@ def _check_fs(root: Path, rel: str, shown: str) -> None:
                 f"{_show(here, 80)} is a symbolic link, and pmem-tui never follows links inside the "
                 "memory root",
             )
-        if not last and not stat.S_ISDIR(st.st_mode):
+        if (folder or not last) and not stat.S_ISDIR(st.st_mode):
             raise _refuse(shown, f"{_show(here, 80)} is a file, not a folder")
-        if last and stat.S_ISDIR(st.st_mode):
+        if last and not folder and stat.S_ISDIR(st.st_mode):
             raise _refuse(shown, f"{_show(here, 80)} is a folder, not a Markdown file")
-        if last and not stat.S_ISREG(st.st_mode):
+        if last and not folder and not stat.S_ISREG(st.st_mode):
             raise _refuse(shown, f"{_show(here, 80)} is not a regular file")
         current = candidate
     if not _inside(os.path.realpath(current), root_real):
@@ -376,7 +377,7 @@ def location_path(rel: str, where: str) -> str:
     return prefix + rel
 
 
-def check_existing_inside(root: Path, rel: str) -> None:
+def check_existing_inside(root: Path, rel: str, *, folder: bool = False) -> None:
     """File-system checks for a path the tool computed itself (archive and trash locations).
 
     The same link, folder and containment checks as `check_memory_path`; a lexically unsafe `rel`
@@ -392,4 +393,4 @@ def check_existing_inside(root: Path, rel: str) -> None:
         or any(_nfkc(p) in ("", ".", "..") for p in parts)
     ):
         raise _refuse(rel, "it is not a normalized path inside the memory root")
-    _check_fs(root, rel, rel)
+    _check_fs(root, rel, rel, folder=folder)
