@@ -36,6 +36,8 @@ REFUSALS = re.compile(
     r"changed since the preview|changed since the doctor|Another pmem-tui action is (?:running|changing)|"
     r"does not exist|already archived|is not in the archive|already in the trash|neither in the archive"
     r"|is already active|appeared since the preview"
+    # The executor's checks before it makes .pmem/ (outside the lock) can see the winner's move already done.
+    r"|already exists; nothing is moved"
 )
 
 
