@@ -15,7 +15,6 @@ counted, never an error.
 from __future__ import annotations
 
 import datetime as dt
-import errno
 import json
 import os
 import stat
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pmem_tui.core import safeio
 from pmem_tui.core.loader_age import DateSource, epic_date
 from pmem_tui.core.loader_parse import Epic, iter_lines, parse_epics
 from pmem_tui.core.model import PROJECT_MEMORY_DIR
@@ -32,8 +32,6 @@ HISTORY_FILE = "history.jsonl"
 MAX_ARCHIVE_FILES = 200
 MAX_FILE_BYTES = 512 * 1024
 MAX_HISTORY_BYTES = 1024 * 1024
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _FEATURE_KEYS = ("feature", "feature_id", "epic", "epic_id", "id")
 _TOKEN_KEYS = ("tokens", "token_count", "tokens_used")
 _TIME_KEYS = ("ts", "timestamp", "time", "at", "date")
@@ -81,27 +79,18 @@ class Unreadable(Exception):
 
 
 def _open_regular(path: Path) -> tuple[int, os.stat_result]:
-    """A read-only descriptor of the regular file `path` and its stat; the caller closes it.
-
-    Raises FileNotFoundError, or :class:`Unreadable` for a symlink, a special file or an OS error.
-    """
+    """A read-only descriptor of the regular file `path` and its stat (`safeio`'s open: no link, no FIFO or
+    device); the caller closes it. Raises FileNotFoundError, or :class:`Unreadable` (the view's sentence)."""
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+        return safeio.open_regular(path.parent, path.name)
     except FileNotFoundError:
         raise
-    except OSError as err:
-        if err.errno == errno.ELOOP:
+    except safeio.UnsafeFile as err:
+        if err.kind == "symlink":
             raise Unreadable(f"{path.name} is a symlink: not followed") from err
-        raise Unreadable(f"{path.name} cannot be read ({err.strerror or err})") from err
-    try:
-        st = os.fstat(fd)
+        raise Unreadable(f"{path.name} is not a regular file: not read") from err
     except OSError as err:
-        os.close(fd)
         raise Unreadable(f"{path.name} cannot be read ({err.strerror or err})") from err
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise Unreadable(f"{path.name} is not a regular file: not read")
-    return fd, st
 
 
 def _read_fd(fd: int, limit: int) -> bytes:
