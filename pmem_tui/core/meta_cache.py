@@ -60,25 +60,9 @@ def read(root: Path, name: str) -> bytes | None:
     if folder is None:
         return None
     try:
-        # Non-blocking: opening a FIFO for reading would wait for a writer.
-        fd = os.open(folder / name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        return safeio.read_path(folder / name, safeio.CACHE_CAP)  # no link, FIFO or device; bounded
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device is never read
-            return None
-        chunks = []
-        size = 0
-        while chunk := os.read(fd, 1 << 22):
-            size += len(chunk)
-            if size > safeio.CACHE_CAP:  # bounded like every other read: a huge cache is ignored
-                return None
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def write_atomic(folder: Path, name: str, data: bytes) -> None:

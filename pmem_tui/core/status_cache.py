@@ -56,7 +56,6 @@ _RACY_NS = 2_000_000_000  # kept equal to `meta_cache.RACY_NS` (tested)
 _DIR_FD = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd  # (lstat is a stat)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO for reading would wait for a writer
 _S_ISDIR = stat.S_ISDIR
 _S_ISLNK = stat.S_ISLNK
 _ENV_TODAY = "PMEM_TUI_TODAY"  # kept equal to `clock.ENV_TODAY` (tested)
@@ -136,16 +135,7 @@ def _lookup(root: str, fmt: str, key: bytes) -> bytes | None:
     try:
         if not _S_ISDIR(os.lstat(folder).st_mode):  # as `meta_cache.safe_dir`: never through a symlink
             return None
-        fd = os.open(os.path.join(folder, STATUS_FILES[fmt]), os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device: never block on it
-                return None
-            data = f.read(safeio.CACHE_CAP + 1)  # bounded like every other read
-            if len(data) > safeio.CACHE_CAP:
-                return None
+        data = safeio.read_path(os.path.join(folder, STATUS_FILES[fmt]), safeio.CACHE_CAP)  # no FIFO; bounded
     except OSError:
         return None
     if not data.startswith(_MAGIC):
