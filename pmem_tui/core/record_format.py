@@ -80,16 +80,16 @@ def format_record(rec: ArchiveRecord, eol: str = "\n") -> str:
         out.append(f"- Deleted: {rec.deleted.isoformat()}")
     if rec.deadline is not None:
         out.append(f"- Recovery deadline: {rec.deadline.isoformat()}")
-    if rec.after is not None:
-        out.append(f"- Line above: {_line_value(rec.after)}")
-    if rec.before is not None:
-        out.append(f"- Line below: {_line_value(rec.before)}")
+    out += _neighbours("", rec.after, rec.before)
     for n, place in enumerate(rec.more_lines, start=2):
         out.append(f"- Index line {n}: {_line_value(place.line)}")
-        if place.after is not None:
-            out.append(f"- Line above {n}: {_line_value(place.after)}")
-        if place.before is not None:
-            out.append(f"- Line below {n}: {_line_value(place.before)}")
+        out += _neighbours(f" {n}", place.after, place.before)
     if rec.location is not None:
         out.append(f"- Location: {_line_value(rec.location)}")
     return eol.join(out) + eol
+
+
+def _neighbours(suffix: str, after: str | None, before: str | None) -> list[str]:
+    """The fields naming an index line's neighbours (`suffix`: "" for the first line, " 2" for the next)."""
+    out = [] if after is None else [f"- Line above{suffix}: {_line_value(after)}"]
+    return out + ([] if before is None else [f"- Line below{suffix}: {_line_value(before)}"])
