@@ -46,12 +46,17 @@ def drafts_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
 
 def draft_path(root: Path, rel: str, env: Mapping[str, str] | None = None) -> Path:
     """Where the draft of `rel` under `root` is kept (it need not exist)."""
-    key = f"{os.path.realpath(root)}\0{rel}".encode("utf-8", "surrogateescape")
+    key = f"{os.path.realpath(root)}\0{rel}".encode("utf-8", "surrogatepass")  # any str, lone surrogates too
     digest = hashlib.sha256(key).hexdigest()[:20]
-    name = Path(rel).name or "draft"
+    name = _encodable(Path(rel).name) or "draft"
     while len(os.fsencode(name)) > 120:  # the name is for people (and the editor's syntax by extension)
         name = name[1:]
     return drafts_dir(root, env) / f"{digest}-{name}"
+
+
+def _encodable(name: str) -> str:
+    """`name` with any lone surrogate that no file name's bytes decode to (typed text can hold one) as `_`."""
+    return "".join("_" if "\ud800" <= c < "\udc80" or "\udd00" <= c <= "\udfff" else c for c in name)
 
 
 def _private_dir(folder: Path) -> None:
