@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
-MEMORY_PANES = frozenset({"index", "core", "archive", "trash"})
-EVERYWHERE = frozenset({*MEMORY_PANES, "epics"})
+from pmem_tui.tui.panes import PANES, offered_on
 
 # How keys read on screen and in the README (Textual's names on the left).
 _KEY_NAMES = {"question_mark": "?", "slash": "/", "ctrl+z": "ctrl+z", "ctrl+y": "ctrl+y"}
@@ -27,11 +26,11 @@ class Action:
     action: str  # the action the binding runs
     label: str  # the key bar's label
     help: str  # the help screen's and the README's text
-    where: frozenset[str] = EVERYWHERE  # the main screen's panes where it applies (and is offered)
-    show: bool = True  # offered in the key bar where it applies (state may still hide it: `when`)
+    show: bool = True  # offered in the key bar where it applies (`panes.PaneSpec.keys`; state may hide it)
     priority: bool = False
     keys_shown: str = ""  # how the help writes the keys, when not simply `key`
     command: str = ""  # its name in the command palette (none: not offered there)
+    key_display: str | None = None  # how the key bar writes the key, when not as Textual does
 
     @property
     def keys_text(self) -> str:
@@ -40,7 +39,15 @@ class Action:
         return " / ".join(_KEY_NAMES.get(k, k) for k in self.key.split(","))
 
     def binding(self) -> Binding:
-        return Binding(self.key, self.action, self.label, show=self.show, priority=self.priority, id=self.id)
+        return Binding(
+            self.key,
+            self.action,
+            self.label,
+            show=self.show,
+            priority=self.priority,
+            id=self.id,
+            key_display=self.key_display,
+        )
 
 
 @dataclass(frozen=True)
@@ -49,18 +56,13 @@ class Section:
     actions: tuple[Action, ...]
 
 
-def _where(*panes: str) -> frozenset[str]:
-    return frozenset(panes)
-
-
 # Keys that move the focus are priority bindings: they run when the key is read, so the keys typed right
 # behind them already reach the new focus, in order (see `tui/focus.py`).
 MAIN: tuple[Action, ...] = (
-    Action("pane.1", "1", "show_pane(0)", "Index", "", show=False, priority=True),
-    Action("pane.2", "2", "show_pane(1)", "Core", "", show=False, priority=True),
-    Action("pane.3", "3", "show_pane(2)", "Archive", "", show=False, priority=True),
-    Action("pane.4", "4", "show_pane(3)", "Trash", "", show=False, priority=True),
-    Action("pane.5", "5", "show_pane(4)", "Epics", "", show=False, priority=True),
+    *(  # `1`, `2`...: the panes in the table's order
+        Action(f"pane.{i + 1}", str(i + 1), f"show_pane({i})", pane.title, "", show=False, priority=True)
+        for i, pane in enumerate(PANES)
+    ),
     Action("pane.next", "tab", "cycle_pane(1)", "Next pane", "", show=False, priority=True),
     Action("pane.prev", "shift+tab", "cycle_pane(-1)", "Previous pane", "", show=False, priority=True),
     Action(
@@ -70,7 +72,6 @@ MAIN: tuple[Action, ...] = (
         "Filter",
         "filter the pane: exact and word-start matches first, matched letters highlighted; "
         "enter: first match; escape: clear",
-        where=MEMORY_PANES,
         priority=True,
         command="Filter pane",
     ),
@@ -80,7 +81,6 @@ MAIN: tuple[Action, ...] = (
         "app.archive",
         "Archive",
         "archive the selected active file(s): asks for the reason, then shows the preview",
-        where=_where("index"),
         command="Archive selected",
     ),
     Action(
@@ -89,7 +89,6 @@ MAIN: tuple[Action, ...] = (
         "app.delete",
         "Delete",
         "delete the selected archived file(s) to the trash; on an active file: explains, offers the archive",
-        where=_where("index", "archive"),
         command="Delete selected",
     ),
     Action(
@@ -98,7 +97,6 @@ MAIN: tuple[Action, ...] = (
         "app.recover",
         "Recover",
         "recover the selected archived or trashed file(s); asks for an index line if the record has none",
-        where=_where("archive", "trash"),
         command="Recover selected",
     ),
     Action(
@@ -107,7 +105,6 @@ MAIN: tuple[Action, ...] = (
         "app.edit",
         "Edit",
         "edit a copy of the selected file (or its kept draft) in your editor, then the save preview",
-        where=_where("index", "core"),
         command="Edit selected",
     ),
     Action(
@@ -116,7 +113,6 @@ MAIN: tuple[Action, ...] = (
         "app.new_file",
         "New",
         "new memory file: path and index line, editor, then the save preview",
-        where=MEMORY_PANES,
         command="New memory file",
     ),
     Action(
@@ -125,7 +121,6 @@ MAIN: tuple[Action, ...] = (
         "app.purge",
         "Purge",
         "purge expired trash, with its own preview listing every item",
-        where=_where("trash"),
         command="Purge expired trash",
     ),
     Action(
@@ -161,7 +156,6 @@ MAIN: tuple[Action, ...] = (
         "problems",
         "Problems",
         "show only the rows with a problem (orphan, dead route, invalid summary); again: every row",
-        where=_where("index"),
         keys_shown="!",
         command="Show problems only",
     ),
@@ -171,14 +165,14 @@ MAIN: tuple[Action, ...] = (
         "focus_preview",
         "Preview",
         "focus the preview (scroll it with the movement keys; tab goes back)",
-        where=MEMORY_PANES,
         priority=True,
         command="Focus preview",
     ),
     Action("quit", "q", "app.quit", "Quit", "quit"),
 )
 
-# Bound by the app itself (every screen), and by the widgets named in the comments.
+# Bound by the app itself (every screen; the palette's key is Textual's own), and by the widgets named in the
+# comments.
 GLOBAL: tuple[Action, ...] = (
     Action(
         "help",
@@ -190,7 +184,7 @@ GLOBAL: tuple[Action, ...] = (
     ),
     Action("palette", "ctrl+p", "command_palette", "palette", "command palette: every action by name"),
 )
-LIST: tuple[Action, ...] = (  # `MemoryList`, `PreviewView`
+LIST: tuple[Action, ...] = (  # `MemoryList` (`PreviewView`'s are `PREVIEW`)
     Action("list.up", "up,k", "cursor_up", "Up", "move up (in the preview: scroll)", show=False),
     Action("list.down", "down,j", "cursor_down", "Down", "move down", show=False),
     Action("list.page_up", "pageup", "page_up", "Page up", "a page up", show=False),
@@ -205,26 +199,46 @@ MARK = Action(
     "Mark",
     "mark several rows (the tab shows how many); a / d / r then plan them together, even those "
     "the filter hides",
-    where=_where("index", "archive", "trash"),  # no batch action on Core
 )
-CLEAR = Action(
+CLEAR = Action(  # `PaneView`
     "pane.clear_filter",
     "escape",
     "clear_filter",
-    "Clear",
+    "Clear filter",
     "clear the filter, then the marks",
-    where=MEMORY_PANES,
     show=False,
 )
 LIST_ALL: tuple[Action, ...] = (*LIST, MARK, CLEAR)
-PANES_KEYS: tuple[Action, ...] = (  # documentation of the `1`-`5` and tab bindings above, in one row
+FILTER: tuple[Action, ...] = (  # `FilterInput`: priority, so the keys typed behind them reach the list
+    Action("filter.clear", "escape", "clear_filter", "Clear filter", "", show=False, priority=True),
+    Action("filter.submit", "enter", "to_matches", "First match", "", show=False, priority=True),
+)
+PREVIEW: tuple[Action, ...] = (  # `PreviewView` (documented by `move`)
+    Action("preview.up", "up,k", "scroll_up", "Scroll up", "", show=False),
+    Action("preview.down", "down,j", "scroll_down", "Scroll down", "", show=False),
+    Action("preview.page_up", "pageup", "page_up", "Page up", "", show=False),
+    Action("preview.page_down", "pagedown", "page_down", "Page down", "", show=False),
+    Action("preview.top", "home,g", "scroll_home", "Top", "", show=False),
+    Action("preview.bottom", "end,G", "scroll_end", "Bottom", "", show=False),
+)
+SCREENS: tuple[Action, ...] = (  # the small screens' own keys (each says them on screen)
+    Action("help.close", "escape,q,question_mark", "close", "Close", ""),  # `HelpScreen`
+    Action("new.cancel", "escape", "cancel", "Cancel", ""),  # `NewFileModal`
+    Action("welcome.first_save", "n", "first_save", "First save", ""),  # `WelcomeScreen`
+    Action("small.quit", "q", "app.quit", "Quit", ""),  # `TooSmallScreen`
+    # The app's own keys would open a screen that has no room there.
+    Action("small.ignore", "question_mark,ctrl+p", "ignore", "", "", show=False),
+)
+PANES_KEYS: tuple[Action, ...] = (  # documentation of the `1`, `2`... and tab bindings above, in one row
     Action(
         "panes",
         "",
         "",
         "",
-        "switch pane: Index, Core, Archive, Trash, Epics (5, when the project has one)",
-        keys_shown="1 2 3 4 5, tab / shift+tab",
+        "switch pane: "
+        + ", ".join(p.title for p in PANES)
+        + "".join(f" ({i + 1}, {p.only_when})" for i, p in enumerate(PANES) if p.only_when),
+        keys_shown=" ".join(str(i + 1) for i in range(len(PANES))) + ", tab / shift+tab",
     ),
 )
 MODAL: tuple[Action, ...] = (  # `PlanModal`
@@ -237,8 +251,10 @@ MODAL: tuple[Action, ...] = (  # `PlanModal`
         keys_shown="enter (in the input)",
     ),
     Action("plan.confirm", "y", "confirm", "Confirm", "confirm: only now does anything change on disk"),
-    Action("plan.cancel", "n", "cancel", "Cancel", "cancel: nothing changes", keys_shown="n / escape"),
-    Action("plan.escape", "escape", "cancel", "Cancel", ""),  # shown with `n` above
+    Action(
+        "plan.cancel", "n", "cancel", "Cancel", "cancel: nothing changes", show=False, keys_shown="n / escape"
+    ),
+    Action("plan.escape", "escape", "cancel", "Cancel", "", key_display="n/esc"),  # shown with `n` above
 )
 HEALTH: tuple[Action, ...] = (
     # Not `k`: that moves up, here as everywhere else.
@@ -279,19 +295,15 @@ HEALTH: tuple[Action, ...] = (
     Action("health.purge", "P", "purge", "Purge expired", "purge expired trash (its own confirmation)"),
     Action("health.quit", "q", "app.quit", "Quit", "quit"),
 )
-EPICS: tuple[Action, ...] = (  # `EpicTable`, `EpicsView`
-    Action(
-        "epics.move",
-        "",
-        "",
-        "",
-        "move between epics (as in the other panes)",
-        keys_shown="j / k, ↓ / ↑, g / G",
-    ),
-    Action("epics.down", "j", "cursor_down", "Down", "", show=False),  # documented by `epics.move`
-    Action("epics.up", "k", "cursor_up", "Up", "", show=False),
-    Action("epics.first", "g", "scroll_top", "First", "", show=False),
-    Action("epics.last", "G", "scroll_bottom", "Last", "", show=False),
+EPICS_MOVE = Action(
+    "epics.move",
+    "",
+    "",
+    "",
+    "move between epics (as in the other panes)",
+    keys_shown="j / k, ↓ / ↑, g / G",
+)
+EPIC_TABLE: tuple[Action, ...] = (  # `EpicTable`
     Action(
         "epics.toggle",
         "enter",
@@ -299,8 +311,16 @@ EPICS: tuple[Action, ...] = (  # `EpicTable`, `EpicsView`
         "Full body/line",
         "toggle the epic between what loads and its full body (read for display only)",
     ),
+    # The other panes' movement keys, so moving does not depend on which pane has the focus.
+    Action("epics.down", "j", "cursor_down", "Down", "", show=False),  # documented by `epics.move`
+    Action("epics.up", "k", "cursor_up", "Up", "", show=False),
+    Action("epics.first", "g", "scroll_top", "First", "", show=False),
+    Action("epics.last", "G", "scroll_bottom", "Last", "", show=False),
+)
+EPICS_VIEW: tuple[Action, ...] = (  # `EpicsView`
     Action("epics.reload", "ctrl+r", "reload", "Reload", "reload the project's permanent memory"),
 )
+EPICS: tuple[Action, ...] = (EPICS_MOVE, *EPIC_TABLE, *EPICS_VIEW)
 
 MOVE = Action(
     "move",
@@ -328,20 +348,30 @@ HELP: tuple[Section, ...] = (
 PINNED = ("help", "app.help", "quit", "app.quit")
 
 
-def bindings(actions: tuple[Action, ...]) -> list[Binding]:
+ALL: tuple[Action, ...] = (*MAIN, *GLOBAL, *LIST_ALL, *FILTER, *PREVIEW, *SCREENS, *MODAL, *HEALTH, *EPICS)
+
+
+def bindings(actions: tuple[Action, ...]) -> list[BindingType]:
     """The bindings of the actions that carry a key (the others only document a widget's own keys)."""
     return [a.binding() for a in actions if a.key]
 
 
 def by_id() -> dict[str, Action]:
-    return {a.id: a for a in (*MAIN, *GLOBAL, *LIST_ALL, *MODAL, *HEALTH, *EPICS)}
+    return {a.id: a for a in ALL}
+
+
+def bindings_of(*ids: str) -> list[BindingType]:
+    """The bindings of these actions of the table, in this order."""
+    table = by_id()
+    return bindings(tuple(table[i] for i in ids))
 
 
 def where_text(action: Action) -> str:
-    if action.where == EVERYWHERE:
+    """The panes where the key bar offers the action, by title ("": every pane)."""
+    panes = offered_on(action.id)
+    if len(panes) == len(PANES):
         return ""
-    names = [p.capitalize() for p in ("index", "core", "archive", "trash", "epics") if p in action.where]
-    return ", ".join(names)
+    return ", ".join(p.title for p in PANES if p.id in panes)
 
 
 def readme_table() -> str:

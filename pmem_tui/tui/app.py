@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, work
 from textual.app import App, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
@@ -33,17 +33,18 @@ from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.head import index_head
 from pmem_tui.core.model import PROJECT_MEMORY_DIR, Snapshot
+from pmem_tui.tui.actions import bindings_of
 from pmem_tui.tui.editor import Editor, run_editor
 from pmem_tui.tui.focus import KeyReadOrder, reroute_stray_key
 from pmem_tui.tui.messages import FilesChanged, PlanApplied, PreviewShown, ScanDone
-from pmem_tui.tui.rows import DEAD, PANES, Row, head_rows, rows_for
+from pmem_tui.tui.panes import ROW_PANES, ExtraPane, rows_for
+from pmem_tui.tui.rows import DEAD, Row, head_rows
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.screens.too_small import follow_size
 from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.signals import at_hangup, exit_on_termination
 from pmem_tui.tui.watcher import MemoryWatcher
-from pmem_tui.tui.widgets.pane import ExtraPane
 from pmem_tui.tui.words import display_path, in_keys, split_outcome
 
 # Action-only and worker-only modules load on first use, not at start-up (the first frame does not need them).
@@ -105,14 +106,11 @@ def _cycle_collector_paused() -> Iterator[None]:
                 gc.enable()
 
 
-
-
-
 class PmemApp(KeyReadOrder, App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "pmem-tui"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help", id="help"),
+        *bindings_of("help"),
     ]
 
     def __init__(
@@ -247,7 +245,7 @@ class PmemApp(KeyReadOrder, App[int]):
             snap = settled.scan(self.root, deep=False)[0]  # one state, or the action in progress
             signature = patch_mod.checked(unchecked, snap.index_entries, self.root) if snap.exists else None
             base_line = patch_mod.baseline(snap, signature) if snap.exists else None
-            rows = {name: rows_for(name, snap) for name in PANES}  # built here, off the UI thread
+            rows = {name: rows_for(name, snap) for name in ROW_PANES}  # built here, off the UI thread
         self.post_message(ScanDone(generation, snap, base_line, changed, signature, rows))
 
     def on_scan_done(self, message: ScanDone) -> None:

@@ -7,12 +7,12 @@ from typing import ClassVar
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from pmem_tui.tui.actions import HELP, Section, where_text
+from pmem_tui.tui.actions import HELP, Section, bindings_of, where_text
 from pmem_tui.tui.widgets.key_bar import KeyBar
 
 
@@ -37,7 +37,7 @@ def key_table(section: Section) -> Table:
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark", "close", "Close", id="help.close"),
+        *bindings_of("help.close"),
     ]
 
     def compose(self) -> ComposeResult:
