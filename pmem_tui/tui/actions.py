@@ -9,14 +9,22 @@ drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
+from textual.keys import key_to_character
 
 from pmem_tui.tui.panes import PANES, offered_on
 
-# How keys read on screen and in the README (Textual's names on the left).
-_KEY_NAMES = {"question_mark": "?", "slash": "/", "ctrl+z": "ctrl+z", "ctrl+y": "ctrl+y"}
+# How keys read on screen and in the README, where Textual's name is not the character (`key_text`).
+_KEY_NAMES = {"slash": "/"}
+
+
+def key_text(key: str) -> str:
+    """'question_mark' -> '?'; a key that types no visible character keeps its name ('tab', 'ctrl+z')."""
+    char = _KEY_NAMES.get(key) or key_to_character(key)
+    return char if char and char.isprintable() and not char.isspace() else key
 
 
 @dataclass(frozen=True)
@@ -36,7 +44,7 @@ class Action:
     def keys_text(self) -> str:
         if self.keys_shown:
             return self.keys_shown
-        return " / ".join(_KEY_NAMES.get(k, k) for k in self.key.split(","))
+        return " / ".join(key_text(k) for k in self.key.split(","))
 
     def binding(self) -> Binding:
         return Binding(
@@ -182,7 +190,15 @@ GLOBAL: tuple[Action, ...] = (
         "this help (generated from the key table)",
         command="Help: keys",
     ),
-    Action("palette", "ctrl+p", "command_palette", "palette", "command palette: every action by name"),
+    # Textual's own binding (`App.COMMAND_PALETTE_BINDING`): documented here, not remapped.
+    Action(
+        "palette",
+        "",
+        "command_palette",
+        "palette",
+        "command palette: every action by name",
+        keys_shown="ctrl+p",
+    ),
 )
 LIST: tuple[Action, ...] = (  # `MemoryList` (`PreviewView`'s are `PREVIEW`)
     Action("list.up", "up,k", "cursor_up", "Up", "move up (in the preview: scroll)", show=False),
@@ -351,6 +367,16 @@ PINNED = ("help", "app.help", "quit", "app.quit")
 ALL: tuple[Action, ...] = (*MAIN, *GLOBAL, *LIST_ALL, *FILTER, *PREVIEW, *SCREENS, *MODAL, *HEALTH, *EPICS)
 
 
+# The actions whose keys can run on the same screen: a user's key is not taken twice in one (`config.py`).
+SCOPES: tuple[tuple[Action, ...], ...] = (
+    (*MAIN, *GLOBAL, *LIST, MARK, CLEAR),  # a pane of rows
+    (*MAIN, *GLOBAL, *PREVIEW),  # the preview
+    (*MAIN, *GLOBAL, *EPIC_TABLE, *EPICS_VIEW),  # the Epics pane
+    (*HEALTH, *GLOBAL, *LIST, MARK),  # the health review and its list
+    (*MODAL, *GLOBAL),
+)
+
+
 def bindings(actions: tuple[Action, ...]) -> list[BindingType]:
     """The bindings of the actions that carry a key (the others only document a widget's own keys)."""
     return [a.binding() for a in actions if a.key]
@@ -364,6 +390,18 @@ def bindings_of(*ids: str) -> list[BindingType]:
     """The bindings of these actions of the table, in this order."""
     table = by_id()
     return bindings(tuple(table[i] for i in ids))
+
+
+def shown_keys(action: Action, keymap: Mapping[str, str]) -> str:
+    """How the help and the palette write the action's keys: the user's (`keymap`: binding id -> keys)."""
+    if action.id in keymap:
+        return " / ".join(key_text(k) for k in keymap[action.id].split(","))
+    if action.id == "panes" and keymap:  # the pane keys' row: the user's pane keys
+        table = by_id()
+        number = [shown_keys(table[f"pane.{i + 1}"], keymap) for i in range(len(PANES))]
+        cycle = [shown_keys(table[f"pane.{way}"], keymap) for way in ("next", "prev")]
+        return f"{' '.join(number)}, {' / '.join(cycle)}"
+    return action.keys_text
 
 
 def where_text(action: Action) -> str:

@@ -34,6 +34,7 @@ from pmem_tui.core.errors import PmemError
 from pmem_tui.core.head import index_head
 from pmem_tui.core.model import PROJECT_MEMORY_DIR, Snapshot
 from pmem_tui.tui.actions import bindings_of
+from pmem_tui.tui.config import Config, apply_config
 from pmem_tui.tui.editor import Editor, run_editor
 from pmem_tui.tui.focus import KeyReadOrder, reroute_stray_key
 from pmem_tui.tui.messages import FilesChanged, PlanApplied, PreviewShown, ScanDone
@@ -132,6 +133,7 @@ class PmemApp(KeyReadOrder, App[int]):
         self.editor: Editor = editor or run_editor
         self.extra_panes: list[ExtraPane] = list(extra_panes)
         self.health_source: HealthSource | None = health_source  # None: the health screen's default
+        self.config = Config()  # the user's keys and theme (`tui/config.py`), read when the app starts
         self.snapshot: Snapshot | None = None
         self.baseline: Baseline | None = None
         self._history: undo.History | None = None  # made on first use: its module loads lifecycle
@@ -156,6 +158,7 @@ class PmemApp(KeyReadOrder, App[int]):
 
     async def on_mount(self) -> None:
         exit_on_termination(self)
+        self.config = apply_config(self)
         await self.push_screen(MainScreen())
         if not self.root.is_dir():
             self.push_screen(WelcomeScreen())
@@ -724,12 +727,8 @@ class PmemApp(KeyReadOrder, App[int]):
         from pmem_tui.tui.commands import system_commands
 
         yield from super().get_system_commands(screen)
-        names = (
-            [p.removeprefix("pane-").capitalize() for p in screen.pane_ids]
-            if isinstance(screen, MainScreen)
-            else None
-        )
-        yield from system_commands(self, screen, names)
+        panes = screen.present_panes if isinstance(screen, MainScreen) else None
+        yield from system_commands(self, screen, panes)
 
 
 def _extra_panes(project: str | None) -> list[ExtraPane]:
