@@ -1,10 +1,11 @@
-"""Every key of the app in one table: the bindings, the key bar's choice, the help screen and the README.
+"""Every key of the app in one table: the bindings, the key bar's choice, the help screen, the palette and
+the README.
 
-An `Action` names its binding (`id`), its key(s) as Textual spells them, the key bar label, where it
-applies and its help text. The main and health screens build their `BINDINGS` from this table; the
-other widgets' bindings are checked against it by a test, and so is the README's key table
-(`python -m pmem_tui.tui.actions` prints it). The help screen is drawn from it too, so the three cannot
-drift apart.
+An `Action` names its binding (`id`), its key(s) as Textual spells them, the key bar label and its help
+text; where the key bar offers it comes from the pane table (`panes.PaneSpec.keys`). Every widget builds its
+`BINDINGS` from this table (checked by a test, and so is the README's key table: `python -m
+pmem_tui.tui.actions` prints it). A user's `config.toml` remaps keys by binding id (`tui/config.py`); the help
+screen and the palette then write the user's keys (`shown_keys`).
 """
 
 from __future__ import annotations

@@ -157,5 +157,5 @@ def user_keymap(app: App[Any]) -> Mapping[str, str]:
 
 
 def first_key(app: App[Any], action_id: str) -> str:
-    """The first key of a table action in `app`, as written on screen ('y' in "Confirm (y)")."""
+    """The first key of a table action in `app`, as written on screen (the `y` of the Confirm button)."""
     return key_text(keys_of(by_id()[action_id], user_keymap(app))[0])
