@@ -230,14 +230,23 @@ FILTER: tuple[Action, ...] = (  # `FilterInput`: priority, so the keys typed beh
     Action("filter.clear", "escape", "clear_filter", "Clear filter", "", show=False, priority=True),
     Action("filter.submit", "enter", "to_matches", "First match", "", show=False, priority=True),
 )
-PREVIEW: tuple[Action, ...] = (  # `PreviewView` (documented by `move`)
-    Action("preview.up", "up,k", "scroll_up", "Scroll up", "", show=False),
-    Action("preview.down", "down,j", "scroll_down", "Scroll down", "", show=False),
-    Action("preview.page_up", "pageup", "page_up", "Page up", "", show=False),
-    Action("preview.page_down", "pagedown", "page_down", "Page down", "", show=False),
-    Action("preview.top", "home,g", "scroll_home", "Top", "", show=False),
-    Action("preview.bottom", "end,G", "scroll_end", "Bottom", "", show=False),
-)
+# `PreviewView`: the list's moves, the same keys, scroll the preview (documented by `move`).
+_SCROLLS = {
+    "list.up": ("preview.up", "scroll_up", "Scroll up"),
+    "list.down": ("preview.down", "scroll_down", "Scroll down"),
+    "list.page_up": ("preview.page_up", "page_up", "Page up"),
+    "list.page_down": ("preview.page_down", "page_down", "Page down"),
+    "list.first": ("preview.top", "scroll_home", "Top"),
+    "list.last": ("preview.bottom", "scroll_end", "Bottom"),
+}
+
+
+def _scroll(move: Action) -> Action:
+    binding_id, action, label = _SCROLLS[move.id]
+    return Action(binding_id, move.key, action, label, "", show=False)
+
+
+PREVIEW: tuple[Action, ...] = tuple(map(_scroll, LIST))
 SCREENS: tuple[Action, ...] = (  # the small screens' own keys (each says them on screen)
     Action("help.close", "escape,q,question_mark", "close", "Close", ""),  # `HelpScreen`
     Action("new.cancel", "escape", "cancel", "Cancel", ""),  # `NewFileModal`

@@ -107,6 +107,9 @@ def _cycle_collector_paused() -> Iterator[None]:
                 gc.enable()
 
 
+
+
+
 class PmemApp(KeyReadOrder, App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "pmem-tui"

@@ -38,42 +38,22 @@ class PaneSpec:
     only_when: str = ""  # the pane is optional: when it is shown (the help's words)
 
 
+# fmt: off
 PANES: tuple[PaneSpec, ...] = (
-    PaneSpec(
-        "index",
-        "Index",
-        (*_ROW_KEYS, "archive", "delete", "edit", "problems", "mark"),
-        ("route", "title", "summary"),
-        index_rows,
-        "No index entries and no active files yet. Press n to write the first memory file.",
-        droppable=(1,),  # the Index drops its title column (the summary says more) before it cuts a route
-    ),
-    PaneSpec(
-        "core",
-        "Core",
-        (*_ROW_KEYS, "edit"),  # no batch action on Core: space is not offered
-        ("path", "size", "modified"),
-        core_rows,
-        "No _core/ files: nothing is loaded at baseline besides _index.md.",
-    ),
-    PaneSpec(
-        "archive",
-        "Archive",
-        (*_ROW_KEYS, "delete", "recover", "mark"),
-        ("path", "archived", "reason"),
-        archive_rows,
-        "The archive is empty.",
-    ),
-    PaneSpec(
-        "trash",
-        "Trash",
-        (*_ROW_KEYS, "recover", "purge", "mark"),
-        ("path", "deleted", "recovery"),
-        trash_rows,
-        "The trash is empty.",
-    ),
+    PaneSpec("index", "Index", (*_ROW_KEYS, "archive", "delete", "edit", "problems", "mark"),
+             ("route", "title", "summary"), index_rows,
+             "No index entries and no active files yet. Press n to write the first memory file.",
+             droppable=(1,)),  # the Index drops its title column (the summary says more) before a route
+    PaneSpec("core", "Core", (*_ROW_KEYS, "edit"),  # no batch action on Core: space is not offered
+             ("path", "size", "modified"), core_rows,
+             "No _core/ files: nothing is loaded at baseline besides _index.md."),
+    PaneSpec("archive", "Archive", (*_ROW_KEYS, "delete", "recover", "mark"),
+             ("path", "archived", "reason"), archive_rows, "The archive is empty."),
+    PaneSpec("trash", "Trash", (*_ROW_KEYS, "recover", "purge", "mark"),
+             ("path", "deleted", "recovery"), trash_rows, "The trash is empty."),
     PaneSpec("epics", "Epics", only_when="when the project has one"),  # `widgets/epics.py`
 )
+# fmt: on
 
 BY_ID = {spec.id: spec for spec in PANES}
 ROW_PANES = tuple(spec.id for spec in PANES if spec.rows is not None)  # the panes of rows, in key order
