@@ -23,9 +23,11 @@ def _frozen_today(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def _session_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Caches never go into the real user cache folder, not even from module-scoped fixtures (set up before
-    any function-scoped one) or the processes tests start."""
+    any function-scoped one) or the processes tests start (tmux tests too)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PMEM_TUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache-home-session")))
+        # Nor is the user's config.toml read: an empty folder, so every app runs with the default keys.
+        mp.setenv("PMEM_TUI_CONFIG_DIR", str(tmp_path_factory.mktemp("config-home-session")))
         yield
 
 

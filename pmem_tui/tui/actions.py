@@ -1,23 +1,31 @@
-"""Every key of the app in one table: the bindings, the key bar's choice, the help screen and the README.
+"""Every key of the app in one table: the bindings, the key bar's choice, the help screen, the palette and
+the README.
 
-An `Action` names its binding (`id`), its key(s) as Textual spells them, the key bar label, where it
-applies and its help text. The main and health screens build their `BINDINGS` from this table; the
-other widgets' bindings are checked against it by a test, and so is the README's key table
-(`python -m pmem_tui.tui.actions` prints it). The help screen is drawn from it too, so the three cannot
-drift apart.
+An `Action` names its binding (`id`), its key(s) as Textual spells them, the key bar label and its help
+text; where the key bar offers it comes from the pane table (`panes.PaneSpec.keys`). Every widget builds its
+`BINDINGS` from this table (checked by a test, and so is the README's key table: `python -m
+pmem_tui.tui.actions` prints it). A user's `config.toml` remaps keys by binding id (`tui/config.py`); the help
+screen and the palette then write the user's keys (`shown_keys`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
+from textual.keys import key_to_character
 
-MEMORY_PANES = frozenset({"index", "core", "archive", "trash"})
-EVERYWHERE = frozenset({*MEMORY_PANES, "epics"})
+from pmem_tui.tui.panes import PANES, offered_on
 
-# How keys read on screen and in the README (Textual's names on the left).
-_KEY_NAMES = {"question_mark": "?", "slash": "/", "ctrl+z": "ctrl+z", "ctrl+y": "ctrl+y"}
+# How keys read on screen and in the README, where Textual's name is not the character (`key_text`).
+_KEY_NAMES = {"slash": "/"}
+
+
+def key_text(key: str) -> str:
+    """'question_mark' -> '?'; a key that types no visible character keeps its name ('tab', 'ctrl+z')."""
+    char = _KEY_NAMES.get(key) or key_to_character(key)
+    return char if char and char.isprintable() and not char.isspace() else key
 
 
 @dataclass(frozen=True)
@@ -27,20 +35,28 @@ class Action:
     action: str  # the action the binding runs
     label: str  # the key bar's label
     help: str  # the help screen's and the README's text
-    where: frozenset[str] = EVERYWHERE  # the main screen's panes where it applies (and is offered)
-    show: bool = True  # offered in the key bar where it applies (state may still hide it: `when`)
+    show: bool = True  # offered in the key bar where it applies (`panes.PaneSpec.keys`; state may hide it)
     priority: bool = False
     keys_shown: str = ""  # how the help writes the keys, when not simply `key`
     command: str = ""  # its name in the command palette (none: not offered there)
+    key_display: str | None = None  # how the key bar writes the key, when not as Textual does
 
     @property
     def keys_text(self) -> str:
         if self.keys_shown:
             return self.keys_shown
-        return " / ".join(_KEY_NAMES.get(k, k) for k in self.key.split(","))
+        return " / ".join(key_text(k) for k in self.key.split(","))
 
     def binding(self) -> Binding:
-        return Binding(self.key, self.action, self.label, show=self.show, priority=self.priority, id=self.id)
+        return Binding(
+            self.key,
+            self.action,
+            self.label,
+            show=self.show,
+            priority=self.priority,
+            id=self.id,
+            key_display=self.key_display,
+        )
 
 
 @dataclass(frozen=True)
@@ -49,18 +65,13 @@ class Section:
     actions: tuple[Action, ...]
 
 
-def _where(*panes: str) -> frozenset[str]:
-    return frozenset(panes)
-
-
 # Keys that move the focus are priority bindings: they run when the key is read, so the keys typed right
 # behind them already reach the new focus, in order (see `tui/focus.py`).
 MAIN: tuple[Action, ...] = (
-    Action("pane.1", "1", "show_pane(0)", "Index", "", show=False, priority=True),
-    Action("pane.2", "2", "show_pane(1)", "Core", "", show=False, priority=True),
-    Action("pane.3", "3", "show_pane(2)", "Archive", "", show=False, priority=True),
-    Action("pane.4", "4", "show_pane(3)", "Trash", "", show=False, priority=True),
-    Action("pane.5", "5", "show_pane(4)", "Epics", "", show=False, priority=True),
+    *(  # `1`, `2`...: the panes in the table's order
+        Action(f"pane.{i + 1}", str(i + 1), f"show_pane({i})", pane.title, "", show=False, priority=True)
+        for i, pane in enumerate(PANES)
+    ),
     Action("pane.next", "tab", "cycle_pane(1)", "Next pane", "", show=False, priority=True),
     Action("pane.prev", "shift+tab", "cycle_pane(-1)", "Previous pane", "", show=False, priority=True),
     Action(
@@ -70,7 +81,6 @@ MAIN: tuple[Action, ...] = (
         "Filter",
         "filter the pane: exact and word-start matches first, matched letters highlighted; "
         "enter: first match; escape: clear",
-        where=MEMORY_PANES,
         priority=True,
         command="Filter pane",
     ),
@@ -80,7 +90,6 @@ MAIN: tuple[Action, ...] = (
         "app.archive",
         "Archive",
         "archive the selected active file(s): asks for the reason, then shows the preview",
-        where=_where("index"),
         command="Archive selected",
     ),
     Action(
@@ -89,7 +98,6 @@ MAIN: tuple[Action, ...] = (
         "app.delete",
         "Delete",
         "delete the selected archived file(s) to the trash; on an active file: explains, offers the archive",
-        where=_where("index", "archive"),
         command="Delete selected",
     ),
     Action(
@@ -98,7 +106,6 @@ MAIN: tuple[Action, ...] = (
         "app.recover",
         "Recover",
         "recover the selected archived or trashed file(s); asks for an index line if the record has none",
-        where=_where("archive", "trash"),
         command="Recover selected",
     ),
     Action(
@@ -107,7 +114,6 @@ MAIN: tuple[Action, ...] = (
         "app.edit",
         "Edit",
         "edit a copy of the selected file (or its kept draft) in your editor, then the save preview",
-        where=_where("index", "core"),
         command="Edit selected",
     ),
     Action(
@@ -116,7 +122,6 @@ MAIN: tuple[Action, ...] = (
         "app.new_file",
         "New",
         "new memory file: path and index line, editor, then the save preview",
-        where=MEMORY_PANES,
         command="New memory file",
     ),
     Action(
@@ -125,7 +130,6 @@ MAIN: tuple[Action, ...] = (
         "app.purge",
         "Purge",
         "purge expired trash, with its own preview listing every item",
-        where=_where("trash"),
         command="Purge expired trash",
     ),
     Action(
@@ -161,7 +165,6 @@ MAIN: tuple[Action, ...] = (
         "problems",
         "Problems",
         "show only the rows with a problem (orphan, dead route, invalid summary); again: every row",
-        where=_where("index"),
         keys_shown="!",
         command="Show problems only",
     ),
@@ -171,14 +174,14 @@ MAIN: tuple[Action, ...] = (
         "focus_preview",
         "Preview",
         "focus the preview (scroll it with the movement keys; tab goes back)",
-        where=MEMORY_PANES,
         priority=True,
         command="Focus preview",
     ),
     Action("quit", "q", "app.quit", "Quit", "quit"),
 )
 
-# Bound by the app itself (every screen), and by the widgets named in the comments.
+# Bound by the app itself (every screen; the palette's key is Textual's own), and by the widgets named in the
+# comments.
 GLOBAL: tuple[Action, ...] = (
     Action(
         "help",
@@ -188,9 +191,17 @@ GLOBAL: tuple[Action, ...] = (
         "this help (generated from the key table)",
         command="Help: keys",
     ),
-    Action("palette", "ctrl+p", "command_palette", "palette", "command palette: every action by name"),
+    # Textual's own binding (`App.COMMAND_PALETTE_BINDING`): documented here, not remapped.
+    Action(
+        "palette",
+        "",
+        "command_palette",
+        "palette",
+        "command palette: every action by name",
+        keys_shown="ctrl+p",
+    ),
 )
-LIST: tuple[Action, ...] = (  # `MemoryList`, `PreviewView`
+LIST: tuple[Action, ...] = (  # `MemoryList` (`PreviewView`'s are `PREVIEW`)
     Action("list.up", "up,k", "cursor_up", "Up", "move up (in the preview: scroll)", show=False),
     Action("list.down", "down,j", "cursor_down", "Down", "move down", show=False),
     Action("list.page_up", "pageup", "page_up", "Page up", "a page up", show=False),
@@ -205,26 +216,55 @@ MARK = Action(
     "Mark",
     "mark several rows (the tab shows how many); a / d / r then plan them together, even those "
     "the filter hides",
-    where=_where("index", "archive", "trash"),  # no batch action on Core
 )
-CLEAR = Action(
+CLEAR = Action(  # `PaneView`
     "pane.clear_filter",
     "escape",
     "clear_filter",
-    "Clear",
+    "Clear filter",
     "clear the filter, then the marks",
-    where=MEMORY_PANES,
     show=False,
 )
 LIST_ALL: tuple[Action, ...] = (*LIST, MARK, CLEAR)
-PANES_KEYS: tuple[Action, ...] = (  # documentation of the `1`-`5` and tab bindings above, in one row
+FILTER: tuple[Action, ...] = (  # `FilterInput`: priority, so the keys typed behind them reach the list
+    Action("filter.clear", "escape", "clear_filter", "Clear filter", "", show=False, priority=True),
+    Action("filter.submit", "enter", "to_matches", "First match", "", show=False, priority=True),
+)
+# `PreviewView`: the list's moves, the same keys, scroll the preview (documented by `move`).
+_SCROLLS = {
+    "list.up": ("preview.up", "scroll_up", "Scroll up"),
+    "list.down": ("preview.down", "scroll_down", "Scroll down"),
+    "list.page_up": ("preview.page_up", "page_up", "Page up"),
+    "list.page_down": ("preview.page_down", "page_down", "Page down"),
+    "list.first": ("preview.top", "scroll_home", "Top"),
+    "list.last": ("preview.bottom", "scroll_end", "Bottom"),
+}
+
+
+def _scroll(move: Action) -> Action:
+    binding_id, action, label = _SCROLLS[move.id]
+    return Action(binding_id, move.key, action, label, "", show=False)
+
+
+PREVIEW: tuple[Action, ...] = tuple(map(_scroll, LIST))
+SCREENS: tuple[Action, ...] = (  # the small screens' own keys (each says them on screen)
+    Action("help.close", "escape,q,question_mark", "close", "Close", ""),  # `HelpScreen`
+    Action("new.cancel", "escape", "cancel", "Cancel", ""),  # `NewFileModal`
+    Action("welcome.first_save", "n", "first_save", "First save", ""),  # `WelcomeScreen`
+    Action("small.quit", "q", "app.quit", "Quit", ""),  # `TooSmallScreen`
+    # The app's own keys would open a screen that has no room there.
+    Action("small.ignore", "question_mark,ctrl+p", "ignore", "", "", show=False),
+)
+PANES_KEYS: tuple[Action, ...] = (  # documentation of the `1`, `2`... and tab bindings above, in one row
     Action(
         "panes",
         "",
         "",
         "",
-        "switch pane: Index, Core, Archive, Trash, Epics (5, when the project has one)",
-        keys_shown="1 2 3 4 5, tab / shift+tab",
+        "switch pane: "
+        + ", ".join(p.title for p in PANES)
+        + "".join(f" ({i + 1}, {p.only_when})" for i, p in enumerate(PANES) if p.only_when),
+        keys_shown=" ".join(str(i + 1) for i in range(len(PANES))) + ", tab / shift+tab",
     ),
 )
 MODAL: tuple[Action, ...] = (  # `PlanModal`
@@ -237,8 +277,10 @@ MODAL: tuple[Action, ...] = (  # `PlanModal`
         keys_shown="enter (in the input)",
     ),
     Action("plan.confirm", "y", "confirm", "Confirm", "confirm: only now does anything change on disk"),
-    Action("plan.cancel", "n", "cancel", "Cancel", "cancel: nothing changes", keys_shown="n / escape"),
-    Action("plan.escape", "escape", "cancel", "Cancel", ""),  # shown with `n` above
+    Action(
+        "plan.cancel", "n", "cancel", "Cancel", "cancel: nothing changes", show=False, keys_shown="n / escape"
+    ),
+    Action("plan.escape", "escape", "cancel", "Cancel", "", key_display="n/esc"),  # shown with `n` above
 )
 HEALTH: tuple[Action, ...] = (
     # Not `k`: that moves up, here as everywhere else.
@@ -279,19 +321,15 @@ HEALTH: tuple[Action, ...] = (
     Action("health.purge", "P", "purge", "Purge expired", "purge expired trash (its own confirmation)"),
     Action("health.quit", "q", "app.quit", "Quit", "quit"),
 )
-EPICS: tuple[Action, ...] = (  # `EpicTable`, `EpicsView`
-    Action(
-        "epics.move",
-        "",
-        "",
-        "",
-        "move between epics (as in the other panes)",
-        keys_shown="j / k, ↓ / ↑, g / G",
-    ),
-    Action("epics.down", "j", "cursor_down", "Down", "", show=False),  # documented by `epics.move`
-    Action("epics.up", "k", "cursor_up", "Up", "", show=False),
-    Action("epics.first", "g", "scroll_top", "First", "", show=False),
-    Action("epics.last", "G", "scroll_bottom", "Last", "", show=False),
+EPICS_MOVE = Action(
+    "epics.move",
+    "",
+    "",
+    "",
+    "move between epics (as in the other panes)",
+    keys_shown="j / k, ↓ / ↑, g / G",
+)
+EPIC_TABLE: tuple[Action, ...] = (  # `EpicTable`
     Action(
         "epics.toggle",
         "enter",
@@ -299,8 +337,16 @@ EPICS: tuple[Action, ...] = (  # `EpicTable`, `EpicsView`
         "Full body/line",
         "toggle the epic between what loads and its full body (read for display only)",
     ),
+    # The other panes' movement keys, so moving does not depend on which pane has the focus.
+    Action("epics.down", "j", "cursor_down", "Down", "", show=False),  # documented by `epics.move`
+    Action("epics.up", "k", "cursor_up", "Up", "", show=False),
+    Action("epics.first", "g", "scroll_top", "First", "", show=False),
+    Action("epics.last", "G", "scroll_bottom", "Last", "", show=False),
+)
+EPICS_VIEW: tuple[Action, ...] = (  # `EpicsView`
     Action("epics.reload", "ctrl+r", "reload", "Reload", "reload the project's permanent memory"),
 )
+EPICS: tuple[Action, ...] = (EPICS_MOVE, *EPIC_TABLE, *EPICS_VIEW)
 
 MOVE = Action(
     "move",
@@ -328,20 +374,52 @@ HELP: tuple[Section, ...] = (
 PINNED = ("help", "app.help", "quit", "app.quit")
 
 
-def bindings(actions: tuple[Action, ...]) -> list[Binding]:
+ALL: tuple[Action, ...] = (*MAIN, *GLOBAL, *LIST_ALL, *FILTER, *PREVIEW, *SCREENS, *MODAL, *HEALTH, *EPICS)
+
+
+# The actions whose keys can run on the same screen: a user's key is not taken twice in one (`config.py`).
+SCOPES: tuple[tuple[Action, ...], ...] = (
+    (*MAIN, *GLOBAL, *LIST, MARK, CLEAR),  # a pane of rows
+    (*MAIN, *GLOBAL, *PREVIEW),  # the preview
+    (*MAIN, *GLOBAL, *EPIC_TABLE, *EPICS_VIEW),  # the Epics pane
+    (*HEALTH, *GLOBAL, *LIST, MARK),  # the health review and its list
+    (*MODAL, *GLOBAL),
+)
+
+
+def bindings(actions: tuple[Action, ...]) -> list[BindingType]:
     """The bindings of the actions that carry a key (the others only document a widget's own keys)."""
     return [a.binding() for a in actions if a.key]
 
 
 def by_id() -> dict[str, Action]:
-    return {a.id: a for a in (*MAIN, *GLOBAL, *LIST_ALL, *MODAL, *HEALTH, *EPICS)}
+    return {a.id: a for a in ALL}
+
+
+def bindings_of(*ids: str) -> list[BindingType]:
+    """The bindings of these actions of the table, in this order."""
+    table = by_id()
+    return bindings(tuple(table[i] for i in ids))
+
+
+def shown_keys(action: Action, keymap: Mapping[str, str]) -> str:
+    """How the help and the palette write the action's keys: the user's (`keymap`: binding id -> keys)."""
+    if action.id in keymap:
+        return " / ".join(key_text(k) for k in keymap[action.id].split(","))
+    if action.id == "panes" and keymap:  # the pane keys' row: the user's pane keys
+        table = by_id()
+        number = [shown_keys(table[f"pane.{i + 1}"], keymap) for i in range(len(PANES))]
+        cycle = [shown_keys(table[f"pane.{way}"], keymap) for way in ("next", "prev")]
+        return f"{' '.join(number)}, {' / '.join(cycle)}"
+    return action.keys_text
 
 
 def where_text(action: Action) -> str:
-    if action.where == EVERYWHERE:
+    """The panes where the key bar offers the action, by title ("": every pane)."""
+    panes = offered_on(action.id)
+    if len(panes) == len(PANES):
         return ""
-    names = [p.capitalize() for p in ("index", "core", "archive", "trash", "epics") if p in action.where]
-    return ", ".join(names)
+    return ", ".join(p.title for p in PANES if p.id in panes)
 
 
 def readme_table() -> str:

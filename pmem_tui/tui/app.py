@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, work
 from textual.app import App, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
@@ -33,17 +33,19 @@ from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.head import index_head
 from pmem_tui.core.model import PROJECT_MEMORY_DIR, Snapshot
+from pmem_tui.tui.actions import bindings_of
+from pmem_tui.tui.config import Config, apply_config
 from pmem_tui.tui.editor import Editor, run_editor
 from pmem_tui.tui.focus import KeyReadOrder, reroute_stray_key
 from pmem_tui.tui.messages import FilesChanged, PlanApplied, PreviewShown, ScanDone
-from pmem_tui.tui.rows import DEAD, PANES, Row, head_rows, rows_for
+from pmem_tui.tui.panes import ROW_PANES, ExtraPane, rows_for
+from pmem_tui.tui.rows import DEAD, Row, head_rows
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.screens.too_small import follow_size
 from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.signals import at_hangup, exit_on_termination
 from pmem_tui.tui.watcher import MemoryWatcher
-from pmem_tui.tui.widgets.pane import ExtraPane
 from pmem_tui.tui.words import display_path, in_keys, split_outcome
 
 # Action-only and worker-only modules load on first use, not at start-up (the first frame does not need them).
@@ -112,7 +114,7 @@ class PmemApp(KeyReadOrder, App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "pmem-tui"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help", id="help"),
+        *bindings_of("help"),
     ]
 
     def __init__(
@@ -134,6 +136,7 @@ class PmemApp(KeyReadOrder, App[int]):
         self.editor: Editor = editor or run_editor
         self.extra_panes: list[ExtraPane] = list(extra_panes)
         self.health_source: HealthSource | None = health_source  # None: the health screen's default
+        self.config = Config()  # the user's keys and theme (`tui/config.py`), read when the app starts
         self.snapshot: Snapshot | None = None
         self.baseline: Baseline | None = None
         self._history: undo.History | None = None  # made on first use: its module loads lifecycle
@@ -158,6 +161,7 @@ class PmemApp(KeyReadOrder, App[int]):
 
     async def on_mount(self) -> None:
         exit_on_termination(self)
+        self.config = apply_config(self)
         await self.push_screen(MainScreen())
         if not self.root.is_dir():
             self.push_screen(WelcomeScreen())
@@ -247,7 +251,7 @@ class PmemApp(KeyReadOrder, App[int]):
             snap = settled.scan(self.root, deep=False)[0]  # one state, or the action in progress
             signature = patch_mod.checked(unchecked, snap.index_entries, self.root) if snap.exists else None
             base_line = patch_mod.baseline(snap, signature) if snap.exists else None
-            rows = {name: rows_for(name, snap) for name in PANES}  # built here, off the UI thread
+            rows = {name: rows_for(name, snap) for name in ROW_PANES}  # built here, off the UI thread
         self.post_message(ScanDone(generation, snap, base_line, changed, signature, rows))
 
     def on_scan_done(self, message: ScanDone) -> None:
@@ -726,12 +730,8 @@ class PmemApp(KeyReadOrder, App[int]):
         from pmem_tui.tui.commands import system_commands
 
         yield from super().get_system_commands(screen)
-        names = (
-            [p.removeprefix("pane-").capitalize() for p in screen.pane_ids]
-            if isinstance(screen, MainScreen)
-            else None
-        )
-        yield from system_commands(self, screen, names)
+        panes = screen.present_panes if isinstance(screen, MainScreen) else None
+        yield from system_commands(self, screen, panes)
 
 
 def _extra_panes(project: str | None) -> list[ExtraPane]:

@@ -1,5 +1,6 @@
-"""The command palette's entries, from the key table (`tui/actions.py`): every action by name, its key
-in the description. The pane's actions are offered on the main screen only; the app's everywhere."""
+"""The command palette's entries, from the key table (`tui/actions.py`) and the pane table (`tui/panes.py`):
+every action by name, its key (the user's, `tui/config.py`) in the description. The pane's actions are
+offered on the main screen only; the app's everywhere."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Any
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from pmem_tui.tui.actions import GLOBAL, MAIN
+from pmem_tui.tui.actions import GLOBAL, MAIN, by_id, shown_keys
+from pmem_tui.tui.config import user_keymap
+from pmem_tui.tui.panes import PaneSpec, number
 
 
 async def _run(node: App[Any] | Screen[Any], action: str) -> None:
@@ -18,23 +21,26 @@ async def _run(node: App[Any] | Screen[Any], action: str) -> None:
 
 
 def system_commands(
-    app: App[Any], screen: Screen[Any], pane_names: list[str] | None
+    app: App[Any], screen: Screen[Any], panes: list[PaneSpec] | None
 ) -> Iterator[SystemCommand]:
-    """`pane_names`: the main screen's panes in key order (None: another screen is on top)."""
+    """`panes`: the main screen's panes shown, in key order (None: another screen is on top)."""
+    keymap = user_keymap(app)
     for action in (*GLOBAL, *MAIN):
         if not action.command:
             continue
-        if action in GLOBAL or (pane_names is None and action.action.startswith("app.")):
+        if action in GLOBAL or (panes is None and action.action.startswith("app.")):
             run = partial(_run, app, action.action.removeprefix("app."))
-        elif pane_names is not None:
+        elif panes is not None:
             run = partial(_run, screen, action.action)
         else:
             continue
         help_text = action.help[:1].upper() + action.help[1:]
-        yield SystemCommand(action.command, f"{help_text} ({action.keys_text})", run)
-    for i, name in enumerate(pane_names or []):
+        yield SystemCommand(action.command, f"{help_text} ({shown_keys(action, keymap)})", run)
+    table = by_id()
+    for pane in panes or []:
+        show = table[f"pane.{number(pane.id)}"]
         yield SystemCommand(
-            f"Show {name} pane",
-            f"Switch to the {name} pane ({i + 1})",
-            partial(_run, screen, f"show_pane({i})"),
+            f"Show {pane.title} pane",
+            f"Switch to the {pane.title} pane ({shown_keys(show, keymap)})",
+            partial(_run, screen, show.action),
         )

@@ -20,9 +20,6 @@ from pmem_tui.core.model import (
 )
 from pmem_tui.core.report import human_size
 
-PANES = ("index", "core", "archive", "trash")
-PANE_TITLES = {"index": "Index", "core": "Core", "archive": "Archive", "trash": "Trash"}
-
 DUP_SEP = "\n"  # in the key of a route's later copies in the Index pane
 
 # Row kinds
@@ -285,16 +282,3 @@ def _trash_row(t: TrashItem, today: dt.date) -> Row:
         note=f"Deleted {fmt_date(t.deleted)}, {deadline}"
         + (": expired, `P` purges it for good." if t.expired else "."),
     )
-
-
-BUILDERS = {"index": index_rows, "core": core_rows, "archive": archive_rows, "trash": trash_rows}
-COLUMNS = {
-    "index": ("route", "title", "summary"),
-    "core": ("path", "size", "modified"),
-    "archive": ("path", "archived", "reason"),
-    "trash": ("path", "deleted", "recovery"),
-}
-
-
-def rows_for(pane: str, snap: Snapshot) -> list[Row]:
-    return BUILDERS[pane](snap)

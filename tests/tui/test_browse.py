@@ -9,7 +9,7 @@ import pytest
 from textual.command import CommandPalette
 from tui_helpers import RecordingApp, fill, settle
 
-from pmem_tui.tui.rows import PANES
+from pmem_tui.tui.panes import ROW_PANES as PANES
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.widgets.memory_list import MemoryList

@@ -4,6 +4,7 @@ table all come from `tui/actions.py`."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -11,17 +12,37 @@ from textual.binding import Binding
 from textual.widgets import Static
 from tui_helpers import RecordingApp, settle
 
-from pmem_tui.tui import actions
+from pmem_tui.tui import actions, panes
 from pmem_tui.tui.app import PmemApp
+from pmem_tui.tui.modals.new_file import NewFileModal
 from pmem_tui.tui.modals.plan_modal import PlanModal
 from pmem_tui.tui.screens.health import HealthScreen
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
+from pmem_tui.tui.screens.too_small import TooSmallScreen
+from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.widgets.epics import EpicsView, EpicTable
 from pmem_tui.tui.widgets.memory_list import MemoryList
-from pmem_tui.tui.widgets.pane import PaneView
+from pmem_tui.tui.widgets.pane import FilterInput, PaneView
+from pmem_tui.tui.widgets.preview import PreviewView
 
 README = Path(__file__).parents[2] / "README.md"
+WIDGETS = (
+    PmemApp,
+    MainScreen,
+    HealthScreen,
+    MemoryList,
+    PaneView,
+    FilterInput,
+    PreviewView,
+    EpicTable,
+    EpicsView,
+    PlanModal,
+    HelpScreen,
+    NewFileModal,
+    WelcomeScreen,
+    TooSmallScreen,
+)
 
 
 def test_the_readme_key_table_is_the_generated_one() -> None:
@@ -33,7 +54,7 @@ def test_the_readme_key_table_is_the_generated_one() -> None:
 
 def test_every_binding_is_in_the_key_table_with_the_same_keys() -> None:
     table = actions.by_id()
-    widgets = (PmemApp, MainScreen, HealthScreen, MemoryList, PaneView, EpicTable, EpicsView, PlanModal)
+    widgets = WIDGETS
     seen = 0
     for widget in widgets:
         for binding in widget.BINDINGS:
@@ -67,3 +88,40 @@ async def test_the_help_screen_shows_every_section_from_the_table(demo_root: Pat
             assert section.title in shown
         assert "Epics pane" in shown and "1 2 3 4 5" in shown and "ctrl+y" in shown
         assert "(Archive, Trash)" in shown  # where recover works
+
+
+def test_every_widget_binding_is_the_tables_own() -> None:
+    """Issue 15, item 4: each binding is built from its row of the table (same keys, action, label, show,
+    priority), and every row with a key is bound somewhere."""
+    table = actions.by_id()
+    bound: set[str] = set()
+    for widget in WIDGETS:
+        for binding in widget.BINDINGS:
+            assert isinstance(binding, Binding) and binding.id is not None, widget.__name__
+            assert binding == table[binding.id].binding(), binding.id
+            bound.add(binding.id)
+    assert bound == {a.id for a in actions.ALL if a.key}
+
+
+SOURCES = Path(__file__).parents[2] / "pmem_tui" / "tui"
+
+
+def test_no_key_is_written_by_hand_in_parentheses() -> None:
+    """A key in a label or a palette entry ("Confirm (y)") comes from the table, so a user's key shows."""
+    pattern = re.compile(r"""\s\((?:[a-zA-Z!?/]|ctrl\+\w|escape|enter|space)\)["']""")
+    for path in SOURCES.rglob("*.py"):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert not pattern.search(line), f"{path.name}:{number}: {line.strip()}"
+
+
+def test_pane_keys_and_offers_come_from_the_pane_table() -> None:
+    """Issue 15, item 5: key `n` shows the table's n-th pane; the keys a pane offers are the table's."""
+    table = actions.by_id()
+    for i, spec in enumerate(panes.PANES):
+        action = table[f"pane.{i + 1}"]
+        assert (action.key, action.action, action.label) == (str(i + 1), f"show_pane({i})", spec.title)
+        assert panes.tab_title(spec.id) == f"{i + 1} {spec.title}"
+        assert set(spec.keys) <= set(table), spec.id
+    assert panes.ROW_PANES == ("index", "core", "archive", "trash")
+    assert actions.where_text(table["recover"]) == "Archive, Trash"
+    assert actions.where_text(table["undo"]) == ""  # listed by no pane: offered on every pane

@@ -14,7 +14,8 @@ from pmem_tui.core import report, tree
 from pmem_tui.core.index import parse_index
 from pmem_tui.core.model import ACTIVE_DIRS
 from pmem_tui.tui import patch
-from pmem_tui.tui.rows import ENTRY, Row, entry_row, rows_for
+from pmem_tui.tui.panes import rows_for
+from pmem_tui.tui.rows import ENTRY, Row, entry_row
 
 # Names whose byte order and folder nesting disagree: "a b.md" < "a-b.md" < "a.md" < "a/..." < "a0.md".
 NAMES = ["a.md", "a b.md", "a-b.md", "a0.md", "a/b.md", "a/b/c.md", "a.b/c.md", "ab/c.md", "é.md", "z.md"]

@@ -9,7 +9,8 @@ from watchdog.events import DirModifiedEvent, FileMovedEvent
 
 from pmem_tui.core import report, tree
 from pmem_tui.tui import patch
-from pmem_tui.tui.rows import PANES, rows_for
+from pmem_tui.tui.panes import ROW_PANES as PANES
+from pmem_tui.tui.panes import rows_for
 from pmem_tui.tui.widgets.memory_list import MemoryList
 
 ATLAS = "- [Atlas routing service](projects/atlas.md) — Go rewrite live, p95 180 ms; PostGIS"

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from pmem_tui.core import report, safeio, textio, tree
 from pmem_tui.tui import patch
-from pmem_tui.tui.rows import rows_for
+from pmem_tui.tui.panes import rows_for
 
 FILES = 12
 BOM = b"\xef\xbb\xbf"

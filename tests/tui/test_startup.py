@@ -14,7 +14,8 @@ from tui_helpers import RecordingApp, settle, until
 from pmem_tui.core import tree
 from pmem_tui.core.head import index_head
 from pmem_tui.core.model import INDEX_FILE
-from pmem_tui.tui.rows import head_rows, rows_for
+from pmem_tui.tui.panes import rows_for
+from pmem_tui.tui.rows import head_rows
 from pmem_tui.tui.screens.main import MainScreen, pane_id
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.preview import PreviewView

@@ -20,7 +20,8 @@ from textual.widget import Widget
 from tui_helpers import RecordingApp, settle, until
 
 from pmem_tui.core import tree
-from pmem_tui.tui.rows import PANES, rows_for
+from pmem_tui.tui.panes import ROW_PANES as PANES
+from pmem_tui.tui.panes import rows_for
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.preview import PreviewView

@@ -9,13 +9,14 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from pmem_tui.core.errors import PmemError, Refused
 from pmem_tui.core.paths import Area, check_memory_path
+from pmem_tui.tui.actions import bindings_of
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.words import in_keys
 
@@ -28,7 +29,7 @@ class NewFileRequest:
 
 class NewFileModal(ModalScreen[NewFileRequest | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="new.cancel"),
+        *bindings_of("new.cancel"),
     ]
 
     def __init__(self, root: Path, *, first_save: bool = False, initial_path: str = "notes/") -> None:

@@ -17,7 +17,7 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
@@ -25,6 +25,8 @@ from textual.widgets import Button, Input, Label, Static
 from pmem_tui.core import executor
 from pmem_tui.core.errors import PmemError, StalePlan
 from pmem_tui.core.plan import Plan
+from pmem_tui.tui.actions import MODAL, bindings
+from pmem_tui.tui.config import first_key
 from pmem_tui.tui.widgets.diff_view import plain_text, render_plan
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.words import in_keys
@@ -52,9 +54,7 @@ def touches(plan: Plan, paths: Iterable[str] | None) -> bool:
 
 class PlanModal(ModalScreen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "confirm", "Confirm", id="plan.confirm"),
-        Binding("n", "cancel", "Cancel", show=False, id="plan.cancel"),
-        Binding("escape", "cancel", "Cancel", key_display="n/esc", id="plan.escape"),
+        *bindings(MODAL),
     ]
 
     def __init__(
@@ -102,12 +102,12 @@ class PlanModal(ModalScreen[bool]):
             yield Static("", id="plan-status")
             with Horizontal(id="plan-buttons"):
                 yield Button(
-                    "Confirm (y)",
+                    f"Confirm ({first_key(self.app, 'plan.confirm')})",
                     id="plan-confirm",
                     variant="error" if self.danger else "primary",
                     disabled=self.plan is None,
                 )
-                yield Button("Cancel (n)", id="plan-cancel")
+                yield Button(f"Cancel ({first_key(self.app, 'plan.cancel')})", id="plan-cancel")
         yield KeyBar()
 
     def on_mount(self) -> None:

@@ -45,6 +45,7 @@ from pmem_tui.core.errors import LifecycleIncomplete, PmemError
 from pmem_tui.core.model import INDEX_FILE, RECOVERY_DAYS, TrashItem
 from pmem_tui.core.textio import display
 from pmem_tui.tui.actions import HEALTH, bindings
+from pmem_tui.tui.config import first_key
 from pmem_tui.tui.rows import DEAD, ENTRY, ORPHAN, Row, countdown
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList
@@ -344,9 +345,11 @@ class HealthScreen(Screen[None]):
         if report is None:
             self._rows, self._proposals = {}, {}
             if message.blocked is not None:
+                key = first_key(self.app, "health.upgrade")
                 text = Text(message.blocked, style="bold yellow")
-                text.append("\nPress U to preview the upgrade; nothing is reviewed or changed until then.")
-                health_list.empty_text = "No review until the lifecycle structure is complete (U)."
+                text.append(f"\nPress {key} to preview the upgrade; ")
+                text.append("nothing is reviewed or changed until then.")
+                health_list.empty_text = f"No review until the lifecycle structure is complete ({key})."
             else:
                 text = Text(f"The health check failed: {message.error}", style="bold red")
                 health_list.empty_text = "No proposals: the health check failed."

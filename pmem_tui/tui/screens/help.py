@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from pmem_tui.tui.actions import HELP, Section, where_text
+from pmem_tui.tui.actions import HELP, Section, bindings_of, shown_keys, where_text
+from pmem_tui.tui.config import user_keymap
 from pmem_tui.tui.widgets.key_bar import KeyBar
 
 
-def key_table(section: Section) -> Table:
+def key_table(section: Section, keymap: Mapping[str, str]) -> Table:
+    """The section's keys, the user's where they chose their own (`keymap`)."""
     table = Table(
         title=Text(section.title, style="bold"),
         title_justify="left",
@@ -31,13 +34,13 @@ def key_table(section: Section) -> Table:
         where = where_text(action) if section is HELP[0] else ""
         if where:
             text.append(f"  ({where})", style="dim")  # the panes where the key works
-        table.add_row(Text(action.keys_text), text)
+        table.add_row(Text(shown_keys(action, keymap)), text)
     return table
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark", "close", "Close", id="help.close"),
+        *bindings_of("help.close"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -45,7 +48,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text("pmem-tui keys"), id="help-title")
             with VerticalScroll(id="help-body"):
                 for section in HELP:
-                    yield Static(key_table(section))
+                    yield Static(key_table(section, user_keymap(self.app)))
                 yield Static(
                     Text(
                         "Every change shows its preview first; nothing on disk changes before you confirm. "

@@ -18,8 +18,9 @@ from pmem_tui.core.report import Baseline
 from pmem_tui.tui.actions import MAIN, MARK, bindings
 from pmem_tui.tui.focus import focus_now
 from pmem_tui.tui.messages import ShowInPreview
+from pmem_tui.tui.panes import PANES, ROW_PANES, PaneSpec, offered_on, rows_for, tab_title
 from pmem_tui.tui.problems import ContentProblems, Found, check_contents, without_rows
-from pmem_tui.tui.rows import PANE_TITLES, PANES, Row, rows_for
+from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.header import StatusHeader
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList
@@ -54,13 +55,15 @@ class MainScreen(Screen[None]):
         yield StatusHeader(id="header")
         yield Static("", id="banner")
         with Horizontal(id="body"):
-            with TabbedContent(id="panes", initial=pane_id(PANES[0])):
-                for name in PANES:
-                    with TabPane(PANE_TITLES[name], id=pane_id(name)):
-                        yield PaneView(name, id=f"view-{name}")
-                for extra in app.extra_panes:
-                    with TabPane(extra.title, id=pane_id(extra.pane_id)):
-                        yield extra.make_widget(app)
+            with TabbedContent(id="panes", initial=pane_id(PANES[0].id)):
+                extras = {extra.pane_id: extra for extra in app.extra_panes}
+                for spec in self.present_panes:
+                    if spec.rows is not None:  # its label gets its number and count with the first rows
+                        with TabPane(spec.title, id=pane_id(spec.id)):
+                            yield PaneView(spec, id=f"view-{spec.id}")
+                    else:
+                        with TabPane(tab_title(spec.id), id=pane_id(spec.id)):
+                            yield extras[spec.id].make_widget(app)
             yield PreviewView(app.root, id="preview")
         yield KeyBar()
 
@@ -78,8 +81,14 @@ class MainScreen(Screen[None]):
     # -- panes --------------------------------------------------------------------------------
 
     @property
+    def present_panes(self) -> list[PaneSpec]:
+        """The table's panes shown: every pane of rows, and those that draw themselves if the app has them."""
+        extras = {extra.pane_id for extra in self._app.extra_panes}
+        return [spec for spec in PANES if spec.rows is not None or spec.id in extras]
+
+    @property
     def pane_ids(self) -> list[str]:
-        return [pane_id(n) for n in PANES] + [pane_id(e.pane_id) for e in self._app.extra_panes]
+        return [pane_id(spec.id) for spec in self.present_panes]
 
     @property
     def tabbed(self) -> TabbedContent:
@@ -93,12 +102,12 @@ class MainScreen(Screen[None]):
         return self.query_one(f"#view-{name}", PaneView)
 
     def current_pane(self) -> str:
-        active = self.tabbed.active or pane_id(PANES[0])
+        active = self.tabbed.active or pane_id(PANES[0].id)
         return active.removeprefix("pane-")
 
     def current_view(self) -> PaneView | None:
         name = self.current_pane()
-        return self.view(name) if name in PANES else None
+        return self.view(name) if name in ROW_PANES else None
 
     def selection(self) -> tuple[str, list[Row]]:
         view = self.current_view()
@@ -127,7 +136,8 @@ class MainScreen(Screen[None]):
         if action in TYPED_FOCUS_MOVES and isinstance(self.focused, Input):
             return False  # typed into the filter: the key goes on to the input
         if action == "show_pane" and parameters:
-            return int(str(parameters[0])) < len(self.pane_ids)
+            index = int(str(parameters[0]))
+            return 0 <= index < len(PANES) and pane_id(PANES[index].id) in self.pane_ids
         if action == "filter":
             return self.current_view() is not None  # the Epics pane has no filter
         if action == "problems":
@@ -140,7 +150,7 @@ class MainScreen(Screen[None]):
         action = _ACTIONS.get(binding.id or "")
         if action is None:
             return binding.show
-        if self.current_pane() not in action.where:
+        if self.current_pane() not in offered_on(action.id):
             return False
         snap = self._app.snapshot
         if action.id == "upgrade":
@@ -152,9 +162,13 @@ class MainScreen(Screen[None]):
         return action.show
 
     def action_show_pane(self, index: int) -> None:
-        ids = self.pane_ids
-        if 0 <= index < len(ids):
-            self.tabbed.active = ids[index]
+        """The pane with key `index + 1` (its place in the table), if it is shown."""
+        if 0 <= index < len(PANES):
+            self._show(pane_id(PANES[index].id))
+
+    def _show(self, tab: str) -> None:
+        if tab in self.pane_ids:
+            self.tabbed.active = tab
             self._focus_active()
 
     def action_cycle_pane(self, step: int) -> None:
@@ -164,7 +178,7 @@ class MainScreen(Screen[None]):
         ids = self.pane_ids
         current = self.tabbed.active
         index = ids.index(current) if current in ids else 0
-        self.action_show_pane((index + step) % len(ids))
+        self._show(ids[(index + step) % len(ids)])
 
     def action_problems(self) -> None:
         """`!`: the Index shows only the rows with a problem (orphan, dead route, invalid summary...);
@@ -261,7 +275,7 @@ class MainScreen(Screen[None]):
     ) -> None:
         """New scan: update every pane's rows in place (only those that changed when the pane has the same
         rows in the same order), the header, the banner and the tab labels. `rows`: built by the scan."""
-        for name in PANES:
+        for name in ROW_PANES:
             view = self.view(name)
             view.apply_rows(rows[name] if rows is not None and name in rows else rows_for(name, snap))
         self.check_contents(snap)
@@ -291,9 +305,9 @@ class MainScreen(Screen[None]):
         return all(view.list.update_row(row) for row in rows)
 
     def _update_tab_labels(self) -> None:
-        for name in PANES:
+        for name in ROW_PANES:
             lst = self.view(name).list
-            label = Text(f"{PANES.index(name) + 1} {PANE_TITLES[name]} ")
+            label = Text(f"{tab_title(name)} ")
             label.append(f"{len(lst.all_rows)}" if self._app.snapshot is not None else "…", style="bold")
             if self.view(name).problem_paths is not None:
                 label.append(" !", style="bold yellow")

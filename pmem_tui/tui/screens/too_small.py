@@ -8,10 +8,12 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from pmem_tui.tui.actions import bindings_of
 
 MIN_WIDTH = 60
 MIN_HEIGHT = 16
@@ -33,9 +35,7 @@ class TooSmallScreen(ModalScreen[None]):
     }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "app.quit", "Quit", id="small.quit"),
-        # The app's own keys would open a screen that has no room here.
-        Binding("question_mark,ctrl+p", "ignore", show=False, id="small.ignore"),
+        *bindings_of("small.quit", "small.ignore"),  # the app's own keys would open a screen with no room
     ]
 
     def compose(self) -> ComposeResult:

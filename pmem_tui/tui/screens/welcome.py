@@ -6,11 +6,12 @@ from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Center, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from pmem_tui.tui.actions import bindings_of
 from pmem_tui.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def welcome_text(root_label: str) -> Text:
 
 class WelcomeScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "first_save", "First save", id="welcome.first_save"),
+        *bindings_of("welcome.first_save"),
     ]
 
     def compose(self) -> ComposeResult:

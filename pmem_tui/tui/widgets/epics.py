@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -62,7 +62,9 @@ from pmem_tui.core.loader import (
     load_permanent_memory,
 )
 from pmem_tui.core.model import Snapshot
+from pmem_tui.tui.actions import EPIC_TABLE, EPICS_VIEW, bindings
 from pmem_tui.tui.messages import ShowInPreview
+from pmem_tui.tui.panes import BY_ID, ExtraPane, tab_title
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.epics_extras import archive_renderable, history_renderable
 from pmem_tui.tui.widgets.epics_render import (
@@ -78,11 +80,10 @@ from pmem_tui.tui.widgets.epics_render import (
     status_message,
     summary_renderable,
 )
-from pmem_tui.tui.widgets.pane import ExtraPane
 from pmem_tui.tui.words import display_path
 
-PANE_ID = "epics"
-PANE_TITLE = "Epics"
+PANE_ID = "epics"  # its spec (title, key `5`) is in `tui/panes.py`
+PANE_TITLE = BY_ID[PANE_ID].title
 RELOAD_DELAY_S = 0.05  # coalesces a burst of watcher events into one reload (never reset: a maximum wait)
 
 # ------------------------------------------------------------------------------------ the slot
@@ -92,7 +93,6 @@ class EpicsPane:
     """The :class:`ExtraPane` for one project: builds the :class:`EpicsView`."""
 
     pane_id: str = PANE_ID
-    title: str = f"5 {PANE_TITLE}"
 
     def __init__(self, project: Path, *, label: str | None = None) -> None:
         self.project = Path(project)
@@ -161,12 +161,7 @@ class EpicTable(DataTable[Text]):
     """One row per epic; `enter` toggles the preview between what loads and the full body."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select_cursor", "Full body/line", id="epics.toggle"),
-        # The other panes' movement keys, so moving does not depend on which pane has the focus.
-        Binding("j", "cursor_down", "Down", show=False, id="epics.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="epics.up"),
-        Binding("g", "scroll_top", "First", show=False, id="epics.first"),
-        Binding("G", "scroll_bottom", "Last", show=False, id="epics.last"),
+        *bindings(EPIC_TABLE),  # with the other panes' movement keys
     ]
 
 
@@ -177,7 +172,7 @@ class EpicsView(Vertical):
     """The Epics pane's content (see the module docstring)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+r", "reload", "Reload", id="epics.reload"),
+        *bindings(EPICS_VIEW),
     ]
 
     @dataclass
@@ -367,7 +362,7 @@ class EpicsView(Vertical):
         tabbed = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
         if pane is None or tabbed is None or pane.id is None:
             return
-        label = Text(f"5 {PANE_TITLE} ")
+        label = Text(f"{tab_title(PANE_ID)} ")
         result = self.result
         label.append(str(len(result.rows)) if result is not None else "…", style="bold")
         if result is not None and result.step is not Step.NONE:

@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar
 
 from rich.text import Text
 from textual import events, on
-from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from pmem_tui.core.model import Snapshot
+from pmem_tui.tui.actions import CLEAR, FILTER, bindings
 from pmem_tui.tui.focus import RemembersKeyFocus, focus_now, read_before_focus_move
-from pmem_tui.tui.rows import COLUMNS, Row
+from pmem_tui.tui.panes import PaneSpec
+from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.memory_list import MemoryList
-
-EMPTY_TEXT = {
-    "index": "No index entries and no active files yet. Press n to write the first memory file.",
-    "core": "No _core/ files: nothing is loaded at baseline besides _index.md.",
-    "archive": "The archive is empty.",
-    "trash": "The trash is empty.",
-}
 
 
 class FilterInput(RemembersKeyFocus, Input):
@@ -34,8 +26,7 @@ class FilterInput(RemembersKeyFocus, Input):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "clear_filter", "Clear filter", show=False, priority=True, id="filter.clear"),
-        Binding("enter", "to_matches", "First match", show=False, priority=True, id="filter.submit"),
+        *bindings(FILTER),
     ]
 
     async def on_event(self, event: events.Event) -> None:
@@ -57,18 +48,19 @@ class FilterInput(RemembersKeyFocus, Input):
 
 
 class PaneView(Vertical):
-    """Titles, filter and list of one pane (Index, Core, Archive, Trash)."""
+    """Titles, filter and list of a pane of rows (Index, Core, Archive, Trash), drawn from its spec."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="pane.clear_filter"),
+        *bindings((CLEAR,)),
     ]
 
-    def __init__(self, pane: str, *, id: str | None = None) -> None:
+    def __init__(self, spec: PaneSpec, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="pane-view")
-        self.pane = pane
-        # The Index drops its title column (the summary says more) before it cuts a route.
-        droppable = (1,) if pane == "index" else ()
-        self.list = MemoryList(pane, empty_text="Scanning…", droppable=droppable, id=f"list-{pane}")
+        self.spec = spec
+        self.pane = pane = spec.id
+        self.list = MemoryList(
+            pane, empty_text="Scanning…", droppable=spec.droppable, markable=spec.markable, id=f"list-{pane}"
+        )
         self.filter_input = FilterInput(
             placeholder="filter: path, title, summary", id=f"filter-{pane}", classes="pane-filter"
         )
@@ -84,7 +76,7 @@ class PaneView(Vertical):
 
     def _titles_text(self) -> Text:
         dropped = self.list.dropped_columns() if self.list.is_mounted else frozenset()
-        names = [n for i, n in enumerate(COLUMNS.get(self.pane, ())) if i not in dropped]
+        names = [n for i, n in enumerate(self.spec.columns) if i not in dropped]
         text = Text("  " + "  ·  ".join(names), no_wrap=True, overflow="ellipsis")
         if self.problem_paths is not None:
             text = Text("  Only the rows with a problem: press ! for every row", style="bold yellow")
@@ -99,7 +91,7 @@ class PaneView(Vertical):
     def _empty_text(self) -> str:
         if self.problem_paths is not None:
             return "No row has a problem. Press ! for every row."
-        return EMPTY_TEXT.get(self.pane, "Nothing here.")
+        return self.spec.empty
 
     def set_rows(self, rows: list[Row]) -> None:
         self.list.empty_text = self._empty_text()
@@ -150,18 +142,3 @@ class PaneView(Vertical):
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
         self.list.type_query(event.value)
-
-
-class ExtraPane(Protocol):
-    """A pane beyond the four built-in ones (the slot the Epics pane plugs into, key `5`).
-
-    `make_widget` builds the pane's content once; `update` is called after every scan. To show
-    something in the preview, the widget posts `messages.ShowInPreview`.
-    """
-
-    pane_id: str
-    title: str
-
-    def make_widget(self, app: App[Any]) -> Widget: ...
-
-    def update(self, screen: Screen[Any], snap: Snapshot) -> None: ...

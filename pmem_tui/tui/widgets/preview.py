@@ -19,7 +19,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import work
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
@@ -29,6 +29,7 @@ from textual.worker import get_current_worker
 from pmem_tui.core import safeio, textio
 from pmem_tui.core.model import INDEX_FILE, SummaryInfo, SummaryState
 from pmem_tui.core.report import human_size
+from pmem_tui.tui.actions import PREVIEW, bindings
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.messages import PreviewShown
 from pmem_tui.tui.rows import ARCHIVED, CORE, TRASHED, Row, fmt_mtime
@@ -184,12 +185,7 @@ class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
     """Scrolls lines rendered in a worker."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "scroll_up", "Scroll up", show=False, id="preview.up"),
-        Binding("down,j", "scroll_down", "Scroll down", show=False, id="preview.down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="preview.page_up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="preview.page_down"),
-        Binding("home,g", "scroll_home", "Top", show=False, id="preview.top"),
-        Binding("end,G", "scroll_end", "Bottom", show=False, id="preview.bottom"),
+        *bindings(PREVIEW),
     ]
 
     class Loaded(Message):

@@ -1,0 +1,92 @@
+"""How a `MemoryList` draws a row: its cells cut to the columns' widths, flag, mark and highlights.
+
+Plain functions of the row and the list's present state (widths, query, styles), so the list keeps only the
+virtual-list work: which rows are visible, and the cache of their lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+
+from rich.cells import cell_len
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from pmem_tui.core.textio import display
+from pmem_tui.tui.rows import Row
+from pmem_tui.tui.widgets.columns import COLUMN_GAP, cut_middle
+from pmem_tui.tui.widgets.fuzzy import highlights
+
+_FLAG = attrgetter("flag")
+MEASURE_SAMPLE = 2000  # rows measured at most (columns are capped anyway)
+
+
+def measure(rows: Sequence[Row]) -> tuple[list[int], int]:
+    """The widest cell of each column (on a sample of the rows), and the flag column's width (0: none)."""
+    sample = rows if len(rows) <= MEASURE_SAMPLE else rows[:: len(rows) // MEASURE_SAMPLE]
+    columns = max((len(r.cells) for r in sample), default=0)
+    maxima = [0] * columns
+    for i in range(columns):
+        maxima[i] = max((cell_len(r.cells[i]) for r in sample if i < len(r.cells)), default=0)
+    flags = set(map(_FLAG, rows))
+    flags.discard("")
+    return maxima, max((len(f) for f in flags), default=-1) + 1
+
+
+@dataclass(frozen=True)
+class RowStyles:
+    """The list's component styles (partial: laid over the line's own)."""
+
+    marked: Style
+    flag: Style
+    dim: Style
+    match: Style
+    cursor: Style
+
+
+def row_strip(
+    row: Row,
+    widths: list[int],
+    width: int,
+    *,
+    flag_width: int,
+    path_column: int | None,
+    query: str,
+    marked: bool,
+    style: Style,
+    styles: RowStyles,
+    console: Console,
+) -> Strip:
+    """One line of the list: `widths` per column (0: dropped), `style` the line's (cursor included)."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    text.append("● " if marked else "  ", styles.marked)
+    if flag_width:
+        text.append(row.flag.ljust(flag_width), styles.flag)
+    last = len(widths) - 1
+    for i, w in enumerate(widths):
+        if not w and i < last:
+            continue  # dropped to leave the path its room
+        cell = display(row.cells[i]) if i < len(row.cells) else ""
+        if i == path_column:
+            cell = cut_middle(cell, w)
+        piece = Text(cell, style=styles.dim if i > 0 else "", no_wrap=True, end="")
+        for at in highlights(cell, query) if query else ():
+            piece.stylize(styles.match, at, at + 1)
+        piece.truncate(w, overflow="ellipsis", pad=True)
+        text.append_text(piece)
+        if i < last:
+            text.append(" " * COLUMN_GAP)
+    text.truncate(width, overflow="ellipsis", pad=True)
+    segments = [Segment(s.text, style + s.style if s.style else style) for s in text.render(console)]
+    return Strip(segments, width).crop(0, width)
+
+
+def text_strip(text: Text, width: int, base: Style, console: Console) -> Strip:
+    """A line of plain text (the empty list's sentence), cut or padded to `width`."""
+    text.truncate(width, overflow="ellipsis", pad=True)
+    return Strip(list(text.render(console, end="")), width).apply_style(base)
