@@ -195,7 +195,7 @@ def _read_source(source: str) -> bytes:
     except safeio.UnsafeFile as err:
         raise PmemError(f"Cannot save: {err.strerror}.") from err
     except OSError as err:
-        from pmem_tui.core.executor import describe_os_error
+        from pmem_tui.core.errors import describe_os_error
 
         raise PmemError(f"Cannot read {source}: {describe_os_error(err)}.") from err
 
@@ -356,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except OSError as err:
-        from pmem_tui.core.executor import describe_os_error
+        from pmem_tui.core.errors import describe_os_error
         from pmem_tui.core.textio import printable
 
         what = describe_os_error(err)

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 
 from pmem_tui.core import journal
+from pmem_tui.core.errors import describe_os_error
 from pmem_tui.core.fsops import FS
 
 
@@ -21,14 +22,12 @@ from pmem_tui.core.fsops import FS
 class LateError:
     """A disk error while clearing the journal of an action that is done."""
 
-    reason: str  # `executor.describe_os_error`'s phrase
+    reason: str  # `errors.describe_os_error`'s phrase
     journal_left: bool  # the intent could not be removed: every later action waits for doctor
 
 
 def clear_journal(fs: FS) -> LateError | None:
     """Remove the intent, then the blobs; None when the disk reported nothing."""
-    from pmem_tui.core.executor import describe_os_error  # the executor builds on this module
-
     try:
         fs.remove(journal.INTENT)
     except OSError as err:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 
 class PmemError(Exception):
     """An expected failure. `str(err)` is one clear sentence for the person."""
@@ -41,3 +43,21 @@ class DiskError(PmemError):
 
 class BadUsage(PmemError):
     """An option or environment value out of its range (`user_input`): the CLI exits 2."""
+
+
+def describe_os_error(err: OSError) -> str:
+    """One sentence for a file-system failure."""
+    what = {
+        errno.ENOSPC: "the disk is full",
+        errno.EDQUOT: "the disk quota is exceeded",
+        errno.EIO: "the disk reported an I/O error",
+        errno.EACCES: "permission was denied",
+        errno.EPERM: "the operation is not permitted",
+        errno.EROFS: "the file system is read-only",
+        errno.EXDEV: "the move would cross file systems",
+        errno.EEXIST: "a file already exists where one was to be created",
+        errno.ENAMETOOLONG: "a file name is too long for this file system",
+    }.get(err.errno or 0, err.strerror or "an unexpected file-system error occurred")
+    name = str(err.filename) if err.filename else ""
+    where = f" ({name[:200]}…)" if len(name) > 200 else f" ({name})" if name else ""  # a huge name is cut
+    return f"{what}{where}"

@@ -19,7 +19,6 @@ Every error sentence says truthfully where the memory stands:
 
 from __future__ import annotations
 
-import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any
 import filelock
 
 from pmem_tui.core import after_commit, journal, meta_dir
-from pmem_tui.core.errors import Busy, DiskError, PmemError, StalePlan, UnfinishedAction
+from pmem_tui.core.errors import Busy, DiskError, PmemError, StalePlan, UnfinishedAction, describe_os_error
 from pmem_tui.core.fingerprint import fingerprint
 from pmem_tui.core.fsops import FS, StepHook
 from pmem_tui.core.model import META_DIR
@@ -48,24 +47,6 @@ class ApplyResult:
     outcome: str
     # Set when the action was done but the disk reported an error on the way (one sentence).
     warning: str | None = None
-
-
-def describe_os_error(err: OSError) -> str:
-    """One sentence for a file-system failure."""
-    what = {
-        errno.ENOSPC: "the disk is full",
-        errno.EDQUOT: "the disk quota is exceeded",
-        errno.EIO: "the disk reported an I/O error",
-        errno.EACCES: "permission was denied",
-        errno.EPERM: "the operation is not permitted",
-        errno.EROFS: "the file system is read-only",
-        errno.EXDEV: "the move would cross file systems",
-        errno.EEXIST: "a file already exists where one was to be created",
-        errno.ENAMETOOLONG: "a file name is too long for this file system",
-    }.get(err.errno or 0, err.strerror or "an unexpected file-system error occurred")
-    name = str(err.filename) if err.filename else ""
-    where = f" ({name[:200]}…)" if len(name) > 200 else f" ({name})" if name else ""  # a huge name is cut
-    return f"{what}{where}"
 
 
 def lock_for(root: Path) -> filelock.BaseFileLock:
@@ -253,7 +234,7 @@ def _undo_now(
     """A step failed: undo the steps that ran, from the journal (through the same shim and hook, so a
     disk that keeps failing fails here too). Returns the one sentence to show, and whether the action
     was finished instead (the memory is then in its after state)."""
-    from pmem_tui.core import doctor  # doctor builds on the executor
+    from pmem_tui.core import doctor  # only when a step fails: doctor plans the undo
 
     stuck = f"The action stopped part-way because {reason}; {RUN_DOCTOR}."
     try:
