@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from pmem_tui import __version__
-    from pmem_tui.cli_args import path_option
+    from pmem_tui.cli.args import path_option
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -131,10 +131,10 @@ def _add_optional_commands(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
     """Commands that live in their own modules (they never import Textual either)."""
-    from pmem_tui import cli_health, cli_loader
+    from pmem_tui.cli import health, loader
 
-    cli_loader.add_parser(sub)
-    cli_health.add_parser(sub, common)
+    loader.add_parser(sub)
+    health.add_parser(sub, common)
 
 
 def _print_plan(plan: Plan) -> None:
@@ -289,9 +289,9 @@ def _emit(data: bytes) -> None:
 def _dispatch(args: argparse.Namespace) -> int:
     cmd = args.command
     if cmd == "loader":  # reads a project's .claude/memory/, not the memory root
-        from pmem_tui import cli_loader
+        from pmem_tui.cli import loader
 
-        return cli_loader.run(args)
+        return loader.run(args)
     if cmd == "status":
         return _status(getattr(args, "root", None), args.json, not args.no_cache)
     root = resolve_root(getattr(args, "root", None))
@@ -317,9 +317,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     elif cmd == "doctor":
         plan = doctor.plan_doctor(root)
     elif cmd == "health":
-        from pmem_tui import cli_health
+        from pmem_tui.cli import health
 
-        return int(cli_health.run(args, root))
+        return int(health.run(args, root))
     else:  # pragma: no cover - argparse rejects unknown commands
         raise AssertionError(cmd)
     return _run_plan(plan, root, args.yes)
