@@ -170,6 +170,24 @@ def _age(path: Path, days: int) -> None:
     os.utime(path, (when, when))
 
 
+def _archived(root: Path, text: str, record: ArchiveRecord) -> str:
+    """Write an archived file where its record places it (the trash once deleted); its record, to append."""
+    _write(root, f"{'_archive/_trash' if record.deleted else '_archive'}/{record.path}", text)
+    return "\n" + records.format_record(record)
+
+
+def _trashed(path: str, title: str, summary: str, deleted: dt.date, days: int, reason: str) -> ArchiveRecord:
+    """The record of a file archived `days` before it was deleted."""
+    return ArchiveRecord(
+        path=path,
+        index_line=index.make_line(path, title, summary),
+        archived=deleted - dt.timedelta(days=days),
+        reason=reason,
+        deleted=deleted,
+        deadline=deleted + dt.timedelta(days=RECOVERY_DAYS),
+    )
+
+
 def build_demo(root: Path, today: dt.date) -> Path:
     """Create the sample memory at `root` (which must not exist yet) and return it."""
     root = Path(root)
@@ -202,50 +220,54 @@ def build_demo(root: Path, today: dt.date) -> Path:
 
     archive = records.empty_archive_index()
     legacy_line = index.make_line("projects/legacy-api.md", "Legacy dispatch API", "v1 API, retired")
-    _write(root, "_archive/projects/legacy-api.md", LEGACY_API)
-    archive += "\n" + records.format_record(
+    archive += _archived(
+        root,
+        LEGACY_API,
         ArchiveRecord(
             path="projects/legacy-api.md",
             index_line=legacy_line,
             archived=today - dt.timedelta(days=40),
             reason="all clients moved to the v2 API",
             after="## Projects",
-        )
+        ),
     )
     # A legacy record without the saved index line: recovering it asks to confirm a proposed line.
-    _write(root, "_archive/notes/q3-planning.md", OLD_MEETING)
-    archive += "\n" + records.format_record(
+    archive += _archived(
+        root,
+        OLD_MEETING,
         ArchiveRecord(
             path="notes/q3-planning.md",
             index_line=None,
             archived=today - dt.timedelta(days=100),
             reason="quarter is over",
-        )
+        ),
     )
     # Trash: one expired, one still recoverable.
-    expired_deleted = today - dt.timedelta(days=RECOVERY_DAYS + 15)
-    _write(root, "_archive/_trash/notes/offsite-ideas.md", EXPIRED_DRAFT)
-    archive += "\n" + records.format_record(
-        ArchiveRecord(
-            path="notes/offsite-ideas.md",
-            index_line=index.make_line("notes/offsite-ideas.md", "Offsite ideas", "draft list"),
-            archived=expired_deleted - dt.timedelta(days=10),
-            reason="superseded by the offsite plan",
-            deleted=expired_deleted,
-            deadline=expired_deleted + dt.timedelta(days=RECOVERY_DAYS),
-        )
+    expired = today - dt.timedelta(days=RECOVERY_DAYS + 15)
+    archive += _archived(
+        root,
+        EXPIRED_DRAFT,
+        _trashed(
+            "notes/offsite-ideas.md",
+            "Offsite ideas",
+            "draft list",
+            expired,
+            10,
+            "superseded by the offsite plan",
+        ),
     )
-    recent_deleted = today - dt.timedelta(days=5)
-    _write(root, "_archive/_trash/projects/temp-benchmarks.md", TEMP_BENCH)
-    archive += "\n" + records.format_record(
-        ArchiveRecord(
-            path="projects/temp-benchmarks.md",
-            index_line=index.make_line("projects/temp-benchmarks.md", "Temp benchmarks", "one-off numbers"),
-            archived=recent_deleted - dt.timedelta(days=3),
-            reason="one-off numbers, real ones live in atlas.md",
-            deleted=recent_deleted,
-            deadline=recent_deleted + dt.timedelta(days=RECOVERY_DAYS),
-        )
+    recent = today - dt.timedelta(days=5)
+    archive += _archived(
+        root,
+        TEMP_BENCH,
+        _trashed(
+            "projects/temp-benchmarks.md",
+            "Temp benchmarks",
+            "one-off numbers",
+            recent,
+            3,
+            "one-off numbers, real ones live in atlas.md",
+        ),
     )
     (root / "_archive/_index.md").write_text(archive, encoding="utf-8")
     return root
