@@ -42,11 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("status", "show what the memory holds")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument(
-        "--no-cache",
-        action="store_true",
-        help="read every file anew; neither use nor update the caches in the user's cache folder",
-    )
+    no_cache = "read every file anew; neither use nor update the caches in the user's cache folder"
+    p.add_argument("--no-cache", action="store_true", help=no_cache)
 
     # Every action previews; its last option, --yes, applies (`lifecycle.run`).
     actions: dict[str, argparse.ArgumentParser] = {}

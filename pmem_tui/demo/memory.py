@@ -176,16 +176,16 @@ def _archived(root: Path, text: str, record: ArchiveRecord) -> str:
     return "\n" + records.format_record(record)
 
 
-def _trashed(path: str, title: str, summary: str, deleted: dt.date, days: int, reason: str) -> ArchiveRecord:
-    """The record of a file archived `days` before it was deleted."""
-    return ArchiveRecord(
-        path=path,
-        index_line=index.make_line(path, title, summary),
-        archived=deleted - dt.timedelta(days=days),
-        reason=reason,
-        deleted=deleted,
-        deadline=deleted + dt.timedelta(days=RECOVERY_DAYS),
-    )
+def _trashed(
+    root: Path, text: str, entry: tuple[str, str, str], deleted: dt.date, days: int, reason: str
+) -> str:
+    """A file in the trash, archived `days` before it was deleted; its record, to append."""
+    path, title, summary = entry
+    line = index.make_line(path, title, summary)
+    deadline = deleted + dt.timedelta(days=RECOVERY_DAYS)
+    archived = deleted - dt.timedelta(days=days)
+    record = ArchiveRecord(path, line, archived, reason, deleted=deleted, deadline=deadline)
+    return _archived(root, text, record)
 
 
 def build_demo(root: Path, today: dt.date) -> Path:
@@ -220,54 +220,18 @@ def build_demo(root: Path, today: dt.date) -> Path:
 
     archive = records.empty_archive_index()
     legacy_line = index.make_line("projects/legacy-api.md", "Legacy dispatch API", "v1 API, retired")
-    archive += _archived(
-        root,
-        LEGACY_API,
-        ArchiveRecord(
-            path="projects/legacy-api.md",
-            index_line=legacy_line,
-            archived=today - dt.timedelta(days=40),
-            reason="all clients moved to the v2 API",
-            after="## Projects",
-        ),
-    )
+    archived, why = today - dt.timedelta(days=40), "all clients moved to the v2 API"
+    legacy = ArchiveRecord("projects/legacy-api.md", legacy_line, archived, why, after="## Projects")
+    archive += _archived(root, LEGACY_API, legacy)
     # A legacy record without the saved index line: recovering it asks to confirm a proposed line.
-    archive += _archived(
-        root,
-        OLD_MEETING,
-        ArchiveRecord(
-            path="notes/q3-planning.md",
-            index_line=None,
-            archived=today - dt.timedelta(days=100),
-            reason="quarter is over",
-        ),
-    )
+    q3 = ArchiveRecord("notes/q3-planning.md", None, today - dt.timedelta(days=100), "quarter is over")
+    archive += _archived(root, OLD_MEETING, q3)
     # Trash: one expired, one still recoverable.
     expired = today - dt.timedelta(days=RECOVERY_DAYS + 15)
-    archive += _archived(
-        root,
-        EXPIRED_DRAFT,
-        _trashed(
-            "notes/offsite-ideas.md",
-            "Offsite ideas",
-            "draft list",
-            expired,
-            10,
-            "superseded by the offsite plan",
-        ),
-    )
+    offsite = ("notes/offsite-ideas.md", "Offsite ideas", "draft list")
+    archive += _trashed(root, EXPIRED_DRAFT, offsite, expired, 10, "superseded by the offsite plan")
     recent = today - dt.timedelta(days=5)
-    archive += _archived(
-        root,
-        TEMP_BENCH,
-        _trashed(
-            "projects/temp-benchmarks.md",
-            "Temp benchmarks",
-            "one-off numbers",
-            recent,
-            3,
-            "one-off numbers, real ones live in atlas.md",
-        ),
-    )
+    bench = ("projects/temp-benchmarks.md", "Temp benchmarks", "one-off numbers")
+    archive += _trashed(root, TEMP_BENCH, bench, recent, 3, "one-off numbers, real ones live in atlas.md")
     (root / "_archive/_index.md").write_text(archive, encoding="utf-8")
     return root
