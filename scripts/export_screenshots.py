@@ -96,7 +96,7 @@ SHOTS: list[tuple[str, str, list[Steps]]] = [
 
 
 def make_root(kind: str, parent: Path) -> Path:
-    from pmem_tui.demo import build_demo
+    from pmem_tui.demo.memory import build_demo
 
     if kind == "missing":
         return parent / "no-memory-yet"

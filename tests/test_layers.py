@@ -1,9 +1,12 @@
-"""The layer contract: core never imports Textual or Rich; non-TUI commands never import Textual."""
+"""The layer contract: core never imports Textual or Rich; non-TUI commands never import Textual; the map
+(docs/architecture.md) lists core's modules under the layers import-linter checks."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -41,3 +44,21 @@ def test_cli_commands_do_not_import_textual(tmp_path: Path, argv: list[str]) -> 
     loaded = _loaded_after(code)
     assert "pmem_tui" in loaded
     assert "textual" not in loaded
+
+
+def test_the_map_lists_each_core_module_under_its_layer() -> None:
+    """docs/architecture.md's core sections are the layers in `pyproject.toml`, one row a module."""
+    repo = Path(__file__).parents[1]
+    config = tomllib.loads((repo / "pyproject.toml").read_text("utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (core,) = [c for c in contracts if c.get("containers") == ["pmem_tui.core"]]
+    present = {p.stem for p in (repo / "pmem_tui" / "core").iterdir() if p.suffix == ".py" or p.is_dir()}
+    layers = [{name.strip("() \n\\") for name in layer.split(":")} & present for layer in core["layers"]]
+    doc = (repo / "docs" / "architecture.md").read_text("utf-8")
+    core_doc = doc[doc.index("## `pmem_tui/core/`") : doc.index("## Fronts")]
+    sections = [
+        {m.split(".")[0] for m in re.findall(r"^\| `([\w/]+(?:\.py)?)` \|", part, re.M)}
+        for part in core_doc.split("\n### ")[1:]
+    ]
+    assert sections == layers
+    assert set().union(*layers) == present - {"__init__", "__pycache__"}

@@ -234,7 +234,7 @@ def _undo_now(
     """A step failed: undo the steps that ran, from the journal (through the same shim and hook, so a
     disk that keeps failing fails here too). Returns the one sentence to show, and whether the action
     was finished instead (the memory is then in its after state)."""
-    from pmem_tui.core import doctor  # doctor builds on the executor
+    from pmem_tui.core import doctor  # only when a step fails: doctor plans the undo
 
     stuck = f"The action stopped part-way because {reason}; {RUN_DOCTOR}."
     try:

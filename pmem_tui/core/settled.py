@@ -9,7 +9,8 @@ more than one file (the only way to a mix), it replaced a control file: atomical
 while the old one still existed, so that changes the mark even within one timestamp tick.
 
 - The same mark and no intent: the scan saw one state (before or after every action), as it is.
-- An intent at both looks, nobody applying it: an interrupted action, reported by the scan (run doctor).
+- An intent at both looks, nobody applying it: an interrupted action, reported (run doctor): `scan_once`
+  attaches what the journal says to what `tree.scan` saw.
 - Otherwise (an action started, finished or is running): scan again, up to `ATTEMPTS` times. If actions
   keep running, the last snapshot is returned marked in progress: `unfinished_action` names the action and
   the "unfinished" problem says it is being applied, never a mixed state with `unfinished_action` null.
@@ -83,10 +84,30 @@ def scan(root: Path, *, before: Mark | None = None, **kwargs: Any) -> tuple[Snap
     """`tree.scan(root, **kwargs)` that shows one state or says an action is in progress. Returns the
     snapshot and whether it was quiet from `before` (default: the start of the scan) to its end: only then
     may its output be cached."""
+    snap, settled, first_try = read(root, lambda _mark: scan_once(root, **kwargs), before)
+    return (snap, first_try) if settled else (_in_progress(root, snap), False)
+
+
+def scan_once(root: Path, **kwargs: Any) -> Snapshot:
+    """One look: `tree.scan(root, **kwargs)`, then the action the journal says was left unfinished (the scan
+    reads the memory only; the journal belongs to the layer that acts)."""
     from pmem_tui.core import tree
 
-    snap, settled, first_try = read(root, lambda _mark: tree.scan(root, **kwargs), before)
-    return (snap, first_try) if settled else (_in_progress(root, snap), False)
+    snap = tree.scan(root, **kwargs)
+    if not snap.exists or not os.path.exists(os.path.join(root, _INTENT)):
+        return snap
+    from dataclasses import replace
+
+    from pmem_tui.core import journal
+    from pmem_tui.core.model import META_DIR, Problem
+
+    try:
+        intent = journal.read_intent(root)
+        title = intent.title if intent else None
+    except (OSError, ValueError, KeyError, TypeError):
+        title = "an action whose journal is unreadable"
+    problem = Problem("unfinished", META_DIR, f"'{title}' was interrupted; run `doctor`")
+    return replace(snap, unfinished_action=title, problems=(*snap.problems, problem))
 
 
 def _in_progress(root: Path, snap: Snapshot) -> Snapshot:

@@ -242,7 +242,7 @@ def _code() -> list[Any]:
     global _code_key
     if _code_key is None:
         found: list[Any] = []
-        for folder in (_PACKAGE, os.path.join(_PACKAGE, "core")):
+        for folder in (_PACKAGE, os.path.join(_PACKAGE, "cli"), os.path.join(_PACKAGE, "core")):
             with os.scandir(folder) as it:
                 for entry in it:
                     if entry.name.endswith(".py"):

@@ -1,5 +1,8 @@
 """Scan a memory root into an immutable Snapshot. Reading only: the scan never writes.
 
+The scan reads the memory's files only: an action left unfinished is the journal's to say, and
+`settled.scan_once` attaches it (the store never reaches the planners' journal).
+
 A shallow scan (`deep=False`) only lists and stats files, so the app can draw its first frame
 without reading every file; a deep scan also reads each active file for its title and summary.
 With `cache=True`, a deep scan reuses what it learned about unchanged files from `scan_cache`
@@ -16,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from pmem_tui.core import archive_match, journal, records, safeio, scan_cache, summary, textio
+from pmem_tui.core import archive_match, records, safeio, scan_cache, summary, textio
 from pmem_tui.core import index as index_mod
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.model import (
@@ -26,7 +29,6 @@ from pmem_tui.core.model import (
     CORE_DIR,
     INDEX_FILE,
     LIFECYCLE_PATHS,
-    META_DIR,
     TRASH_DIR,
     ActiveFile,
     ArchivedItem,
@@ -257,15 +259,6 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
         else:
             problems.append(Problem("stale-record", rec.path, f"a record in {ARCHIVE_INDEX} with no file"))
 
-    unfinished = None
-    if (root / journal.INTENT).exists():
-        try:
-            intent = journal.read_intent(root)
-            unfinished = intent.title if intent else None
-        except (OSError, ValueError, KeyError, TypeError):
-            unfinished = "an action whose journal is unreadable"
-        problems.append(Problem("unfinished", META_DIR, f"'{unfinished}' was interrupted; run `doctor`"))
-
     return Snapshot(
         root=root,
         exists=True,
@@ -278,7 +271,6 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
         trash=tuple(trash),
         records=tuple(recs),
         problems=tuple(problems),
-        unfinished_action=unfinished,
     )
 
 

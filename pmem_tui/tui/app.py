@@ -748,13 +748,13 @@ def run_app(root: Path, demo: bool = False, project: str | None = None) -> int:
     label = None
     demo_dir: Path | None = None
     if demo:
-        from pmem_tui.demo import build_demo
+        from pmem_tui.demo.memory import build_demo
 
         demo_dir = Path(tempfile.mkdtemp(prefix="pmem-demo-"))
         root = demo_dir / ".persistent-memory"
         build_demo(root, clock_today())
         label = f"{root}  (demo)"
-        from pmem_tui.demo_epics import build_epics_demo  # the Epics pane's sample project
+        from pmem_tui.demo.epics import build_epics_demo  # the Epics pane's sample project
 
         project = str(build_epics_demo(demo_dir, clock_today()))
         at_hangup(partial(shutil.rmtree, demo_dir, ignore_errors=True))

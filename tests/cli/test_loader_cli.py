@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 import pmem_tui
-from pmem_tui import cli_loader
+from pmem_tui.cli import loader as cli_loader
 from pmem_tui.core.loader import HEADER, STALE_PREFIX, load_permanent_memory
 
 TODAY = "2026-03-01"
 REPO = Path(pmem_tui.__file__).resolve().parent.parent
-CLI_EXISTS = (REPO / "pmem_tui" / "cli.py").exists()
-needs_cli = pytest.mark.skipif(not CLI_EXISTS, reason="pmem_tui/cli.py is not there yet")
+CLI_EXISTS = (REPO / "pmem_tui" / "cli" / "__init__.py").exists()
+needs_cli = pytest.mark.skipif(not CLI_EXISTS, reason="pmem_tui/cli/ is not there yet")
 
 SAMPLE = (
     "# Permanent memory\n\n"
@@ -50,7 +50,7 @@ def make_project(root: Path, content: str | bytes | None = SAMPLE, *, memory_dir
 
 
 def harness(argv: list[str]) -> int:
-    """The subcommand alone, registered on a bare parser as the lead's cli.py does."""
+    """The subcommand alone, registered on a bare parser as `pmem_tui.cli` does."""
     parser = argparse.ArgumentParser(prog="pmem-tui")
     sub = parser.add_subparsers(dest="command")
     cli_loader.add_parser(sub)
@@ -255,7 +255,7 @@ def test_loader_cli_never_imports_textual(tmp_path: Path) -> None:
     project = make_project(tmp_path / "p")
     code = (
         "import sys, argparse\n"
-        "from pmem_tui import cli_loader\n"
+        "from pmem_tui.cli import loader as cli_loader\n"
         "p = argparse.ArgumentParser(); s = p.add_subparsers(dest='command'); cli_loader.add_parser(s)\n"
         f"rc = cli_loader.run(p.parse_args(['loader', '--project', {str(project)!r}, '--json']))\n"
         "roots = ('textual', 'rich')\n"
@@ -279,7 +279,7 @@ def test_block_bytes_are_utf8_whatever_the_terminal_encoding(tmp_path: Path) -> 
     project = make_project(tmp_path / "p")
     code = (
         "import argparse\n"
-        "from pmem_tui import cli_loader\n"
+        "from pmem_tui.cli import loader as cli_loader\n"
         "p = argparse.ArgumentParser(); s = p.add_subparsers(dest='command'); cli_loader.add_parser(s)\n"
         f"raise SystemExit(cli_loader.run(p.parse_args(['loader', '--project', {str(project)!r}])))\n"
     )
@@ -294,7 +294,7 @@ def test_block_bytes_are_utf8_whatever_the_terminal_encoding(tmp_path: Path) -> 
     assert proc.stdout == expected_block(project)
 
 
-# ------------------------------------------------------------------------------------------------ via cli.py
+# ---------------------------------------------------------------------------------------- via pmem_tui.cli
 
 
 def _main(argv: list[str]) -> int:

@@ -19,8 +19,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pmem_tui import cli
 from pmem_tui.cli import main
+from pmem_tui.cli import status as cli_status
+from pmem_tui.cli.parser import build_parser
 from pmem_tui.core import meta_cache, model, status_cache, tree
 from tests.conftest import cache_file, write
 
@@ -368,7 +369,7 @@ TOKENS = [
 def _argparse_view(argv: list[str]) -> tuple[str | None, bool, bool] | None:
     try:
         with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-            args: argparse.Namespace = cli.build_parser().parse_args(argv)
+            args: argparse.Namespace = build_parser().parse_args(argv)
     except SystemExit:
         return None
     if args.command != "status":
@@ -380,7 +381,7 @@ def _argparse_view(argv: list[str]) -> tuple[str | None, bool, bool] | None:
 @given(st.lists(st.sampled_from(TOKENS), max_size=7))
 @example(["status", "--root=", "--root", "status"])  # an empty --root before the last one is still bad usage
 def test_the_fast_argv_path_means_what_argparse_means(argv: list[str]) -> None:
-    quick = cli._quick_status(argv)
+    quick = cli_status.quick(argv)
     if quick is not None:
         assert _argparse_view(argv) == quick
 
@@ -397,12 +398,12 @@ def test_the_fast_argv_path_means_what_argparse_means(argv: list[str]) -> None:
 def test_the_fast_argv_path_takes_plain_status_commands(
     argv: list[str], expected: tuple[str | None, bool, bool]
 ) -> None:
-    assert cli._quick_status(argv) == expected == _argparse_view(argv)
+    assert cli_status.quick(argv) == expected == _argparse_view(argv)
 
 
 @pytest.mark.parametrize("argv", [["status", "-h"], ["status", "--js"], ["--ro", "x", "status"], ["health"]])
 def test_anything_else_goes_to_argparse(argv: list[str]) -> None:
-    assert cli._quick_status(argv) is None
+    assert cli_status.quick(argv) is None
 
 
 # -- a property: after any sequence of changes, the cached output is the uncached output ---------------------
@@ -432,7 +433,7 @@ def _scratch_memory() -> Iterator[Path]:
 def _render(root: Path, cache: bool) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert cli._status(str(root), True, cache) == 0
+        assert cli_status.run(str(root), True, cache) == 0
     return out.getvalue()
 
 

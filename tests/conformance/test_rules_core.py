@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pmem_tui.cli import build_parser, main, resolve_root
+from pmem_tui.cli import main, resolve_root
+from pmem_tui.cli.parser import build_parser
 from pmem_tui.core import model, report, tree
 from pmem_tui.core.doctor import plan_doctor
 from pmem_tui.core.errors import UnsafePath

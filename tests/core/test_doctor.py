@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pmem_tui import cli
-from pmem_tui.core import journal, records
+from pmem_tui.core import journal, records, settled, tree
 from pmem_tui.core.doctor import plan_doctor
 from pmem_tui.core.errors import DiskError, Refused, StalePlan, UnfinishedAction
 from pmem_tui.core.executor import apply
@@ -120,6 +120,19 @@ def test_status_reports_the_unfinished_action_and_points_to_doctor(
     assert cli.main(["--root", str(memory), "status"]) == 0
     out = capsys.readouterr().out
     assert "Unfinished action: 'Archive projects/alpha.md' was interrupted; run `pmem-tui doctor`." in out
+
+
+def test_the_scan_reads_the_memory_and_the_layer_above_asks_the_journal(memory: Path) -> None:
+    """The store never reaches the journal (import-linter's layers): `settled` attaches what it says."""
+    _interrupt_archive(memory)
+    bare = tree.scan(memory)
+    assert bare.unfinished_action is None
+    assert not [p for p in bare.problems if p.kind == "unfinished"]
+    snap = settled.scan_once(memory)
+    assert snap.unfinished_action == "Archive projects/alpha.md"
+    assert snap.problems[:-1] == bare.problems
+    assert snap.problems[-1].kind == "unfinished" and "run `doctor`" in snap.problems[-1].detail
+    assert settled.scan(memory)[0] == snap
 
 
 def test_doctor_without_yes_shows_its_plan_and_changes_nothing(

@@ -25,7 +25,7 @@ from pmem_tui.core.fsops import TEMP_PREFIX, HardStop
 from pmem_tui.core.meta_dir import GITIGNORE, GITIGNORE_BYTES
 from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, META_DIR, ArchiveRecord
 from pmem_tui.core.plan import Plan
-from pmem_tui.core.tree import scan
+from pmem_tui.core.settled import scan_once as scan  # the scan, with what the journal says is unfinished
 
 ERRNOS = (errno.ENOSPC, errno.EIO, errno.EACCES, errno.EROFS, errno.EXDEV, errno.EEXIST)
 CONTROL = (INDEX_FILE, ARCHIVE_INDEX)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from pmem_tui import cli
+from pmem_tui.cli.lifecycle import EXIT_DONE_WITH_DISK_ERROR
 from pmem_tui.core import fsops, journal, lifecycle
 from pmem_tui.core.doctor import plan_doctor
 from pmem_tui.core.errors import DiskError, PmemError
@@ -112,7 +113,7 @@ def test_cli_delete_eio_at_the_journal_fsync_after_the_intent_is_removed(
     monkeypatch.setattr(fsops, "env_fault_hook", lambda: Fault(twelfth, errno.EIO))
     code = cli.main(["--root", str(root), "delete", "projects/beta.md", "--yes"])
     out, err = capsys.readouterr()
-    assert code == cli.EXIT_DONE_WITH_DISK_ERROR == 3
+    assert code == EXIT_DONE_WITH_DISK_ERROR == 3
     assert out.startswith("Moved projects/beta.md to _archive/_trash/projects/beta.md")
     assert err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("pmem-tui: The action was done, but then the disk reported an I/O error")

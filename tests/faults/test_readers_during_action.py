@@ -91,7 +91,7 @@ def test_a_reader_during_an_action_never_presents_a_mix(
             stepper = Stepper(root, scenario.plan(root))
             stepper.advance(offset)
             if reader == "bare":
-                snap = _interleaved(monkeypatch, stepper, n, lambda: tree.scan(root), only)
+                snap = _interleaved(monkeypatch, stepper, n, lambda: settled.scan_once(root), only)
             else:
                 snap = _interleaved(monkeypatch, stepper, n, lambda: settled.scan(root)[0], only)
             seen = state_of(snap)

@@ -13,7 +13,7 @@ from epics_helpers import PROJECT_LABEL, WITHIN, over_budget, write_project
 from textual.pilot import Pilot
 from tui_helpers import TODAY, RecordingApp, settle
 
-from pmem_tui.demo_epics import build_epics_demo, sample_permanent_memory
+from pmem_tui.demo.epics import build_epics_demo, sample_permanent_memory
 from pmem_tui.tui.widgets.epics import EpicsPane
 
 SIZE = (120, 36)  # the size of every other snapshot

@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from tui_helpers import TODAY, RecordingApp, make_demo, settle, until
 
 from pmem_tui.core.loader import HEADER, STALE_PREFIX, Shape, Status, Step, load_permanent_memory
-from pmem_tui.demo_epics import build_epics_demo
+from pmem_tui.demo.epics import build_epics_demo
 from pmem_tui.tui import app as app_module
 from pmem_tui.tui.widgets import epics
 from pmem_tui.tui.widgets.epics import EpicsPane, EpicsView, epics_panes

@@ -13,7 +13,7 @@ from rich.console import RenderableType
 from textual.pilot import Pilot
 from tui_helpers import TODAY, RecordingApp, make_demo, settle, until
 
-from pmem_tui.demo_epics import build_epics_demo
+from pmem_tui.demo.epics import build_epics_demo
 from pmem_tui.tui.widgets.epics import EpicsPane, EpicsView
 from pmem_tui.tui.widgets.preview import render_lines
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from pmem_tui.demo import build_demo
+from pmem_tui.demo.memory import build_demo
 from pmem_tui.tui.app import PmemApp
 
 TODAY = dt.date(2026, 3, 10)

@@ -170,6 +170,24 @@ def _age(path: Path, days: int) -> None:
     os.utime(path, (when, when))
 
 
+def _archived(root: Path, text: str, record: ArchiveRecord) -> str:
+    """Write an archived file where its record places it (the trash once deleted); its record, to append."""
+    _write(root, f"{'_archive/_trash' if record.deleted else '_archive'}/{record.path}", text)
+    return "\n" + records.format_record(record)
+
+
+def _trashed(
+    root: Path, text: str, entry: tuple[str, str, str], deleted: dt.date, days: int, reason: str
+) -> str:
+    """A file in the trash, archived `days` before it was deleted; its record, to append."""
+    path, title, summary = entry
+    line = index.make_line(path, title, summary)
+    deadline = deleted + dt.timedelta(days=RECOVERY_DAYS)
+    archived = deleted - dt.timedelta(days=days)
+    record = ArchiveRecord(path, line, archived, reason, deleted=deleted, deadline=deadline)
+    return _archived(root, text, record)
+
+
 def build_demo(root: Path, today: dt.date) -> Path:
     """Create the sample memory at `root` (which must not exist yet) and return it."""
     root = Path(root)
@@ -202,50 +220,18 @@ def build_demo(root: Path, today: dt.date) -> Path:
 
     archive = records.empty_archive_index()
     legacy_line = index.make_line("projects/legacy-api.md", "Legacy dispatch API", "v1 API, retired")
-    _write(root, "_archive/projects/legacy-api.md", LEGACY_API)
-    archive += "\n" + records.format_record(
-        ArchiveRecord(
-            path="projects/legacy-api.md",
-            index_line=legacy_line,
-            archived=today - dt.timedelta(days=40),
-            reason="all clients moved to the v2 API",
-            after="## Projects",
-        )
-    )
+    archived, why = today - dt.timedelta(days=40), "all clients moved to the v2 API"
+    legacy = ArchiveRecord("projects/legacy-api.md", legacy_line, archived, why, after="## Projects")
+    archive += _archived(root, LEGACY_API, legacy)
     # A legacy record without the saved index line: recovering it asks to confirm a proposed line.
-    _write(root, "_archive/notes/q3-planning.md", OLD_MEETING)
-    archive += "\n" + records.format_record(
-        ArchiveRecord(
-            path="notes/q3-planning.md",
-            index_line=None,
-            archived=today - dt.timedelta(days=100),
-            reason="quarter is over",
-        )
-    )
+    q3 = ArchiveRecord("notes/q3-planning.md", None, today - dt.timedelta(days=100), "quarter is over")
+    archive += _archived(root, OLD_MEETING, q3)
     # Trash: one expired, one still recoverable.
-    expired_deleted = today - dt.timedelta(days=RECOVERY_DAYS + 15)
-    _write(root, "_archive/_trash/notes/offsite-ideas.md", EXPIRED_DRAFT)
-    archive += "\n" + records.format_record(
-        ArchiveRecord(
-            path="notes/offsite-ideas.md",
-            index_line=index.make_line("notes/offsite-ideas.md", "Offsite ideas", "draft list"),
-            archived=expired_deleted - dt.timedelta(days=10),
-            reason="superseded by the offsite plan",
-            deleted=expired_deleted,
-            deadline=expired_deleted + dt.timedelta(days=RECOVERY_DAYS),
-        )
-    )
-    recent_deleted = today - dt.timedelta(days=5)
-    _write(root, "_archive/_trash/projects/temp-benchmarks.md", TEMP_BENCH)
-    archive += "\n" + records.format_record(
-        ArchiveRecord(
-            path="projects/temp-benchmarks.md",
-            index_line=index.make_line("projects/temp-benchmarks.md", "Temp benchmarks", "one-off numbers"),
-            archived=recent_deleted - dt.timedelta(days=3),
-            reason="one-off numbers, real ones live in atlas.md",
-            deleted=recent_deleted,
-            deadline=recent_deleted + dt.timedelta(days=RECOVERY_DAYS),
-        )
-    )
+    expired = today - dt.timedelta(days=RECOVERY_DAYS + 15)
+    offsite = ("notes/offsite-ideas.md", "Offsite ideas", "draft list")
+    archive += _trashed(root, EXPIRED_DRAFT, offsite, expired, 10, "superseded by the offsite plan")
+    recent = today - dt.timedelta(days=5)
+    bench = ("projects/temp-benchmarks.md", "Temp benchmarks", "one-off numbers")
+    archive += _trashed(root, TEMP_BENCH, bench, recent, 3, "one-off numbers, real ones live in atlas.md")
     (root / "_archive/_index.md").write_text(archive, encoding="utf-8")
     return root

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pmem_tui.cli_args import path_option
+from pmem_tui.cli.args import path_option
 from pmem_tui.core.errors import BadUsage, PmemError
 
 if TYPE_CHECKING:  # the loader itself is imported by `run`: building the CLI's parser must stay cheap

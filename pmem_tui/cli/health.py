@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from pmem_tui.cli_args import days_option
+from pmem_tui.cli.args import days_option
 from pmem_tui.core.model import DEFAULT_INACTIVE_DAYS
 from pmem_tui.core.textio import display, printable
 from pmem_tui.core.user_input import MAX_INACTIVE_DAYS

@@ -1,0 +1,108 @@
+"""The scriptable front: argparse over the core services, one module per command group.
+
+Without `--yes` an action prints its preview and changes nothing (exit 0); with `--yes` it applies.
+A refusal exits 1 with one sentence on stderr; bad usage exits 2; an action that was done while the disk
+reported an error after its commit point exits 3 (its outcome on stdout, the disk's error on stderr).
+Non-TUI commands never import Textual: the app is imported only when no command is given.
+
+`parser` builds the argument parser; `status`, `lifecycle` (the actions: a preview, `--yes` applies),
+`health` and `loader` run their commands; `args` holds the options' argparse types.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from pmem_tui.core.errors import PmemError
+
+# Start-up time is most of a warm `status`: everything else is imported where it is used (even `typing`,
+# 5 ms with `re`; mypy treats any `TYPE_CHECKING` as true).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from pathlib import Path
+
+ENV_ROOT = "PMEM_ROOT"
+DEFAULT_ROOT = "~/.persistent-memory"
+
+
+def root_str(arg: str | None) -> str:
+    raw = arg or os.environ.get(ENV_ROOT) or DEFAULT_ROOT
+    return os.path.abspath(os.path.expanduser(raw))
+
+
+def resolve_root(arg: str | None) -> Path:
+    """--root DIR, else $PMEM_ROOT, else ~/.persistent-memory."""
+    from pathlib import Path
+
+    return Path(root_str(arg))
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    cmd = args.command
+    if cmd == "loader":  # reads a project's .claude/memory/, not the memory root
+        from pmem_tui.cli import loader
+
+        return loader.run(args)
+    if cmd == "status":
+        from pmem_tui.cli import status
+
+        return status.run(getattr(args, "root", None), args.json, not args.no_cache)
+    root = resolve_root(getattr(args, "root", None))
+    if cmd == "health":
+        from pmem_tui.cli import health
+
+        return health.run(args, root)
+    from pmem_tui.cli import lifecycle
+
+    return lifecycle.run(args, root)
+
+
+def _open_app(args: argparse.Namespace) -> int:
+    from pmem_tui.core.clock import today
+
+    today()  # a malformed PMEM_TUI_TODAY is bad usage before the app starts
+    from pmem_tui.tui.app import run_app  # the only place the CLI imports Textual
+
+    return run_app(root=resolve_root(getattr(args, "root", None)), demo=args.demo, project=args.project)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from pmem_tui.cli import status  # here, not above: it imports this package's `root_str`
+
+    arg_list = sys.argv[1:] if argv is None else list(argv)
+    quick = status.quick(arg_list)
+    args = None
+    if quick is None:
+        from pmem_tui.cli.parser import build_parser
+
+        args = build_parser().parse_args(arg_list)
+    try:
+        if quick is not None:
+            return status.run(*quick)
+        assert args is not None
+        if args.command is None:
+            return _open_app(args)
+        return _dispatch(args)
+    except PmemError as err:
+        from pmem_tui.core.errors import BadUsage
+        from pmem_tui.core.textio import printable
+
+        print(f"pmem-tui: {printable(str(err))}", file=sys.stderr)
+        return 2 if isinstance(err, BadUsage) else 1
+    except BrokenPipeError:
+        # The reader went away (`pmem-tui status | head`): stop quietly, as other Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except OSError as err:
+        from pmem_tui.core.errors import describe_os_error
+        from pmem_tui.core.textio import printable
+
+        what = describe_os_error(err)
+        print(f"pmem-tui: {printable(what[0].upper() + what[1:])}; nothing was changed.", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("pmem-tui: interrupted.", file=sys.stderr)
+        return 130

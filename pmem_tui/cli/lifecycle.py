@@ -1,0 +1,103 @@
+"""The actions: ``save``, ``archive``, ``delete``, ``recover``, ``purge``, ``upgrade`` and ``doctor``.
+
+Each plans in core and prints its preview (in colour on a terminal, `core/ansi.py`), changing nothing; with
+``--yes`` the executor applies the plan. Exit 3 when the action was done but the disk reported an error after
+its commit point (`core/after_commit.py`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from pmem_tui.core import doctor, lifecycle
+from pmem_tui.core.errors import PmemError, describe_os_error
+from pmem_tui.core.plan import Plan
+
+EXIT_DONE_WITH_DISK_ERROR = 3  # the action was done, but the disk reported an error after its commit point
+
+
+def run(args: argparse.Namespace, root: Path) -> int:
+    cmd = args.command
+    if cmd == "save":
+        plan = lifecycle.plan_save(root, args.path, _read_source(args.source), args.index_line)
+    elif cmd == "archive":
+        plan = lifecycle.plan_archive(root, args.path, args.reason)
+    elif cmd == "delete":
+        try:
+            plan = lifecycle.plan_delete(root, args.path)
+        except lifecycle.NeedsArchive as err:
+            if args.yes:  # --yes confirms a delete, never an archive the person has not seen
+                raise
+            return _offer_archive(root, err.path, args.reason)
+    elif cmd == "recover":
+        plan = lifecycle.plan_recover(root, args.path, args.index_line)
+    elif cmd == "purge":
+        plan = lifecycle.plan_purge(root)
+    elif cmd == "upgrade":
+        plan = lifecycle.plan_upgrade(root)
+    elif cmd == "doctor":
+        plan = doctor.plan_doctor(root)
+    else:  # pragma: no cover - argparse rejects unknown commands
+        raise AssertionError(cmd)
+    return _run_plan(plan, root, args.yes)
+
+
+def _print_plan(plan: Plan) -> None:
+    from pmem_tui.core import ansi
+    from pmem_tui.core.report import plan_lines
+
+    print("\n".join(plan_lines(plan, colour=ansi.wanted(sys.stdout))))
+
+
+def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
+    if not yes:
+        _print_plan(plan)
+        if not plan.is_empty:
+            print("\nPreview only: nothing was changed. Run again with --yes to apply.")
+        return 0
+    from pmem_tui.core.executor import apply  # not on the app's start-up path (filelock, journal)
+
+    result = apply(plan, root)
+    print(result.outcome)
+    if result.warning is not None:  # done, but the disk reported an error (`core/after_commit.py`)
+        from pmem_tui.core.textio import printable
+
+        sys.stdout.flush()
+        print(f"pmem-tui: {printable(result.warning)}", file=sys.stderr)
+        return EXIT_DONE_WITH_DISK_ERROR
+    return 0
+
+
+def _offer_archive(root: Path, path: str, reason: str | None) -> int:
+    """Delete on an active file: show the archive preview instead, as the app does."""
+    plan = lifecycle.plan_archive(root, path, reason or "(reason)")
+    print(
+        f"{path} is active: only an archived file can be deleted (delete = archive first, then the trash, "
+        "recoverable for 30 days). Here is the archive preview instead:\n"
+    )
+    _print_plan(plan)
+    print(
+        f"\nPreview only: nothing was changed. Run `pmem-tui archive {path} --reason TEXT --yes` to archive "
+        "it, then delete it."
+    )
+    return 0
+
+
+def _read_source(source: str) -> bytes:
+    """The content for `save --from`: a regular file or standard input, at most `safeio.SOURCE_CAP` bytes."""
+    from pmem_tui.core import safeio
+
+    cap = safeio.SOURCE_CAP
+    try:
+        if source == "-":
+            data: bytes = sys.stdin.buffer.read(cap + 1)
+            if len(data) > cap:
+                raise safeio.too_large("standard input", None, cap)
+            return data
+        return safeio.read_source(source, cap)
+    except safeio.UnsafeFile as err:
+        raise PmemError(f"Cannot save: {err.strerror}.") from err
+    except OSError as err:
+        raise PmemError(f"Cannot read {source}: {describe_os_error(err)}.") from err

@@ -1,0 +1,90 @@
+"""The argument parser: the top-level options, then each command's (`health` and `loader` add their own)."""
+
+from __future__ import annotations
+
+import argparse
+
+from pmem_tui import __version__
+from pmem_tui.cli import health, loader
+from pmem_tui.cli.args import path_option
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--root",
+        metavar="DIR",
+        type=path_option,
+        default=argparse.SUPPRESS,
+        help="memory root (default: $PMEM_ROOT, else ~/.persistent-memory)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="pmem-tui",
+        description="See, search, review and safely change what your AI agents remember. "
+        "Without a command, opens the app.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"pmem-tui {__version__}")
+    parser.add_argument(
+        "--demo", action="store_true", help="open the app on a fresh sample memory in a temp folder"
+    )
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        type=path_option,
+        default=None,
+        help="project whose .claude/memory/ the app's Epics pane shows (default: current folder)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_text, description=help_text, parents=[common])
+
+    p = add("status", "show what the memory holds")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    no_cache = "read every file anew; neither use nor update the caches in the user's cache folder"
+    p.add_argument("--no-cache", action="store_true", help=no_cache)
+
+    # Every action previews; its last option, --yes, applies (`lifecycle.run`).
+    actions: dict[str, argparse.ArgumentParser] = {}
+
+    def action(name: str, help_text: str) -> argparse.ArgumentParser:
+        actions[name] = add(name, help_text)
+        return actions[name]
+
+    p = action("save", "create or update a memory file (preview; --yes applies)")
+    p.add_argument("path", metavar="PATH", help="e.g. notes/standup.md or _core/profile.md")
+    p.add_argument(
+        "--from",
+        dest="source",
+        metavar="FILE",
+        type=path_option,
+        required=True,
+        help="file with the content, or - for stdin",
+    )
+    p.add_argument("--index-line", metavar="LINE", help="the exact _index.md line for this file")
+
+    p = action("archive", "move an active file to _archive/ (preview; --yes applies)")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--reason", metavar="TEXT", required=True, help="why it is archived (kept in the record)")
+
+    p = action("delete", "move an archived file to the trash, recoverable for 30 days")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--reason", metavar="TEXT", help="for an active PATH: the reason in its archive preview")
+
+    p = action("recover", "bring a file back from the archive or the trash")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument(
+        "--index-line", metavar="LINE", help="the index line to restore (for a record without one)"
+    )
+
+    action("purge", "permanently remove expired trash items")
+    action("upgrade", "create the missing lifecycle folders and archive index")
+    action("doctor", "finish or undo an interrupted action and repair what a crash left")
+    yes_help = {"save": "apply instead of previewing"}  # the others' --help has always shown a bare --yes
+    for name, p in actions.items():
+        p.add_argument("--yes", action="store_true", help=yes_help.get(name))
+
+    loader.add_parser(sub)  # these two never import Textual either
+    health.add_parser(sub, common)
+    return parser
