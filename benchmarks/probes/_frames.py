@@ -21,6 +21,7 @@ from typing import Any
 
 from textual import events
 from textual.app import App
+from textual.worker import WorkerCancelled, WorkerState
 
 FrameCallback = Callable[[], None]
 
@@ -101,14 +102,21 @@ class Frames:
         return await self.collect(got, fut, start, list(preds), timeout)
 
 
+async def workers_done(app: App[Any]) -> None:
+    """Until no worker is pending or running (a worker cancelled by a newer one counts as done)."""
+    while busy := [w for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]:
+        with contextlib.suppress(WorkerCancelled):
+            await app.workers.wait_for_complete(busy)
+
+
 async def settle(app: App[Any], pilot: Any, quiet: float = 0.0) -> None:
     """Workers done and messages handled (twice: a worker's result may start another)."""
     for _ in range(2):
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
     if quiet:
         await asyncio.sleep(quiet)
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
 
 

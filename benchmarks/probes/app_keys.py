@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from _frames import Frames, settle, shows, size_arg, wait_ready, write_result
 from pmem_tui.tui.app import PmemApp
 
 FILTER_QUERIES = ("standup", "billing", "decision", "2026", "retro", "atlas")
+Predicate = Callable[[], bool]
 TIMEOUT = 20.0  # a frame never shown within it counts as a timeout (infinite)
 
 
@@ -28,8 +30,7 @@ async def session(root: Path, samples: int, size: tuple[int, int], repeat_hz: in
     frames = Frames(app)
     async with app.run_test(size=size) as pilot:
         await wait_ready(app, pilot)
-        main = app.main_screen
-        assert main is not None
+        main: Any = app.main_screen  # Any: the probe depends on these names only, not on their types
         lst = main.view("index").list
         preview = main.preview
         out["watcher"] = app.watcher.mode
@@ -37,8 +38,24 @@ async def session(root: Path, samples: int, size: tuple[int, int], repeat_hz: in
         out["widgets"] = sum(1 for _ in app.screen.walk_children(with_self=True))
         out["preview_width"] = preview.scrollable_content_region.width
 
+        # What a frame must show (predicates built per key: a closure over a loop variable would drift).
+        def cursor_at(t: int) -> Predicate:
+            return lambda: bool(lst.cursor == t)
+
+        def cursor_past(t: int) -> Predicate:
+            return lambda: bool(lst.cursor >= t)
+
+        def moved_from(o: int) -> Predicate:
+            return lambda: bool(lst.cursor != o)
+
+        def previewed(t: int, row: Any) -> Predicate:
+            return lambda: bool(lst.cursor == t and shows(preview, row))
+
+        def filtered(q: str) -> Predicate:
+            return lambda: bool(lst.filter_query == q)
+
         async def home() -> None:
-            await frames.press("home", {"frame": lambda: lst.cursor == 0}, TIMEOUT)
+            await frames.press("home", {"frame": cursor_at(0)}, TIMEOUT)
             await settle(app, pilot)
 
         # Cursor down, each press alone; and the preview of the row reached (2 KB files only).
@@ -53,8 +70,8 @@ async def session(root: Path, samples: int, size: tuple[int, int], repeat_hz: in
             r = await frames.press(
                 "down",
                 {
-                    "frame": lambda t=target: lst.cursor == t,
-                    "preview": lambda t=target, rw=row: lst.cursor == t and shows(preview, rw),
+                    "frame": cursor_at(target),
+                    "preview": previewed(target, row),
                 },
                 TIMEOUT,
             )
@@ -71,7 +88,7 @@ async def session(root: Path, samples: int, size: tuple[int, int], repeat_hz: in
             if old + 2 * size[1] >= len(lst.rows):
                 await home()
                 old = 0
-            r = await frames.press("pagedown", {"frame": lambda o=old: lst.cursor != o}, TIMEOUT)
+            r = await frames.press("pagedown", {"frame": moved_from(old)}, TIMEOUT)
             page.append(r["frame"])
             await settle(app, pilot)
         out["page_down"] = page
@@ -81,7 +98,7 @@ async def session(root: Path, samples: int, size: tuple[int, int], repeat_hz: in
         await settle(app, pilot, quiet=0.1)
         pending: list[tuple[dict[str, float], asyncio.Future[None], float]] = []
         for i in range(min(samples, len(lst.rows) - 1)):
-            got, fut = frames.expect({"frame": lambda t=i + 1: lst.cursor >= t})
+            got, fut = frames.expect({"frame": cursor_past(i + 1)})
             pending.append((got, fut, frames.send_key("down")))
             await asyncio.sleep(1 / repeat_hz)
         out["repeat"] = [(await frames.collect(g, f, s, ["frame"], TIMEOUT))["frame"] for g, f, s in pending]
@@ -99,15 +116,15 @@ async def session(root: Path, samples: int, size: tuple[int, int], repeat_hz: in
             typed = ""
             for ch in query:
                 typed += ch
-                r = await frames.press(ch, {"frame": lambda q=typed: lst.filter_query == q}, TIMEOUT)
+                r = await frames.press(ch, {"frame": filtered(typed)}, TIMEOUT)
                 keys.append(r["frame"])
                 await settle(app, pilot)
             while len(typed) > 1:
                 typed = typed[:-1]
-                r = await frames.press("backspace", {"frame": lambda q=typed: lst.filter_query == q}, TIMEOUT)
+                r = await frames.press("backspace", {"frame": filtered(typed)}, TIMEOUT)
                 keys.append(r["frame"])
                 await settle(app, pilot)
-            await frames.press("backspace", {"frame": lambda: lst.filter_query == ""}, TIMEOUT)
+            await frames.press("backspace", {"frame": filtered("")}, TIMEOUT)
             await settle(app, pilot)
         out["filter_key"] = keys
     return out

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from _frames import Frames, atomic_write, settle, size_arg, wait_ready, write_re
 
 from pmem_tui.tui.app import PmemApp
 
+Predicate = Callable[[], bool]
 TIMEOUT = 20.0
 
 
@@ -38,8 +41,7 @@ async def session(
     async with app.run_test(size=size) as pilot:
         await wait_ready(app, pilot)
         await settle(app, pilot, quiet=0.2)
-        main = app.main_screen
-        assert main is not None
+        main: Any = app.main_screen  # Any: the probe depends on these names only, not on their types
         lst = main.view("index").list
         height = lst.scrollable_content_region.height
         visible = [
@@ -60,11 +62,18 @@ async def session(
 
         lst.set_rows = counting_set_rows  # this list's rows rebuilt per save (the target: one row, never all)
 
-        async def save(path: Path, data: bytes, k: int, pred: Any) -> float:
+        def file_shown(i: int, key: Any, size: int, path: Path) -> Predicate:
+            mtime = path.stat().st_mtime_ns  # the saved file's, read after the rename
+            return lambda: (r := lst.all_rows[i]).key == key and r.size == size and r.mtime_ns == mtime
+
+        def line_shown(i: int, key: Any, summary: str, _path: Path) -> Predicate:
+            return lambda: (r := lst.all_rows[i]).key == key and r.cells[2] == summary
+
+        async def save(path: Path, data: bytes, k: int, shown: Callable[[Path], Predicate]) -> float:
             before_scans = app.scans_done
             passed.clear()
             t0 = atomic_write(path, data, k)
-            got, fut = frames.expect({"frame": pred(path)})
+            got, fut = frames.expect({"frame": shown(path)})
             latency = (await frames.collect(got, fut, t0, ["frame"], TIMEOUT))["frame"]
             await settle(app, pilot, quiet=0.3)
             rescans.append(app.scans_done - before_scans)
@@ -78,14 +87,7 @@ async def session(
             path = root / row.location
             remember(path)
             data = path.read_bytes() + f"\n- edited by the benchmark, save {k}\n".encode()
-
-            def file_shown(p: Path, i: int = i, key: Any = row.key, n: int = len(data)) -> Any:
-                m = p.stat().st_mtime_ns
-                return lambda: (
-                    lst.all_rows[i].key == key and lst.all_rows[i].size == n and lst.all_rows[i].mtime_ns == m
-                )
-
-            file_saves.append(await save(path, data, k, file_shown))
+            file_saves.append(await save(path, data, k, partial(file_shown, i, row.key, len(data))))
         index_saves: list[float] = []
         index_path = root / "_index.md"
         remember(index_path)
@@ -96,11 +98,8 @@ async def session(
             summary = f"summary edited by the benchmark ({k})"
             new_line = old_line[: old_line.index(" — ")] + " — " + summary
             text = index_path.read_bytes().decode("utf-8").replace(old_line + "\n", new_line + "\n", 1)
-
-            def line_shown(_p: Path, i: int = i, key: Any = row.key, s: str = summary) -> Any:
-                return lambda: lst.all_rows[i].key == key and lst.all_rows[i].cells[2] == s
-
-            index_saves.append(await save(index_path, text.encode("utf-8"), k, line_shown))
+            shown = partial(line_shown, i, row.key, summary)
+            index_saves.append(await save(index_path, text.encode("utf-8"), k, shown))
         lst.set_rows = set_rows
         out["save_file"] = file_saves
         out["save_index"] = index_saves

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Callable
 
 from _frames import Frames, settle, size_arg, write_result
 from textual.app import App, ComposeResult
@@ -25,6 +26,10 @@ class Floor(App[None]):
         self.query_one("#n", Static).update(str(self.count))
 
 
+def counted(app: Floor, want: int) -> Callable[[], bool]:
+    return lambda: app.count >= want
+
+
 async def session(samples: int, size: tuple[int, int]) -> list[float]:
     app = Floor()
     frames = Frames(app)
@@ -32,8 +37,7 @@ async def session(samples: int, size: tuple[int, int]) -> list[float]:
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
         for _ in range(samples):
-            want = app.count + 1
-            r = await frames.press("down", {"frame": lambda w=want: app.count >= w}, 20.0)
+            r = await frames.press("down", {"frame": counted(app, app.count + 1)}, 20.0)
             out.append(r["frame"])
             await settle(app, pilot)
     return out
