@@ -42,6 +42,7 @@ from tests.faults.harness import (
     capture,
     journal_files,
     run_doctor,
+    sized,
     temp_files,
 )
 
@@ -300,7 +301,7 @@ class Memory(RuleBasedStateMachine):
 
 
 Memory.TestCase.settings = settings(
-    max_examples=int(os.environ.get("PMEM_TUI_STATEFUL_EXAMPLES", "50")),
+    max_examples=int(os.environ.get("PMEM_TUI_STATEFUL_EXAMPLES", sized(quick=20, full=50))),
     stateful_step_count=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
