@@ -386,51 +386,43 @@ def measure_tui(
         for m, d in sessions
     }
     key_floor = floor_row(res, "2", L_KEY_FLOOR, None, floors["floor_key"])
+    latency_rows(
+        res, "2", sessions, L_KEYS, key_floor, "minimal app", median_ms=KEY_MEDIAN_MS, p95_ms=KEY_P95_MS
+    )
+    wd_floor = floor_row(res, "3", L_WATCHDOG, None, finite(floors["floor_watchdog"])[0])
     for mem, d in sessions:
-        for name, label in L_KEYS.items():
+        latency_rows(res, "3", [(mem, d)], L_SAVES, wd_floor, "watchdog event", p95_ms=SAVE_P95_MS)
+        rebuilt = median(d["rows_rebuilt"]) if d["rows_rebuilt"] else math.nan
+        text = f"{rebuilt:,.0f} rows, {median(d['rescans']):.0f} full rescan(s)"
+        check_row(res, "3", L_REBUILT, len(mem.active), rebuilt, text, "1 row, never the list", rebuilt <= 1)
+    pv_floor = floor_row(res, "4", L_PREVIEW_FLOOR, None, floors["floor_preview"])
+    latency_rows(res, "4", sessions, {"preview": L_PREVIEW}, pv_floor, "read+render", p95_ms=PREVIEW_P95_MS)
+
+
+def latency_rows(
+    res: Results,
+    target: str,
+    sessions: list[tuple[Memory, dict[str, Any]]],
+    labels: dict[str, str],
+    floor: Row,
+    floor_label: str,
+    median_ms: float | None = None,
+    p95_ms: float | None = None,
+) -> None:
+    """A row per session and figure (`labels`: the figure's key in a session's result -> its label); the
+    samples that never showed count as timeouts."""
+    for mem, d in sessions:
+        for name, label in labels.items():
             values, timeouts = finite(d[name])
             timed_row(
                 res,
-                "2",
+                target,
                 label,
                 len(mem.active),
                 values,
-                floor=key_floor,
-                floor_label="minimal app",
-                median_limit=KEY_MEDIAN_MS,
-                p95_limit=KEY_P95_MS,
+                floor=floor,
+                floor_label=floor_label,
+                median_limit=median_ms,
+                p95_limit=p95_ms,
                 timeouts=timeouts,
             )
-    wd_floor = floor_row(res, "3", L_WATCHDOG, None, finite(floors["floor_watchdog"])[0])
-    for mem, d in sessions:
-        n = len(mem.active)
-        for name, label in L_SAVES.items():
-            values, timeouts = finite(d[name])
-            timed_row(
-                res,
-                "3",
-                label,
-                n,
-                values,
-                floor=wd_floor,
-                floor_label="watchdog event",
-                p95_limit=SAVE_P95_MS,
-                timeouts=timeouts,
-            )
-        rebuilt = median(d["rows_rebuilt"]) if d["rows_rebuilt"] else math.nan
-        text = f"{rebuilt:,.0f} rows, {median(d['rescans']):.0f} full rescan(s)"
-        check_row(res, "3", L_REBUILT, n, rebuilt, text, "1 row, never the list", rebuilt <= 1)
-    pv_floor = floor_row(res, "4", L_PREVIEW_FLOOR, None, floors["floor_preview"])
-    for mem, d in sessions:
-        values, timeouts = finite(d["preview"])
-        timed_row(
-            res,
-            "4",
-            L_PREVIEW,
-            len(mem.active),
-            values,
-            floor=pv_floor,
-            floor_label="read+render",
-            p95_limit=PREVIEW_P95_MS,
-            timeouts=timeouts,
-        )

@@ -7,6 +7,7 @@ probes import this module as `_frames`. Probes reach the product only through it
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -160,6 +161,17 @@ def peak_kb() -> int:
 def size_arg(text: str) -> tuple[int, int]:
     cols, lines = text.split("x")
     return int(cols), int(lines)
+
+
+def app_probe_args(*, repeat: bool = False) -> argparse.Namespace:
+    """The in-app probes' command line: ROOT SAMPLES [--size COLSxLINES] [--repeat-hz N]."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("root", type=Path)
+    parser.add_argument("samples", type=int)
+    parser.add_argument("--size", type=size_arg, default=(160, 48))
+    if repeat:
+        parser.add_argument("--repeat-hz", type=int, default=30)
+    return parser.parse_args()
 
 
 def write_result(data: dict[str, Any], out: str | None = None) -> None:

@@ -9,13 +9,12 @@ ends with the first frame after which its effect holds (see `_frames.Frames`). P
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _frames import Frames, settle, shows, size_arg, wait_ready, write_result
+from _frames import Frames, app_probe_args, settle, shows, wait_ready, write_result
 
 from pmem_tui.tui.app import PmemApp
 
@@ -131,12 +130,7 @@ async def session(root: Path, samples: int, size: tuple[int, int], repeat_hz: in
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("root", type=Path)
-    parser.add_argument("samples", type=int)
-    parser.add_argument("--size", type=size_arg, default=(160, 48))
-    parser.add_argument("--repeat-hz", type=int, default=30)
-    args = parser.parse_args()
+    args = app_probe_args(repeat=True)
     write_result(asyncio.run(session(args.root, args.samples, args.size, args.repeat_hz)))
 
 

@@ -10,7 +10,6 @@ paths (the floors save the same files).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from _frames import Frames, atomic_write, settle, size_arg, wait_ready, write_result
+from _frames import Frames, app_probe_args, atomic_write, settle, wait_ready, write_result
 
 from pmem_tui.tui.app import PmemApp
 
@@ -110,11 +109,7 @@ async def session(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("root", type=Path)
-    parser.add_argument("samples", type=int)
-    parser.add_argument("--size", type=size_arg, default=(160, 48))
-    args = parser.parse_args()
+    args = app_probe_args()
     touched: dict[Path, Any] = {}
     try:
         result = asyncio.run(session(args.root, args.samples, args.size, touched))
