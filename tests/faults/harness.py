@@ -27,18 +27,6 @@ from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, META_DIR, ArchiveReco
 from pmem_tui.core.plan import Plan
 from pmem_tui.core.tree import scan
 
-
-def full_campaign() -> bool:
-    """Is this the full (weekly) fault campaign? `pytest --campaign=full` or PMEM_TUI_CAMPAIGN=full (set by
-    tests/conftest.py before collection); otherwise the quick one: every kind of case, fewer repetitions."""
-    return os.environ.get("PMEM_TUI_CAMPAIGN", "quick") == "full"
-
-
-def sized(quick: int, full: int) -> int:
-    """A repetition count of the campaign at its size."""
-    return full if full_campaign() else quick
-
-
 ERRNOS = (errno.ENOSPC, errno.EIO, errno.EACCES, errno.EROFS, errno.EXDEV, errno.EEXIST)
 CONTROL = (INDEX_FILE, ARCHIVE_INDEX)
 

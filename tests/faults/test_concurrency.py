@@ -28,7 +28,8 @@ from pmem_tui.core import lifecycle
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.executor import apply
 from pmem_tui.core.plan import Plan
-from tests.faults.harness import FIGURES, base_memory, capture, journal_files, sized, temp_files
+from tests.campaign import sized
+from tests.faults.harness import FIGURES, base_memory, capture, journal_files, temp_files
 
 REPO = Path(__file__).resolve().parents[2]
 # Round n: kind n % 3, a gate when n is odd, the app against a CLI when n % 4 == 3: 12 rounds hold every

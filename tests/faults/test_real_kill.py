@@ -34,15 +34,8 @@ import pytest
 from pmem_tui.core import lifecycle
 from pmem_tui.core.executor import apply
 from pmem_tui.core.fsops import ENV_FAULT_AT
-from tests.faults.harness import (
-    FIGURES,
-    base_memory,
-    capture,
-    check_settled,
-    full_campaign,
-    restore,
-    run_doctor,
-)
+from tests.campaign import full_campaign
+from tests.faults.harness import FIGURES, base_memory, capture, check_settled, restore, run_doctor
 
 REPO = Path(__file__).resolve().parents[2]
 STRACE = shutil.which("strace")

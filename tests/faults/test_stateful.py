@@ -33,6 +33,7 @@ from pmem_tui.core.fsops import HardStop
 from pmem_tui.core.model import INDEX_FILE
 from pmem_tui.core.plan import Plan
 from pmem_tui.core.tree import scan
+from tests.campaign import sized
 from tests.faults.harness import (
     ERRNOS,
     FIGURES,
@@ -42,7 +43,6 @@ from tests.faults.harness import (
     capture,
     journal_files,
     run_doctor,
-    sized,
     temp_files,
 )
 
