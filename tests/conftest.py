@@ -140,6 +140,30 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
     return out
 
 
+# -- the size of the long tests (tests/campaign.py) ----------------------------------------------------------
+# `pytest -q` runs the quick size: every kind of case, fewer repetitions. The full size is the weekly run:
+# `pytest -q --campaign=full` (or PMEM_TUI_CAMPAIGN=full); see the README's Development section.
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--campaign",
+        choices=("quick", "full"),
+        default=None,
+        help="size of the fault campaign and the long property tests: quick (default; every kind of case, "
+        "fewer repetitions) or full (weekly); the environment's PMEM_TUI_CAMPAIGN when not given",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Set before collection (the campaign modules size their parameters when imported) and inherited by the
+    # xdist workers and the processes tests start.
+    from tests.campaign import CAMPAIGN_ENV
+
+    size = config.getoption("campaign") or os.environ.get(CAMPAIGN_ENV) or "quick"
+    os.environ[CAMPAIGN_ENV] = size
+
+
 # -- the fault campaign's figures ----------------------------------------------------------------------------
 # Counted in each process that runs campaign tests; under pytest-xdist each worker hands its counts to the
 # controller when it finishes, which prints the sum (and writes build/fault-figures.json).

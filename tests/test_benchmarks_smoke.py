@@ -1,4 +1,4 @@
-"""A smoke run of the benchmark (`benchmarks/run.py`) on 200 files, part of the unit suite.
+"""A smoke run of the benchmark (`benchmarks/run.py`, its probes and measures) on 200 files.
 
 It never asserts a time. It checks that the generator is deterministic and writes what it says, that the
 runner produces every row of the table with a finite figure and a finite ratio to its floor, and the
@@ -94,8 +94,9 @@ def test_generator_is_deterministic_and_writes_what_it_says(tmp_path: Path) -> N
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any, Any, str]:
-    """One smoke run for the module: (the runner module, its Results, its arguments, the report)."""
+    """One smoke run for the module: (the report module, its Results, its arguments, the report)."""
     run = _load("run")
+    table = _load("report")
     work = tmp_path_factory.mktemp("bench")
     args = run.parse_args(
         [
@@ -116,15 +117,15 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any, Any, st
         ]
     )
     res = run.run_all(args, log=lambda _line: None)
-    text = run.report(res, args)
-    run.write_out(Path(args.out), text)
-    return run, res, args, text
+    text = table.report(res, args)
+    table.write_out(Path(args.out), text)
+    return table, res, args, text
 
 
 def test_every_row_is_produced_with_a_finite_ratio(results: tuple[Any, Any, Any, str]) -> None:
-    run, res, _args, text = results
+    table, res, _args, text = results
     produced = {(r.target, r.measure, r.files) for r in res.rows}
-    missing = [row for row in run.expected_rows(FILES, BIG) if row not in produced]
+    missing = [row for row in table.expected_rows(FILES, BIG) if row not in produced]
     assert not missing
     for row in res.rows:
         assert row.kind != "pending", row
@@ -133,37 +134,37 @@ def test_every_row_is_produced_with_a_finite_ratio(results: tuple[Any, Any, Any,
             assert math.isfinite(row.median) and math.isfinite(row.p95) and row.median >= 0, row
         if row.kind == "time":
             assert row.ratio is not None and math.isfinite(row.ratio) and row.ratio > 0, row
-            if row.measure not in run.INFO_LABELS:
+            if row.measure not in table.INFO_LABELS:
                 assert row.met is not None and row.limit, row
         assert f"| {row.target} | {row.measure} |" in text
 
 
 def test_structural_guards(results: tuple[Any, Any, Any, str]) -> None:
-    run, res, _args, _text = results
+    table, res, _args, _text = results
     # Nothing reads every file before the first frame: only the previewed file (or none) is opened.
     for n in (FILES, BIG):
-        opened = next(r for r in res.rows if r.measure == run.L_OPENED and r.files == n)
+        opened = next(r for r in res.rows if r.measure == table.L_OPENED and r.files == n)
         assert opened.median <= 2, opened
     # The rows are virtual: the DOM has the same widgets at 200 and 300 files, far fewer than rows.
-    widgets = res.find("1", run.L_WIDGETS)
+    widgets = res.find("1", table.L_WIDGETS)
     assert widgets is not None and widgets.met, widgets
     assert widgets.median < FILES
     assert {v["widgets"] for v in res.info["tui"].values()} == {res.info["tui"][FILES]["widgets"]}
     assert res.info["tui"][FILES]["rows"] > FILES  # every route and orphan is a row
     # Non-TUI commands never import Textual.
-    status_ui = res.find("5", run.L_STATUS_UI)
+    status_ui = res.find("5", table.L_STATUS_UI)
     assert status_ui is not None and status_ui.met, status_ui
 
 
 def test_the_table_is_written_between_its_markers(results: tuple[Any, Any, Any, str], tmp_path: Path) -> None:
-    run, _res, args, text = results
+    table, _res, args, text = results
     written = Path(args.out).read_text(encoding="utf-8")
-    assert run.MARK_BEGIN in written and run.MARK_END in written and text in written
+    assert table.MARK_BEGIN in written and table.MARK_END in written and text in written
     notes = tmp_path / "B.md"
     notes.write_text(
-        f"# Benchmarks\n\nintro\n\n{run.MARK_BEGIN}\nstale table\n{run.MARK_END}\n\n## Notes\nkept\n"
+        f"# Benchmarks\n\nintro\n\n{table.MARK_BEGIN}\nstale table\n{table.MARK_END}\n\n## Notes\nkept\n"
     )
-    run.write_out(notes, text)
+    table.write_out(notes, text)
     kept = notes.read_text(encoding="utf-8")
     assert kept.startswith("# Benchmarks\n\nintro\n\n") and kept.endswith("## Notes\nkept\n")
     assert "stale table" not in kept and text in kept

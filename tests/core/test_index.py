@@ -28,6 +28,7 @@ from pmem_tui.core.index import (
 )
 from pmem_tui.core.model import IndexEntry
 from pmem_tui.core.textio import split_bom, split_lines, strip_ending
+from tests.campaign import examples
 
 # --- textio ---------------------------------------------------------------------------------------
 
@@ -390,7 +391,7 @@ def _unambiguous(removed: str, after: str | None, before: str | None) -> bool:
 
 
 @pytest.mark.rule("PM-ARC-4", "PM-REC-4", "PM-CORE-5")
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_file, st.data())
 def test_remove_then_insert_gives_back_the_same_text(text: str, data: st.DataObject) -> None:
     eol = "\r\n" if "\r\n" in text else "\n"
@@ -512,7 +513,7 @@ def _slow_entries(text: str) -> list[tuple[int, str, str | None, str | None]]:
     return out
 
 
-@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1000), suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.one_of(

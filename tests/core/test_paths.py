@@ -22,6 +22,7 @@ from pmem_tui.core.paths import (
     normalize_user_path,
     protected_reason,
 )
+from tests.campaign import examples
 
 # ------------------------------------------------------------------------------------------ fixtures
 
@@ -512,7 +513,7 @@ def _assert_lexically_safe(original: str, rel: str) -> None:
 
 
 @pytest.mark.rule("PM-SAFE-1", "PM-SAFE-2")
-@settings(max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10_000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ADVERSARIAL)
 def test_property_normalize(candidate: str) -> None:
     try:
@@ -526,7 +527,7 @@ def test_property_normalize(candidate: str) -> None:
 
 
 @pytest.mark.rule("PM-SAFE-2", "PM-SAFE-3", "PM-SAFE-5")
-@settings(max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10_000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     candidate=ADVERSARIAL,
     area=st.sampled_from(list(Area)),

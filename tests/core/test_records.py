@@ -22,6 +22,7 @@ from pmem_tui.core.records import (
     replace_record,
 )
 from pmem_tui.core.textio import split_lines, strip_ending
+from tests.campaign import examples
 
 D = dt.date
 
@@ -415,7 +416,7 @@ def _expected(rec: ArchiveRecord) -> ArchiveRecord:
 
 
 @pytest.mark.rule("PM-ARC-5", "PM-REC-2", "PM-REC-4")
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(_RECORD, st.sampled_from(["\n", "\r\n"]))
 def test_format_then_parse_gives_the_record_back(rec: ArchiveRecord, eol: str) -> None:
     [back] = parse_records(format_record(rec, eol))

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from pmem_tui.core import summary, textio
 from pmem_tui.core.model import SummaryState
 from pmem_tui.core.summary import inspect_summary, title_of
+from tests.campaign import examples
 
 VALID = """# Project Atlas
 
@@ -199,7 +200,7 @@ def test_inspect_never_raises(text: str) -> None:
 _OLD_ATX = re.compile(r" {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*")
 
 
-@settings(max_examples=3000)
+@settings(max_examples=examples(3000))
 @given(st.lists(st.sampled_from([" ", "\t", "#", "a", " #", "\u00a0", "\r", "x#", "## "]), max_size=10))
 def test_atx_headings_read_as_the_regex_did(parts: list[str]) -> None:
     line = "".join(parts)

@@ -28,10 +28,13 @@ from pmem_tui.core import lifecycle
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.executor import apply
 from pmem_tui.core.plan import Plan
+from tests.campaign import sized
 from tests.faults.harness import FIGURES, base_memory, capture, journal_files, temp_files
 
 REPO = Path(__file__).resolve().parents[2]
-ROUNDS = 20
+# Round n: kind n % 3, a gate when n is odd, the app against a CLI when n % 4 == 3: 12 rounds hold every
+# combination once (the quick campaign), the full one repeats them.
+ROUNDS = sized(quick=12, full=20)
 REFUSALS = re.compile(
     r"changed since the preview|changed since the doctor|Another pmem-tui action is (?:running|changing)|"
     r"does not exist|already archived|is not in the archive|already in the trash|neither in the archive"

@@ -33,6 +33,7 @@ from pmem_tui.core.fsops import HardStop
 from pmem_tui.core.model import INDEX_FILE
 from pmem_tui.core.plan import Plan
 from pmem_tui.core.settled import scan_once as scan  # the scan, with what the journal says is unfinished
+from tests.campaign import sized
 from tests.faults.harness import (
     ERRNOS,
     FIGURES,
@@ -300,7 +301,7 @@ class Memory(RuleBasedStateMachine):
 
 
 Memory.TestCase.settings = settings(
-    max_examples=int(os.environ.get("PMEM_TUI_STATEFUL_EXAMPLES", "50")),
+    max_examples=int(os.environ.get("PMEM_TUI_STATEFUL_EXAMPLES", sized(quick=20, full=50))),
     stateful_step_count=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
