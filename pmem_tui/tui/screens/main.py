@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
@@ -20,15 +23,12 @@ from pmem_tui.tui.focus import focus_now
 from pmem_tui.tui.messages import ShowInPreview
 from pmem_tui.tui.problems import ContentProblems, Found, check_contents, without_rows
 from pmem_tui.tui.rows import PANE_TITLES, PANES, Row, rows_for
-from pmem_tui.tui.widgets.header import StatusHeader
+from pmem_tui.tui.widgets.header import StatusHeader, header_text
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList
-from pmem_tui.tui.widgets.pane import PaneView
+from pmem_tui.tui.widgets.pane import ExtraPane, PaneView
 from pmem_tui.tui.widgets.preview import PreviewView
 from pmem_tui.tui.words import plural
-
-if TYPE_CHECKING:
-    from pmem_tui.tui.app import PmemApp
 
 
 def pane_id(name: str) -> str:
@@ -42,15 +42,26 @@ _ACTIONS = {a.id: a for a in (*MAIN, MARK)}
 
 
 class MainScreen(Screen[None]):
+    """Shows what the app hands it (`update_snapshot`, `update_index_rows`, the reactives below); it never
+    reads the app."""
+
     BINDINGS: ClassVar[list[BindingType]] = [*bindings(MAIN)]
 
-    def __init__(self) -> None:
+    watcher_mode: reactive[str] = reactive("off")  # the header's "live", "polling" or "off"
+    can_redo: reactive[bool] = reactive(False, bindings=True)  # ctrl+y is offered in the key bar
+
+    def __init__(self, root: Path, root_label: str, extra_panes: Sequence[ExtraPane] = ()) -> None:
         super().__init__()
+        self.root = root
+        self.root_label = root_label
+        self.extra_panes = list(extra_panes)
+        self.snapshot: Snapshot | None = None  # the app's, as last handed over
+        self.baseline: Baseline | None = None
         self._labels: dict[str, str] = {}
         self.content = ContentProblems()  # what a read of the active files finds (`tui/problems.py`)
 
     def compose(self) -> ComposeResult:
-        app = self._app
+        app = self.app
         yield StatusHeader(id="header")
         yield Static("", id="banner")
         with Horizontal(id="body"):
@@ -58,15 +69,11 @@ class MainScreen(Screen[None]):
                 for name in PANES:
                     with TabPane(PANE_TITLES[name], id=pane_id(name)):
                         yield PaneView(name, id=f"view-{name}")
-                for extra in app.extra_panes:
+                for extra in self.extra_panes:
                     with TabPane(extra.title, id=pane_id(extra.pane_id)):
                         yield extra.make_widget(app)
-            yield PreviewView(app.root, id="preview")
+            yield PreviewView(self.root, id="preview")
         yield KeyBar()
-
-    @property
-    def _app(self) -> PmemApp:
-        return cast("PmemApp", self.app)
 
     def on_mount(self) -> None:
         self.query_one("#banner", Static).display = False
@@ -79,7 +86,7 @@ class MainScreen(Screen[None]):
 
     @property
     def pane_ids(self) -> list[str]:
-        return [pane_id(n) for n in PANES] + [pane_id(e.pane_id) for e in self._app.extra_panes]
+        return [pane_id(n) for n in PANES] + [pane_id(e.pane_id) for e in self.extra_panes]
 
     @property
     def tabbed(self) -> TabbedContent:
@@ -142,13 +149,13 @@ class MainScreen(Screen[None]):
             return binding.show
         if self.current_pane() not in action.where:
             return False
-        snap = self._app.snapshot
+        snap = self.snapshot
         if action.id == "upgrade":
             return snap is not None and snap.exists and bool(snap.lifecycle_missing)
         if action.id == "doctor":
             return snap is not None and bool(snap.unfinished_action)
         if action.id == "redo":
-            return self._app.can_redo
+            return self.can_redo
         return action.show
 
     def action_show_pane(self, index: int) -> None:
@@ -173,7 +180,7 @@ class MainScreen(Screen[None]):
         if view.problem_paths is not None:
             view.show_problems(None)
         else:
-            snap = self._app.snapshot
+            snap = self.snapshot
             problems = (self.content.problems(snap) or snap.problems) if snap is not None else ()
             rowless = without_rows(problems, {r.path for r in view.list.all_rows})  # every row still here
             view.show_problems(frozenset(p.path for p in problems))
@@ -229,17 +236,21 @@ class MainScreen(Screen[None]):
 
     # -- state --------------------------------------------------------------------------------
 
+    def watch_watcher_mode(self) -> None:
+        self.refresh_header()
+
     def refresh_header(self) -> None:
-        app = self._app
-        snap = app.snapshot
+        snap = self.snapshot
         problems = self.content.problems(snap) if snap is not None else None
-        self.query_one("#header", StatusHeader).update_state(
-            app.root_label,
-            snap,
-            app.baseline,
-            app.watcher.mode,
-            problems=None if problems is None else len(problems),
-            note=self.content.note(),
+        self.query_one("#header", StatusHeader).update(
+            header_text(
+                self.root_label,
+                snap,
+                self.baseline,
+                self.watcher_mode,
+                problems=None if problems is None else len(problems),
+                note=self.content.note(),
+            )
         )
 
     def check_contents(self, snap: Snapshot, paths: frozenset[str] | None = None) -> None:
@@ -249,7 +260,7 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group="problems", exit_on_error=False, description="problems")
     def _check_contents(self, snap: Snapshot, paths: frozenset[str] | None, generation: int) -> None:
-        found = check_contents(self._app.root, snap, paths)
+        found = check_contents(self.root, snap, paths)
         self.app.call_from_thread(self._contents_checked, generation, found, paths is None)
 
     def _contents_checked(self, generation: int, found: Found | None, full: bool) -> None:
@@ -261,6 +272,7 @@ class MainScreen(Screen[None]):
     ) -> None:
         """New scan: update every pane's rows in place (only those that changed when the pane has the same
         rows in the same order), the header, the banner and the tab labels. `rows`: built by the scan."""
+        self.snapshot, self.baseline = snap, base
         for name in PANES:
             view = self.view(name)
             view.apply_rows(rows[name] if rows is not None and name in rows else rows_for(name, snap))
@@ -268,7 +280,7 @@ class MainScreen(Screen[None]):
         self.refresh_header()
         self._update_banner(snap)
         self._update_tab_labels()
-        for extra in self._app.extra_panes:
+        for extra in self.extra_panes:
             extra.update(self, snap)
         self.refresh_bindings()
 
@@ -280,21 +292,30 @@ class MainScreen(Screen[None]):
         if view.list.current_row is not None and self.current_view() is view:
             self.preview.show_row_now(view.list.current_row)
 
-    def update_index_rows(self, rows: list[Row]) -> bool:
-        """A few files changed content: redraw their rows only (False: the pane needs a rebuild)."""
+    def update_index_rows(self, rows: list[Row], snap: Snapshot, base: Baseline | None) -> bool:
+        """A few files changed content (`snap` has them): redraw their rows only, and the header (False: the
+        pane needs a rebuild)."""
+        self.snapshot, self.baseline = snap, base
+        if not rows:
+            return True
         view = self.view("index")
         if view.problem_paths is not None:
             return False  # a patched row may join or leave the problems: rebuild
-        snap = self._app.snapshot
-        if snap is not None:
-            self.check_contents(snap, frozenset(r.path for r in rows))  # their summaries may have changed
-        return all(view.list.update_row(row) for row in rows)
+        self.check_contents(snap, frozenset(r.path for r in rows))  # their summaries may have changed
+        if not all(view.list.update_row(row) for row in rows):
+            return False
+        self.refresh_header()
+        return True
+
+    def clear_marks(self) -> None:
+        for name in PANES:
+            self.view(name).list.clear_marks()
 
     def _update_tab_labels(self) -> None:
         for name in PANES:
             lst = self.view(name).list
             label = Text(f"{PANES.index(name) + 1} {PANE_TITLES[name]} ")
-            label.append(f"{len(lst.all_rows)}" if self._app.snapshot is not None else "…", style="bold")
+            label.append(f"{len(lst.all_rows)}" if self.snapshot is not None else "…", style="bold")
             if self.view(name).problem_paths is not None:
                 label.append(" !", style="bold yellow")
             marks = len(lst.marked_keys)

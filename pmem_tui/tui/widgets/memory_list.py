@@ -27,9 +27,9 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
 
 from pmem_tui.core.textio import display
+from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.columns import COLUMN_GAP, column_widths, cut_middle
@@ -51,19 +51,6 @@ def _pick(items: Sequence[_T], indices: Sequence[int]) -> list[_T]:
     if len(indices) > 1:
         return list(itemgetter(*indices)(items))
     return [items[i] for i in indices]
-
-
-def set_virtual_size(widget: ScrollView, size: Size) -> None:
-    """Change a scroll view's virtual size without a layout of the whole screen (the widget's own size
-    does not change; the scrollbars are updated, and relaid out by Textual only if one appears or goes)."""
-    if widget.virtual_size == size:
-        return
-    if widget.size.height <= 0:
-        widget.virtual_size = size  # not laid out yet: the first layout takes it
-        return
-    widget.set_reactive(Widget.virtual_size, size)
-    widget._scroll_update(size)
-    widget.refresh()
 
 
 # Row numbers as C ints (4 bytes each): a list of 10^5 ints is ~3.6 MB with its int objects (and the
