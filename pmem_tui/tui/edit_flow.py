@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING
 
 from pmem_tui.core import drafts, safeio
 from pmem_tui.core.errors import PmemError
-from pmem_tui.tui.editor import edit_suspended
+from pmem_tui.tui.editor import Editor, edit_suspended
+from pmem_tui.tui.planning import plan_offer
 
 if TYPE_CHECKING:
-    from pmem_tui.tui.app import PmemApp
+    from pmem_tui.core.plan import Plan
+    from pmem_tui.tui.plan_app import PlanApp
 
 
 def shown(path: Path) -> str:
@@ -27,14 +29,14 @@ def shown(path: Path) -> str:
     return display_path(path)
 
 
-def edit_copy(app: PmemApp, name: str, initial: bytes) -> bytes | None:
+def edit_copy(app: PlanApp, editor: Editor, name: str, initial: bytes) -> bytes | None:
     """Run the editor on a temporary copy holding `initial`; its bytes afterwards, or None (and a
     notification saying what happened) when the editor failed."""
     folder = Path(tempfile.mkdtemp(prefix="pmem-edit-"))
     temp = folder / name
     try:
         temp.write_bytes(initial)
-        problem = edit_suspended(app, app.editor, temp)
+        problem = edit_suspended(app, editor, temp)
         app.refresh()
         if problem is not None:
             app.refuse(f"{problem} Nothing was saved.")
@@ -47,7 +49,7 @@ def edit_copy(app: PmemApp, name: str, initial: bytes) -> bytes | None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def start_edit(app: PmemApp, rel: str) -> None:
+def start_edit(app: PlanApp, editor: Editor, rel: str) -> None:
     """Edit a copy of `rel` (or of its kept draft) in the editor, then preview the save."""
     try:
         original = safeio.read_under(app.root, rel)  # never through a link, never a FIFO; capped
@@ -55,7 +57,7 @@ def start_edit(app: PmemApp, rel: str) -> None:
         app.refuse(f"{rel} cannot be read: {err.strerror or err}.")
         return
     kept = drafts.read(app.root, rel)
-    edited = edit_copy(app, Path(rel).name, original if kept is None else kept[1])
+    edited = edit_copy(app, editor, Path(rel).name, original if kept is None else kept[1])
     if edited is None:
         if kept is not None:
             app.notify(f"Your draft of {rel} is still kept at {shown(kept[0])}.")
@@ -85,10 +87,10 @@ def start_edit(app: PmemApp, rel: str) -> None:
     offer_save(app, rel, edited, None, explanation)
 
 
-def start_new(app: PmemApp, rel: str, index_line: str | None, template: bytes) -> None:
+def start_new(app: PlanApp, editor: Editor, rel: str, index_line: str | None, template: bytes) -> None:
     """Write a new file from `template` (or from its kept draft) in the editor, then preview the save."""
     kept = drafts.read(app.root, rel)
-    content = edit_copy(app, Path(rel).name or "new.md", template if kept is None else kept[1])
+    content = edit_copy(app, editor, Path(rel).name or "new.md", template if kept is None else kept[1])
     if content is None:
         if kept is not None:
             app.notify(f"Your draft of {rel} is still kept at {shown(kept[0])}.")
@@ -111,7 +113,7 @@ def start_new(app: PmemApp, rel: str, index_line: str | None, template: bytes) -
 
 
 def offer_save(
-    app: PmemApp, rel: str, content: bytes, index_line: str | None, explanation: str | None = None
+    app: PlanApp, rel: str, content: bytes, index_line: str | None, explanation: str | None = None
 ) -> None:
     """Plan the save of `content` and open its preview; a refusal keeps the edit as a draft."""
     from pmem_tui.core import lifecycle
@@ -130,7 +132,7 @@ def offer_save(
     was_draft = drafts.read(app.root, rel) is not None
     note = _keep_draft(app, rel, content)
 
-    def saved() -> None:
+    def saved(_plan: Plan) -> None:
         drafts.discard(app.root, rel)
 
     def cancelled() -> None:
@@ -139,10 +141,10 @@ def offer_save(
         else:
             drafts.discard(app.root, rel)
 
-    app.open_plan(title=plan.title, plan=plan, explanation=explanation, then=saved, on_cancel=cancelled)
+    app.open_plan(plan_offer(plan, explanation), then=saved, on_cancel=cancelled)
 
 
-def _keep_draft(app: PmemApp, rel: str, content: bytes) -> str:
+def _keep_draft(app: PlanApp, rel: str, content: bytes) -> str:
     """Keep `content` as the draft of `rel`; the sentence that says where, and how to go on."""
     try:
         path = drafts.keep(app.root, rel, content)

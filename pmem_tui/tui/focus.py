@@ -18,6 +18,8 @@ from textual.app import App
 from textual.dom import NoScreen
 from textual.widget import Widget
 
+from pmem_tui.tui.compat import key_bindings, recall, remember, repost_key
+
 
 def focus_now(widget: Widget) -> None:
     """Give `widget` the focus now. `Widget.focus` defers the move (`call_later`), so keys already queued
@@ -40,7 +42,7 @@ class RemembersKeyFocus:
         # the widget's COMPONENT_CLASSES.
         widget = cast(Widget, self)
         if isinstance(event, events.Key):
-            setattr(event, _ORIGIN, widget)
+            remember(event, _ORIGIN, widget)
         await super().on_event(event)  # type: ignore[misc]
 
 
@@ -59,7 +61,7 @@ class KeyReadOrder:
             await super().on_event(event)  # type: ignore[misc]
             return
         number = next(self._read_numbers)
-        setattr(event, _READ, number)
+        remember(event, _READ, number)
         app = cast(App[Any], self)
         before = app.focused
         await super().on_event(event)  # type: ignore[misc]
@@ -69,13 +71,13 @@ class KeyReadOrder:
 
 def read_before_focus_move(app: App[Any], event: events.Key) -> bool:
     """Whether `event` was read before the last key whose priority binding moved the focus as it was read."""
-    return cast(int, getattr(event, _READ, 0)) < getattr(app, "focus_moved_at_read", 0)
+    return cast(int, recall(event, _READ, 0)) < getattr(app, "focus_moved_at_read", 0)
 
 
 async def _run_on_origin(app: App[Any], event: events.Key, origin: Widget) -> None:
     """Run the key's (non-priority) binding as if `origin` still had the focus: from it up to the app."""
     for node in origin.ancestors_with_self:
-        for binding in node._bindings.key_to_bindings.get(event.key, ()):
+        for binding in key_bindings(node, event.key):
             if not binding.priority and await app.run_action(binding.action, node):
                 return
 
@@ -89,7 +91,7 @@ async def reroute_stray_key(app: App[Any], event: events.Key) -> bool:
     already been handed to the old widget when the focus moves. Looked up for bindings against the new
     focus they would be lost (an input "consumes" letters) or act on the wrong widget.
     """
-    origin = getattr(event, _ORIGIN, None)
+    origin = recall(event, _ORIGIN)
     focused = app.focused
     if origin is None or focused is None or focused is origin:
         return False
@@ -99,7 +101,5 @@ async def reroute_stray_key(app: App[Any], event: events.Key) -> bool:
             await _run_on_origin(app, event, origin)
         return True
     # Read again, as a new key: the app's priority bindings and forwarding then see the focus as it is now.
-    key = events.Key(event.key, event.character)
-    key.set_sender(app)
-    app.post_message(key)
+    repost_key(app, event)
     return True

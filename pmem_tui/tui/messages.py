@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ if TYPE_CHECKING:  # annotations only: the first frame does not load the plan ma
     from pmem_tui.core.model import Snapshot
     from pmem_tui.core.plan import Plan
     from pmem_tui.core.report import Baseline
+    from pmem_tui.tui.planning import Offer
 
 
 class FilesChanged(Message):
@@ -59,3 +61,25 @@ class ShowInPreview(Message):
 
 class PreviewShown(Message):
     """The preview put a row's file on screen (the app starts its full scan after the first one)."""
+
+
+@dataclass
+class OfferPlan(Message):
+    """A screen asks the app to open the preview modal; `then` runs once the plan is applied."""
+
+    offer: Offer
+    then: Callable[[Plan], None] | None = None
+
+
+@dataclass
+class EditRequested(Message):
+    """A screen asks the app to edit a file (a copy in the editor, then the save preview)."""
+
+    path: str
+
+
+@dataclass
+class KeepRequested(Message):
+    """The health review asks the app to keep these paths out of its proposals for the session."""
+
+    paths: tuple[str, ...]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from itertools import accumulate, compress, count
 from operator import attrgetter, ne
 from pathlib import Path
+from typing import TypeVar
 
 from pmem_tui.core import index as index_mod
 from pmem_tui.core import report, safeio, textio
@@ -26,6 +27,8 @@ from pmem_tui.core.model import ACTIVE_DIRS, INDEX_FILE, ActiveFile, IndexEntry,
 from pmem_tui.core.report import Baseline
 from pmem_tui.core.tokens import tokens_for_chars
 from pmem_tui.tui.rows import Row, entry_row, orphan_row
+
+_T = TypeVar("_T")
 
 # Beyond this many changed paths, a rescan is as cheap as a patch.
 MAX_PATCHED_PATHS = 200
@@ -297,6 +300,16 @@ def _duplicates(snap: Snapshot) -> set[str]:
     return {p.path for p in snap.problems if p.kind == "duplicate-route"}
 
 
+def _replaced(items: tuple[_T, ...], changes: dict[int, _T]) -> tuple[_T, ...]:
+    """`items` with the items at the keys of `changes` replaced (the same tuple when there are none)."""
+    if not changes:
+        return items
+    as_list = list(items)
+    for i, item in changes.items():
+        as_list[i] = item
+    return tuple(as_list)
+
+
 def patch(
     root: Path,
     snap: Snapshot,
@@ -364,12 +377,8 @@ def patch(
     if not updated and not changed_entries:
         return Patch(snap, base, signature, [])
 
-    new_entries = entries
+    new_entries = _replaced(entries, changed_entries)
     if changed_entries:
-        as_list = list(entries)
-        for k, entry in changed_entries.items():
-            as_list[k] = entry
-        new_entries = tuple(as_list)
         for k, entry in changed_entries.items():
             at = position(active, entry.route)
             if at is None:
@@ -378,13 +387,7 @@ def patch(
             old_entry = entries[k]
             title = entry.title if file.title == old_entry.title else file.title
             updated[at] = replace(file, entry=entry, title=title)
-    new_active = active
-    if updated:
-        as_active = list(active)
-        for i, file in updated.items():
-            as_active[i] = file
-        new_active = tuple(as_active)
-    new_snap = replace(snap, index_entries=new_entries, active=new_active)
+    new_snap = replace(snap, index_entries=new_entries, active=_replaced(active, updated))
 
     rows: list[Row] = []
     done: set[str] = set()

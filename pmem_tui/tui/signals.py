@@ -20,6 +20,8 @@ from typing import Any
 
 from textual.app import App
 
+from pmem_tui.tui.compat import terminal_attrs_before
+
 # Leave the alternate screen, show the cursor, stop mouse reports and bracketed paste.
 _RESET = b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l\x1b[?2004l"
 
@@ -36,7 +38,7 @@ def _hang_up(app: App[Any]) -> None:
         with contextlib.suppress(Exception):
             cleanup()
     with contextlib.suppress(Exception):
-        attrs = getattr(app._driver, "attrs_before", None)  # the terminal's mode before the app started
+        attrs = terminal_attrs_before(app)
         fd = sys.__stderr__.fileno() if sys.__stderr__ is not None else 2
         if attrs is not None:
             import termios

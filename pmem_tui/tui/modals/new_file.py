@@ -11,6 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
@@ -106,19 +107,15 @@ class NewFileModal(ModalScreen[NewFileRequest | None]):
         return rel
 
     @on(Input.Submitted, "#new-index-line")
-    def _line_done(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._finish()
-
     @on(Button.Pressed, "#new-continue")
-    def _continue(self, event: Button.Pressed) -> None:
+    def _continue(self, event: Message) -> None:
         event.stop()
         self._finish()
 
     @on(Button.Pressed, "#new-cancel")
     def _cancel(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(None)
+        self.action_cancel()
 
     def _finish(self) -> None:
         path = self._checked_path()

@@ -27,11 +27,10 @@ from pmem_tui.core.errors import PmemError, StalePlan
 from pmem_tui.core.plan import Plan
 from pmem_tui.tui.actions import MODAL, bindings
 from pmem_tui.tui.config import first_key
+from pmem_tui.tui.planning import PlanBuilder
 from pmem_tui.tui.widgets.diff_view import plain_text, render_plan
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.words import in_keys
-
-PlanBuilder = Callable[[str], Plan]
 
 
 def touches(plan: Plan, paths: Iterable[str] | None) -> bool:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
@@ -18,18 +21,15 @@ from pmem_tui.core.report import Baseline
 from pmem_tui.tui.actions import MAIN, MARK, bindings
 from pmem_tui.tui.focus import focus_now
 from pmem_tui.tui.messages import ShowInPreview
-from pmem_tui.tui.panes import PANES, ROW_PANES, PaneSpec, offered_on, rows_for, tab_title
+from pmem_tui.tui.panes import PANES, ROW_PANES, ExtraPane, PaneSpec, offered_on, rows_for, tab_title
 from pmem_tui.tui.problems import ContentProblems, Found, check_contents, without_rows
 from pmem_tui.tui.rows import Row
-from pmem_tui.tui.widgets.header import StatusHeader
+from pmem_tui.tui.widgets.header import StatusHeader, header_text
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.pane import PaneView
 from pmem_tui.tui.widgets.preview import PreviewView
 from pmem_tui.tui.words import plural
-
-if TYPE_CHECKING:
-    from pmem_tui.tui.app import PmemApp
 
 
 def pane_id(name: str) -> str:
@@ -43,20 +43,31 @@ _ACTIONS = {a.id: a for a in (*MAIN, MARK)}
 
 
 class MainScreen(Screen[None]):
+    """Shows what the app hands it (`update_snapshot`, `update_index_rows`, the reactives below); it never
+    reads the app."""
+
     BINDINGS: ClassVar[list[BindingType]] = [*bindings(MAIN)]
 
-    def __init__(self) -> None:
+    watcher_mode: reactive[str] = reactive("off")  # the header's "live", "polling" or "off"
+    can_redo: reactive[bool] = reactive(False, bindings=True)  # ctrl+y is offered in the key bar
+
+    def __init__(self, root: Path, root_label: str, extra_panes: Sequence[ExtraPane] = ()) -> None:
         super().__init__()
+        self.root = root
+        self.root_label = root_label
+        self.extra_panes = list(extra_panes)
+        self.snapshot: Snapshot | None = None  # the app's, as last handed over
+        self.baseline: Baseline | None = None
         self._labels: dict[str, str] = {}
         self.content = ContentProblems()  # what a read of the active files finds (`tui/problems.py`)
 
     def compose(self) -> ComposeResult:
-        app = self._app
+        app = self.app
         yield StatusHeader(id="header")
         yield Static("", id="banner")
         with Horizontal(id="body"):
             with TabbedContent(id="panes", initial=pane_id(PANES[0].id)):
-                extras = {extra.pane_id: extra for extra in app.extra_panes}
+                extras = {extra.pane_id: extra for extra in self.extra_panes}
                 for spec in self.present_panes:
                     if spec.rows is not None:  # its label gets its number and count with the first rows
                         with TabPane(spec.title, id=pane_id(spec.id)):
@@ -64,12 +75,8 @@ class MainScreen(Screen[None]):
                     else:
                         with TabPane(tab_title(spec.id), id=pane_id(spec.id)):
                             yield extras[spec.id].make_widget(app)
-            yield PreviewView(app.root, id="preview")
+            yield PreviewView(self.root, id="preview")
         yield KeyBar()
-
-    @property
-    def _app(self) -> PmemApp:
-        return cast("PmemApp", self.app)
 
     def on_mount(self) -> None:
         self.query_one("#banner", Static).display = False
@@ -83,7 +90,7 @@ class MainScreen(Screen[None]):
     @property
     def present_panes(self) -> list[PaneSpec]:
         """The table's panes shown: every pane of rows, and those that draw themselves if the app has them."""
-        extras = {extra.pane_id for extra in self._app.extra_panes}
+        extras = {extra.pane_id for extra in self.extra_panes}
         return [spec for spec in PANES if spec.rows is not None or spec.id in extras]
 
     @property
@@ -152,13 +159,13 @@ class MainScreen(Screen[None]):
             return binding.show
         if self.current_pane() not in offered_on(action.id):
             return False
-        snap = self._app.snapshot
+        snap = self.snapshot
         if action.id == "upgrade":
             return snap is not None and snap.exists and bool(snap.lifecycle_missing)
         if action.id == "doctor":
             return snap is not None and bool(snap.unfinished_action)
         if action.id == "redo":
-            return self._app.can_redo
+            return self.can_redo
         return action.show
 
     def action_show_pane(self, index: int) -> None:
@@ -187,7 +194,7 @@ class MainScreen(Screen[None]):
         if view.problem_paths is not None:
             view.show_problems(None)
         else:
-            snap = self._app.snapshot
+            snap = self.snapshot
             problems = (self.content.problems(snap) or snap.problems) if snap is not None else ()
             rowless = without_rows(problems, {r.path for r in view.list.all_rows})  # every row still here
             view.show_problems(frozenset(p.path for p in problems))
@@ -243,17 +250,21 @@ class MainScreen(Screen[None]):
 
     # -- state --------------------------------------------------------------------------------
 
+    def watch_watcher_mode(self) -> None:
+        self.refresh_header()
+
     def refresh_header(self) -> None:
-        app = self._app
-        snap = app.snapshot
+        snap = self.snapshot
         problems = self.content.problems(snap) if snap is not None else None
-        self.query_one("#header", StatusHeader).update_state(
-            app.root_label,
-            snap,
-            app.baseline,
-            app.watcher.mode,
-            problems=None if problems is None else len(problems),
-            note=self.content.note(),
+        self.query_one("#header", StatusHeader).update(
+            header_text(
+                self.root_label,
+                snap,
+                self.baseline,
+                self.watcher_mode,
+                problems=None if problems is None else len(problems),
+                note=self.content.note(),
+            )
         )
 
     def check_contents(self, snap: Snapshot, paths: frozenset[str] | None = None) -> None:
@@ -263,7 +274,7 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group="problems", exit_on_error=False, description="problems")
     def _check_contents(self, snap: Snapshot, paths: frozenset[str] | None, generation: int) -> None:
-        found = check_contents(self._app.root, snap, paths)
+        found = check_contents(self.root, snap, paths)
         self.app.call_from_thread(self._contents_checked, generation, found, paths is None)
 
     def _contents_checked(self, generation: int, found: Found | None, full: bool) -> None:
@@ -275,6 +286,7 @@ class MainScreen(Screen[None]):
     ) -> None:
         """New scan: update every pane's rows in place (only those that changed when the pane has the same
         rows in the same order), the header, the banner and the tab labels. `rows`: built by the scan."""
+        self.snapshot, self.baseline = snap, base
         for name in ROW_PANES:
             view = self.view(name)
             view.apply_rows(rows[name] if rows is not None and name in rows else rows_for(name, snap))
@@ -282,7 +294,7 @@ class MainScreen(Screen[None]):
         self.refresh_header()
         self._update_banner(snap)
         self._update_tab_labels()
-        for extra in self._app.extra_panes:
+        for extra in self.extra_panes:
             extra.update(self, snap)
         self.refresh_bindings()
 
@@ -294,21 +306,30 @@ class MainScreen(Screen[None]):
         if view.list.current_row is not None and self.current_view() is view:
             self.preview.show_row_now(view.list.current_row)
 
-    def update_index_rows(self, rows: list[Row]) -> bool:
-        """A few files changed content: redraw their rows only (False: the pane needs a rebuild)."""
+    def update_index_rows(self, rows: list[Row], snap: Snapshot, base: Baseline | None) -> bool:
+        """A few files changed content (`snap` has them): redraw their rows only, and the header (False: the
+        pane needs a rebuild)."""
+        self.snapshot, self.baseline = snap, base
+        if not rows:
+            return True
         view = self.view("index")
         if view.problem_paths is not None:
             return False  # a patched row may join or leave the problems: rebuild
-        snap = self._app.snapshot
-        if snap is not None:
-            self.check_contents(snap, frozenset(r.path for r in rows))  # their summaries may have changed
-        return all(view.list.update_row(row) for row in rows)
+        self.check_contents(snap, frozenset(r.path for r in rows))  # their summaries may have changed
+        if not all(view.list.update_row(row) for row in rows):
+            return False
+        self.refresh_header()
+        return True
+
+    def clear_marks(self) -> None:
+        for name in ROW_PANES:
+            self.view(name).list.clear_marks()
 
     def _update_tab_labels(self) -> None:
         for name in ROW_PANES:
             lst = self.view(name).list
             label = Text(f"{tab_title(name)} ")
-            label.append(f"{len(lst.all_rows)}" if self._app.snapshot is not None else "…", style="bold")
+            label.append(f"{len(lst.all_rows)}" if self.snapshot is not None else "…", style="bold")
             if self.view(name).problem_paths is not None:
                 label.append(" !", style="bold yellow")
             marks = len(lst.marked_keys)

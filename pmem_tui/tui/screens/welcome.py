@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,9 +13,6 @@ from textual.widgets import Static
 
 from pmem_tui.tui.actions import bindings_of
 from pmem_tui.tui.widgets.key_bar import KeyBar
-
-if TYPE_CHECKING:
-    from pmem_tui.tui.app import PmemApp
 
 LAYOUT = """\
 {root}
@@ -59,11 +56,14 @@ class WelcomeScreen(Screen[None]):
         *bindings_of("welcome.first_save"),
     ]
 
+    def __init__(self, root_label: str) -> None:
+        super().__init__()
+        self.root_label = root_label
+
     def compose(self) -> ComposeResult:
-        app = cast("PmemApp", self.app)
         with VerticalScroll(id="welcome-body"), Center():
-            yield Static(welcome_text(app.root_label), id="welcome-text")
+            yield Static(welcome_text(self.root_label), id="welcome-text")
         yield KeyBar()
 
-    def action_first_save(self) -> None:
-        cast("PmemApp", self.app).action_new_file()
+    async def action_first_save(self) -> None:
+        await self.app.run_action("new_file")

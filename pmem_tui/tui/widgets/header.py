@@ -75,14 +75,4 @@ def header_text(
 
 
 class StatusHeader(Static):
-    def update_state(
-        self,
-        root_label: str,
-        snap: Snapshot | None,
-        base: Baseline | None,
-        watch_mode: str,
-        scanning: bool = False,
-        problems: int | None = None,
-        note: str = "",
-    ) -> None:
-        self.update(header_text(root_label, snap, base, watch_mode, scanning, problems, note))
+    """Shows `header_text`, as the main screen hands it over."""

@@ -23,9 +23,9 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
 
 from pmem_tui.tui.actions import LIST, MARK, bindings
+from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.columns import column_widths
@@ -40,17 +40,6 @@ FIRST_SCREENFUL = 64  # rows computed before the first frame when the list's hei
 _KEY = attrgetter("key")
 
 
-def set_virtual_size(widget: ScrollView, size: Size) -> None:
-    """Change a scroll view's virtual size without a layout of the whole screen (the widget's own size
-    does not change; the scrollbars are updated, and relaid out by Textual only if one appears or goes)."""
-    if widget.virtual_size == size:
-        return
-    if widget.size.height <= 0:
-        widget.virtual_size = size  # not laid out yet: the first layout takes it
-        return
-    widget.set_reactive(Widget.virtual_size, size)
-    widget._scroll_update(size)
-    widget.refresh()
 
 
 class _ListMessage(Message):

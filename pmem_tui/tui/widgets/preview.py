@@ -30,10 +30,10 @@ from pmem_tui.core import safeio, textio
 from pmem_tui.core.model import INDEX_FILE, SummaryInfo, SummaryState
 from pmem_tui.core.report import human_size
 from pmem_tui.tui.actions import PREVIEW, bindings
+from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.messages import PreviewShown
 from pmem_tui.tui.rows import ARCHIVED, CORE, TRASHED, Row, fmt_mtime
-from pmem_tui.tui.widgets.memory_list import set_virtual_size
 
 PREVIEW_CAP = 64 * 1024  # bytes shown; bigger files are cut (textual#4586: big Markdown freezes)
 REST_S = 0.05  # while selections come faster than this, the preview waits for the cursor to rest

@@ -1,0 +1,235 @@
+"""The health review without its widgets: a proposal's row and texts, and the offers its keys open.
+
+Pure: the screen (`tui/screens/health.py`) shows these and posts the offers; the archive and delete
+planning itself is `tui/planning.py`'s, as for the panes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import stat
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from pmem_tui.core.model import INDEX_FILE, RECOVERY_DAYS, TrashItem
+from pmem_tui.core.textio import display
+from pmem_tui.tui.rows import DEAD, ENTRY, ORPHAN, Row, countdown
+
+if TYPE_CHECKING:
+    from pmem_tui.core.health import HealthReport, Proposal
+    from pmem_tui.tui.planning import Offer
+
+HealthSource = Callable[[Path, dt.date], "HealthReport"]
+
+CATEGORY_STYLE = {"delete": "bold red", "archive": "bold yellow", "keep": "bold green"}
+MAX_EXPIRED_SHOWN = 5
+
+
+def run_health(root: Path, today: dt.date) -> HealthReport:
+    """The default source: the health engine (imported here, so the app starts without its libraries)."""
+    from pmem_tui.core.health import check_health
+
+    return check_health(root, today=today)
+
+
+# -- rows and texts (pure) -------------------------------------------------------------------------------
+
+
+def proposal_key(p: Proposal) -> str:
+    return f"proposal:{p.path}"  # one proposal per path; stable across re-checks (keeps the cursor)
+
+
+def proposal_row(p: Proposal, root: Path | None = None) -> Row:
+    """The table row of a proposal. With `root`, the file is stat'ed for the preview's facts."""
+    kinds = p.kinds
+    missing = "dead-route" in kinds
+    size = mtime_ns = None
+    if root is not None and not missing:
+        try:
+            st = os.lstat(root / p.path)
+        except OSError:
+            missing = True
+        else:
+            if stat.S_ISREG(st.st_mode):
+                size, mtime_ns = st.st_size, st.st_mtime_ns
+            else:
+                missing = True
+    orphan = "orphan" in kinds
+    return Row(
+        key=proposal_key(p),
+        kind=DEAD if missing else (ORPHAN if orphan else ENTRY),
+        path=p.path,
+        location=None if missing else p.path,
+        cells=(f"{p.n}.", p.category, p.path, ", ".join(kinds), p.reason),
+        size=size,
+        mtime_ns=mtime_ns,
+        index_line=p.fix if p.fix_action == "drop" else None,
+        in_index=not orphan,
+    )
+
+
+def proposal_text(p: Proposal, row: Row | None) -> Text:
+    """The evidence of one proposal and what each key would do with it."""
+    text = Text()
+    text.append(f"{p.n}. ", style="bold")
+    text.append(p.category, style=CATEGORY_STYLE.get(p.category, "bold"))
+    text.append(f"  certainty {round(p.certainty * 100)}%", style="dim")
+    for s in p.signals:
+        text.append("\n  ")
+        text.append(s.kind, style="bold")
+        text.append("  ")
+        text.append(display(s.detail))
+    exists = row is not None and row.location is not None
+    if p.fix is not None:
+        verb = "add to" if p.fix_action == "add" else "drop from"
+        text.append(f"\nf: {verb} {INDEX_FILE}, through its preview:\n  ", style="cyan")
+        text.append(display(p.fix))
+    if not exists:
+        text.append("\nThe file does not exist: nothing to archive.", style="dim")
+    elif p.category == "delete":
+        text.append("\nd: archive it, then move it to the trash (two previews).", style="cyan")
+    elif p.category == "archive":
+        text.append("\na: archive it; the reason is prefilled and editable.", style="cyan")
+    elif "invalid-summary" in p.kinds:
+        text.append("\ne: edit it, then the save preview (never rewritten for you).", style="cyan")
+    return text
+
+
+def expired_text(items: Sequence[TrashItem], today: dt.date) -> Text:
+    text = Text()
+    text.append(f"Expired trash ({len(items)})", style="bold")
+    if not items:
+        text.append("  nothing has passed its 30-day deadline.", style="dim")
+        return text
+    text.append("  removed for good only with P, after its own preview and confirmation.", style="dim")
+    for item in items[:MAX_EXPIRED_SHOWN]:
+        text.append("\n  ")
+        text.append(display(item.path))
+        deadline = item.deadline.isoformat() if item.deadline else "?"
+        text.append(f"  deadline {deadline} · {countdown(item, today)}", style="red")
+    if len(items) > MAX_EXPIRED_SHOWN:
+        text.append(f"\n  …and {len(items) - MAX_EXPIRED_SHOWN} more (P lists every one).", style="dim")
+    return text
+
+
+def status_text(report: HealthReport, shown: int) -> Text:
+    props = report.proposals
+    text = Text()
+    if not props:
+        text.append("Nothing to propose: every active file looks current and the index is in sync.")
+        return text
+    counts = Counter(p.category for p in props)
+    summary = ", ".join(f"{counts[c]} {c}" for c in ("delete", "archive", "keep") if counts[c])
+    text.append(f"{len(props)} proposal{'s' if len(props) != 1 else ''} ({summary}), most certain first")
+    if shown != len(props):
+        text.append(f"; {len(props) - shown} kept this session", style="dim")
+    text.append(". Nothing runs until you confirm its preview.", style="dim")
+    return text
+
+
+def archive_reason(proposal: Proposal) -> str:
+    from pmem_tui.core.health import archive_reason as reason_of
+
+    return reason_of(proposal)
+
+
+def archive_reason_for(proposals: Sequence[Proposal]) -> str:
+    """The reason prefilled: one proposal's own; none for several (each then keeps its own)."""
+    return archive_reason(proposals[0]) if len(proposals) == 1 else ""
+
+
+def proposals_summary(proposals: Sequence[Proposal], limit: int = 6) -> list[str]:
+    """What the preview modal says about the proposals it acts on, one line each."""
+    if len(proposals) == 1:
+        p = proposals[0]
+        lines = [f"Proposal {p.n} ({p.category}): {p.reason}"]
+    else:
+        lines = [f"{p.n}. {p.category} · {p.path}: {p.reason}" for p in proposals[:limit]]
+        if len(proposals) > limit:
+            lines.append(f"…and {len(proposals) - limit} more.")
+    kept = sum(1 for p in proposals if p.category == "keep")
+    if kept:
+        what = "this file" if len(proposals) == 1 else f"{kept} of these files"
+        lines.append(f"The health check proposes to keep {what}: archiving is your call.")
+    return lines
+
+
+# -- the offers of `a`, `d` and `f` (each raises a `PmemError` when it cannot be planned) ------------------
+
+
+def archive_offer(root: Path, proposals: Sequence[Proposal], *, then_delete: bool) -> Offer:
+    """`a` (and step 1 of `d`): archive the proposals' files, each reason prefilled from its proposal."""
+    from pmem_tui.tui import planning
+
+    paths = [p.path for p in proposals]
+    lines = proposals_summary(proposals)
+    if then_delete:
+        lines.append(
+            f"Delete means archive first. Step 1 of 2 archives {planning.what(paths)}; step 2, the delete "
+            f"preview, moves {planning.it(paths)} to the trash (recoverable for "
+            f"{RECOVERY_DAYS} days). Each step runs only when you confirm it."
+        )
+    return planning.archive_offer(
+        root,
+        paths,
+        initial=archive_reason_for(proposals),
+        explanation="\n".join(lines),
+        title=f"{'Archive, then delete' if then_delete else 'Archive'} {planning.what(paths)}"
+        + (" (step 1 of 2: archive)" if then_delete else ""),
+        prompt=(
+            "Why archive it? The reason is kept in the archive record; the health check's reason "
+            "is filled in. Edit it, then press enter:"
+            if len(paths) == 1
+            else "Each file keeps its own reason (the health check's, listed above) in its archive "
+            "record: press enter to keep them, or type one reason for all:"
+        ),
+        reasons={p.path: archive_reason(p) for p in proposals},
+    )
+
+
+def delete_offer(root: Path, paths: Sequence[str]) -> Offer:
+    """Step 2 of `d`: the archived files to the trash."""
+    from pmem_tui.core.errors import PmemError, Refused
+    from pmem_tui.tui import planning
+
+    what, them = planning.what(paths), planning.it(paths)
+    try:
+        plan = planning.plan_delete(root, paths)
+    except PmemError as err:
+        raise Refused(f"{what} stays archived: {err}") from None
+    return planning.Offer(
+        title=f"{plan.title} (step 2 of 2: to the trash)",
+        plan=plan,
+        explanation=f"Step 1 is done: {what} {planning.it(paths, 'is', 'are')} archived. "
+        f"Confirm to move {them} to the trash (recoverable for "
+        f"{RECOVERY_DAYS} days); cancel to leave {them} in the archive.",
+    )
+
+
+def fix_offer(root: Path, proposal: Proposal, i: int, n: int) -> Offer:
+    """`f`: the index fix of the `i`-th of `n` proposals (counted from 0)."""
+    from pmem_tui.core.health import plan_fix
+    from pmem_tui.tui.planning import Offer
+
+    plan = plan_fix(root, proposal)
+    verb = "adds" if proposal.fix_action == "add" else "drops"
+    return Offer(
+        title=plan.title + (f" ({i + 1} of {n})" if n > 1 else ""),
+        plan=plan,
+        explanation=f"Proposal {proposal.n}: {proposal.reason}. This {verb} one line of "
+        f"{INDEX_FILE}; the file itself does not change.",
+    )
+
+
+def no_fix(proposal: Proposal) -> str:
+    what = (
+        "an invalid summary is never rewritten for you: press e to edit it"
+        if "invalid-summary" in proposal.kinds
+        else "nothing in the index to change"
+    )
+    return f"Proposal {proposal.n} ({proposal.path}) has no index fix: {what}."
