@@ -108,11 +108,13 @@ def _facts_from(row: object) -> FileContent | None:
             or type(detail) is not str
             or type(bullets) is not tuple
             or state not in _STATES
-            or any(type(b) is not str for b in bullets)
         ):
             return None
     except TypeError:  # an unhashable state
         return None
+    for bullet in bullets:
+        if type(bullet) is not str:
+            return None
     return FileContent(title, SummaryInfo(_STATES[state], heading, bullets, detail), valid)
 
 
