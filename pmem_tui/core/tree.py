@@ -17,6 +17,7 @@ import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeGuard
 
 from pmem_tui.core import archive_match, journal, records, safeio, summary, textio
 from pmem_tui.core import cache as cache_mod
@@ -48,6 +49,8 @@ _UNKNOWN = SummaryInfo(SummaryState.UNKNOWN)
 SCAN_FILE = "scan-v4.bin"  # the deep scan's per-file cache, in the root's cache folder
 _STATES = {state.value: state for state in SummaryState}
 _OPTIONAL_STR = (str, type(None))
+_FACTS_ROW = ((bool,), _OPTIONAL_STR, (str,), _OPTIONAL_STR, (tuple,), (str,))  # `_facts_row`'s places
+_INDEX_ROW = ((int,), (str,), (str,), _OPTIONAL_STR, _OPTIONAL_STR)  # line_no, raw, route, title, summary
 
 
 @dataclass(frozen=True)
@@ -95,22 +98,19 @@ def _facts_row(content: FileContent) -> tuple[object, ...]:
     )
 
 
+def _typed(row: object, kinds: tuple[tuple[type, ...], ...]) -> TypeGuard[tuple[Any, ...]]:
+    """Whether `row`, as `marshal` read it from the cache, is a tuple with one value of `kinds` a place."""
+    if type(row) is not tuple or len(row) != len(kinds):
+        return False
+    return all(type(value) in allowed for value, allowed in zip(row, kinds, strict=True))
+
+
 def _facts_from(row: object) -> FileContent | None:
-    """The `FileContent` a cached row holds, or None when it is not one (every value is checked)."""
-    if not isinstance(row, tuple) or len(row) != 6:
+    """The `FileContent` a cached row holds, or None when it is not one."""
+    if not _typed(row, _FACTS_ROW):
         return None
     valid, title, state, heading, bullets, detail = row
-    try:
-        if (
-            type(valid) is not bool
-            or type(title) not in _OPTIONAL_STR
-            or type(heading) not in _OPTIONAL_STR
-            or type(detail) is not str
-            or type(bullets) is not tuple
-            or state not in _STATES
-        ):
-            return None
-    except TypeError:  # an unhashable state
+    if state not in _STATES:
         return None
     for bullet in bullets:
         if type(bullet) is not str:
@@ -119,24 +119,10 @@ def _facts_from(row: object) -> FileContent | None:
 
 
 def _entries_from(rows: object) -> list[IndexEntry] | None:
-    """The index entries cached rows hold, or None when they are not such rows (every value is checked)."""
-    if type(rows) is not list:
+    """The index entries cached rows hold, or None when they are not such rows."""
+    if type(rows) is not list or not all(_typed(row, _INDEX_ROW) for row in rows):
         return None
-    entries = []
-    try:
-        for line_no, raw, route, title, summary in rows:
-            if (
-                type(line_no) is not int
-                or type(raw) is not str
-                or type(route) is not str
-                or type(title) not in _OPTIONAL_STR
-                or type(summary) not in _OPTIONAL_STR
-            ):
-                return None
-            entries.append(IndexEntry(line_no, raw, route, title, summary))
-    except (ValueError, TypeError):  # not a 5-item row
-        return None
-    return entries
+    return [IndexEntry(*row) for row in rows]
 
 
 def _index_entries(facts: cache_mod.FileEntries, text: str) -> list[IndexEntry]:
