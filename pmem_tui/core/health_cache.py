@@ -7,9 +7,9 @@
 * ``health-v2-report.bin``: the last report (JSON) and the key of everything it depends on. A warm run
   whose key matches reads nothing else.
 
-What an entry holds is the health engine's; where it is stored, how (safe, framed, checksummed, replaced
-atomically) and when an entry is fresh (`cache.fresh`, `cache.is_racy`) is the cache layer's. A cache that
-cannot be read, parsed or written is ignored: the check then works as if it were cold.
+What an entry holds, and which key it is checked against, is the health engine's; where it is stored, how
+(safe, framed, checksummed, replaced atomically) and the racy window (`is_racy`) are the cache layer's
+(`cache`). A cache that cannot be read, parsed or written is ignored: the check then works as if it were cold.
 """
 
 from __future__ import annotations
