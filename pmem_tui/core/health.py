@@ -75,7 +75,6 @@ from pmem_tui.core import (
     archive_match,
     health_cache,
     index,
-    meta_cache,
     records,
     safeio,
     settled,
@@ -456,7 +455,7 @@ def _with_stats(
     )
 
 
-_racy = meta_cache.is_racy
+_racy = health_cache.is_racy
 
 
 def _features(

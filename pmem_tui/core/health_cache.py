@@ -1,19 +1,15 @@
-"""The health check's cache, in the root's cache folder (`meta_cache`), never in the root.
+"""The health check's cache: two files in the root's cache folder, stored through the cache layer (`cache`).
 
-Two files, each replaced atomically through `meta_cache` (which also says when an entry is trusted):
+* ``health-v2.bin``: one JSON header line, then the MinHash signatures as raw little-endian uint32 rows. The
+  header holds, per active file, the key it was computed for and its features (word digest, counts, stated
+  date, status, checklist, summary state, proposed index line), the parsed index for the `_index.md` it was
+  read from, and every candidate pair already compared, with its similarity.
+* ``health-v2-report.bin``: the last report (JSON) and the key of everything it depends on. A warm run
+  whose key matches reads nothing else.
 
-* ``health-v1.bin``: one JSON header line, then the MinHash signatures as raw little-endian uint32 rows. The
-  header holds, per active file, the key it was computed for (path, size, mtime_ns) and its features (word
-  digest, counts, stated date, status, checklist, summary state, proposed index line), the parsed index for
-  the `_index.md` it was read from, and every candidate pair already compared, with its similarity.
-* ``health-v1-report.json``: the last report and the key of everything it depends on (every listed file's
-  path, size and mtime_ns, the day and the options). A warm run whose key matches reads nothing else.
-
-A file modified less than `RACY_NS` before the cache was written is never trusted from it (its mtime may not
-change on a second write within the file system's timestamp granularity), so it is read again. A cache that
-cannot be read, parsed or written is ignored: the check then works as if it were cold. Nothing here is
-fsync'd: losing the cache costs one cold run, never a wrong answer, because every entry is checked against
-the file's current size and mtime_ns before use.
+What an entry holds, and which key it is checked against, is the health engine's; where it is stored, how
+(safe, framed, checksummed, replaced atomically) and the racy window (`is_racy`) are the cache layer's
+(`cache`). A cache that cannot be read, parsed or written is ignored: the check then works as if it were cold.
 """
 
 from __future__ import annotations
@@ -25,16 +21,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pmem_tui.core.meta_cache import RACY_NS, read, safe_dir, write_atomic
+from pmem_tui.core import cache
+from pmem_tui.core.cache import RACY_NS, is_racy  # what health checks each entry with
 
-__all__ = ["FEATURES_FILE", "RACY_NS", "REPORT_FILE", "read_features", "read_report", "write"]
+__all__ = ["FEATURES_FILE", "RACY_NS", "REPORT_FILE", "is_racy", "read_features", "read_report", "write"]
 
-FEATURES_FILE = "health-v1.bin"  # both in the root's cache folder
-REPORT_FILE = "health-v1-report.json"
+FEATURES_FILE = "health-v2.bin"  # both in the root's cache folder
+REPORT_FILE = "health-v2-report.bin"
 
 
 def read_report(root: Path) -> dict[str, Any] | None:
-    data = read(root, REPORT_FILE)
+    data = cache.read(root, REPORT_FILE)
     if data is None:
         return None
     try:
@@ -45,7 +42,7 @@ def read_report(root: Path) -> dict[str, Any] | None:
 
 
 def read_features(root: Path, num_bins: int) -> tuple[dict[str, Any], npt.NDArray[np.uint32]] | None:
-    data = read(root, FEATURES_FILE)
+    data = cache.read(root, FEATURES_FILE)
     if data is None:
         return None
     head, sep, body = data.partition(b"\n")
@@ -69,18 +66,13 @@ def read_features(root: Path, num_bins: int) -> tuple[dict[str, Any], npt.NDArra
 def write(
     root: Path, features: dict[str, Any], signatures: npt.NDArray[np.uint32], report: dict[str, Any]
 ) -> bool:
-    """Write both cache files; False (and nothing half-written) when the cache folder is not usable."""
-    folder = safe_dir(root, create=True)
-    if folder is None:
-        return False
+    """Write both cache files; False when either could not be written (each is replaced whole or not)."""
     try:
         head = json.dumps(features, ensure_ascii=False, separators=(",", ":")).encode(
             "utf-8", "surrogatepass"
         )
         body = np.ascontiguousarray(signatures, dtype="<u4").tobytes()
-        write_atomic(folder, FEATURES_FILE, head + b"\n" + body)
         rep = json.dumps(report, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-        write_atomic(folder, REPORT_FILE, rep)
-    except (OSError, ValueError):
+    except ValueError:
         return False
-    return True
+    return cache.write(root, FEATURES_FILE, head + b"\n" + body) and cache.write(root, REPORT_FILE, rep)

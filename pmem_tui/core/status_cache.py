@@ -1,4 +1,4 @@
-"""The whole `status` output, cached as `status-v1-<format>.bin` in the root's cache folder (`cache_home`).
+"""The whole `status` output, cached as `status-v2-<format>.bin` in the root's cache folder (`cache_home`).
 
 A warm `status` lists the root, finds that nothing it can see has changed since the last run and prints the
 stored output, without scanning or parsing anything. The key is compared byte for byte (no hash, so no
@@ -16,14 +16,14 @@ collision), and is made of:
   folder's times changed), an edit, a chmod, the journal's intent file appearing: each changes the key;
 * the bytes of `_index.md` and `_archive/_index.md` (read as the scan reads them).
 
-The guarantee is the scan cache's: a file whose size, mtime_ns and ctime_ns did not change is trusted to have
-the same content. The output is never stored while any listed file's or folder's mtime or ctime is within
-`meta_cache.RACY_NS` of the moment the listing started, so a file edited twice within one timestamp tick is
-never missed. It is not stored either when the scan could not read something (an I/O failure is not a fact
-about the tree). A root with a symbolic link at depth one or two (where the scan follows links: `_archive/`,
-`_archive/_trash/`, ...) or inside `.pmem/` bypasses this cache entirely. A cache file that cannot be read or
-parsed, is truncated, fails its checksum or was made for another key is ignored; the file is replaced
-atomically through `meta_cache`, and an unwritable cache folder simply gets no cache.
+The freshness rule is the cache layer's (`cache.fresh`): a file whose size, mtime_ns and ctime_ns did not
+change is trusted to have the same content, and the output is never stored while any listed file's or
+folder's mtime or ctime is racy (`cache.is_racy`) against the moment the listing started, so a file edited
+twice within one timestamp tick is never missed. It is not stored either when the scan could not read
+something (an I/O failure is not a fact about the tree). A root with a symbolic link at depth one or two
+(where the scan follows links: `_archive/`, `_archive/_trash/`, ...) or inside `.pmem/` bypasses this cache
+entirely. The key and the output are stored and compared by `cache.read` / `cache.write` (safe, framed,
+checksummed; a damaged or unwritable cache is a miss).
 
 Imports only the standard library (and platformdirs, through `cache_home`) on the hit path: it runs before the
 rest of pmem-tui is imported.
@@ -36,9 +36,8 @@ import os
 import stat
 import sys
 import time
-import zlib
 
-from pmem_tui.core import cache_home, safeio
+from pmem_tui.core import cache, safeio
 
 TYPE_CHECKING = False  # not `typing` (5 ms to import with `re`): this module runs before anything else
 if TYPE_CHECKING:
@@ -46,20 +45,17 @@ if TYPE_CHECKING:
 
 __all__ = ["STATUS_FILES", "Probe", "probe", "store"]
 
-_VERSION = 1
-_MAGIC = b"pmem-status-v1\n"
+_VERSION = 2
 _META = ".pmem"  # kept equal to `model.META_DIR` (tested)
 STATUS_FILES = {fmt: f"status-v{_VERSION}-{fmt}.bin" for fmt in ("json", "text")}  # in the cache folder
 _CONTROL_FILES = ("_index.md", "_archive/_index.md")
 _KEY_MARSHAL = 2  # 3+ writes an object referenced twice (an int `newest` shares) as a back-reference
-_RACY_NS = 2_000_000_000  # kept equal to `meta_cache.RACY_NS` (tested)
 _DIR_FD = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd  # (lstat is a stat)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _S_ISDIR = stat.S_ISDIR
 _S_ISLNK = stat.S_ISLNK
 _ENV_TODAY = "PMEM_TUI_TODAY"  # kept equal to `clock.ENV_TODAY` (tested)
-_clock = time.time_ns  # the racy window's clock (tests move it forward instead of sleeping)
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -83,12 +79,12 @@ class Probe:
 
     @property
     def racy(self) -> bool:
-        return self.newest_ns >= self.started_ns - _RACY_NS
+        return cache.is_racy(self.newest_ns, self.started_ns)
 
 
 def probe(root: str, fmt: str) -> Probe | None:
     """The key of `root` now and the output stored for it, or None when this root cannot use the cache."""
-    started = _clock()  # before any stat: see `Probe.racy`
+    started = cache.clock()  # before any stat: see `Probe.racy`
     listed = _listing(root)
     if listed is None:
         return None
@@ -106,53 +102,12 @@ def probe(root: str, fmt: str) -> Probe | None:
     reader = (os.geteuid(), os.getegid(), sorted(os.getgroups())) if hasattr(os, "geteuid") else None
     parts = (_VERSION, fmt, sys.version, _code(), root, day, reader, controls, entries)
     key = marshal.dumps(parts, _KEY_MARSHAL)  # equal keys, equal bytes
-    return Probe(root, fmt, key, started, newest, _lookup(root, fmt, key))
+    return Probe(root, fmt, key, started, newest, cache.read(root, STATUS_FILES[fmt], key))
 
 
 def store(p: Probe, output: bytes) -> bool:
     """Keep `output` for `p`'s key unless the listing was racy; False if not written (never an error)."""
-    if p.racy:
-        return False
-    from pathlib import Path
-
-    from pmem_tui.core import meta_cache
-
-    folder = meta_cache.safe_dir(Path(p.root), create=True)
-    if folder is None:
-        return False
-    head = b"%d %d %d\n" % (len(p.key), len(output), zlib.crc32(output))
-    try:
-        meta_cache.write_atomic(folder, STATUS_FILES[p.fmt], _MAGIC + head + p.key + output)
-    except (OSError, ValueError):
-        return False
-    return True
-
-
-def _lookup(root: str, fmt: str, key: bytes) -> bytes | None:
-    folder = cache_home.folder_for(root)
-    if folder is None:
-        return None
-    try:
-        if not _S_ISDIR(os.lstat(folder).st_mode):  # as `meta_cache.safe_dir`: never through a symlink
-            return None
-        data = safeio.read_path(os.path.join(folder, STATUS_FILES[fmt]), safeio.CACHE_CAP)  # no FIFO; bounded
-    except OSError:
-        return None
-    if not data.startswith(_MAGIC):
-        return None
-    end = data.find(b"\n", len(_MAGIC))
-    if end < 0:
-        return None
-    try:
-        key_len, out_len, crc = (int(v) for v in data[len(_MAGIC) : end].split(b" "))
-    except ValueError:
-        return None
-    start = end + 1
-    view = memoryview(data)
-    if len(data) != start + key_len + out_len or view[start : start + key_len] != key:
-        return None
-    output = data[start + key_len :]
-    return output if zlib.crc32(output) == crc else None
+    return not p.racy and cache.write(p.root, STATUS_FILES[p.fmt], output, p.key)
 
 
 def _listing(root: str) -> tuple[list[Any], int] | None:

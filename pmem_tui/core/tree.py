@@ -5,21 +5,25 @@ The scan reads the memory's files only: an action left unfinished is the journal
 
 A shallow scan (`deep=False`) only lists and stats files, so the app can draw its first frame
 without reading every file; a deep scan also reads each active file for its title and summary.
-With `cache=True`, a deep scan reuses what it learned about unchanged files from `scan_cache`
-(in the user's cache folder, `cache_home`) and rewrites that cache when something changed: the only write
-a scan ever makes, and never under the root.
+With `cache=True`, a deep scan reuses what it learned about unchanged files (title, summary, valid UTF-8)
+and the entries parsed from the very same `_index.md` text, from its cache (`SCAN_FILE`, through the cache
+layer `core/cache.py`: outside the root, each file trusted by `cache.fresh`), and rewrites that cache when
+something changed: the only write a scan ever makes, and never under the root.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeGuard
 
-from pmem_tui.core import archive_match, records, safeio, scan_cache, summary, textio
+from pmem_tui.core import archive_match, records, safeio, summary, textio
+from pmem_tui.core import cache as cache_mod
 from pmem_tui.core import index as index_mod
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.model import (
@@ -44,6 +48,11 @@ from pmem_tui.core.model import (
 
 # A shallow scan's summary of every active file (frozen: one shared object, not one per file).
 _UNKNOWN = SummaryInfo(SummaryState.UNKNOWN)
+SCAN_FILE = "scan-v4.bin"  # the deep scan's per-file cache, in the root's cache folder
+_STATES = {state.value: state for state in SummaryState}
+_OPTIONAL_STR = (str, type(None))
+_FACTS_ROW = ((bool,), _OPTIONAL_STR, (str,), _OPTIONAL_STR, (tuple,), (str,))  # `_facts_row`'s places
+_INDEX_ROW = ((int,), (str,), (str,), _OPTIONAL_STR, _OPTIONAL_STR)  # line_no, raw, route, title, summary
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,62 @@ def content_problems(path: str, content: FileContent) -> list[Problem]:
     if content.summary.state is SummaryState.INVALID:
         found.append(Problem("invalid-summary", path, content.summary.detail))
     return found
+
+
+def _facts_row(content: FileContent) -> tuple[object, ...]:
+    """What the scan's cache keeps of `content` (`marshal`-able)."""
+    info = content.summary
+    return (
+        content.valid_utf8,
+        content.title,
+        info.state.value,
+        info.heading,
+        tuple(info.bullets),
+        info.detail,
+    )
+
+
+def _typed(row: object, kinds: tuple[tuple[type, ...], ...]) -> TypeGuard[tuple[Any, ...]]:
+    """Whether `row`, as `marshal` read it from the cache, is a tuple with one value of `kinds` a place."""
+    if type(row) is not tuple or len(row) != len(kinds):
+        return False
+    for value, allowed in zip(row, kinds, strict=True):  # a loop, not `all()`: this runs once per file
+        if type(value) not in allowed:
+            break
+    else:
+        return True
+    return False
+
+
+def _facts_from(row: object) -> FileContent | None:
+    """The `FileContent` a cached row holds, or None when it is not one."""
+    if not _typed(row, _FACTS_ROW):
+        return None
+    valid, title, state, heading, bullets, detail = row
+    if state not in _STATES:
+        return None
+    for bullet in bullets:
+        if type(bullet) is not str:
+            return None
+    return FileContent(title, SummaryInfo(_STATES[state], heading, bullets, detail), valid)
+
+
+def _entries_from(rows: object) -> list[IndexEntry] | None:
+    """The index entries cached rows hold, or None when they are not such rows."""
+    if type(rows) is not list or not all(_typed(row, _INDEX_ROW) for row in rows):
+        return None
+    return [IndexEntry(*row) for row in rows]
+
+
+def _index_entries(facts: cache_mod.FileEntries, text: str) -> list[IndexEntry]:
+    """`index.parse_index(text)`, from the cache when it was made from the very same text."""
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    cached = _entries_from(facts.derived(digest))
+    if cached is not None:
+        return cached
+    entries = index_mod.parse_index(text)
+    facts.derive(digest, [(e.line_no, e.raw, e.route, e.title, e.summary) for e in entries])
+    return entries
 
 
 def walk_files(
@@ -144,7 +209,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
     root = Path(root)
     if not root.is_dir():
         return Snapshot(root, False, today, LIFECYCLE_PATHS, (), (), (), (), (), (), ())
-    facts_cache = scan_cache.ScanCache(root) if deep and cache else None  # its clock starts before any stat
+    facts_cache = cache_mod.FileEntries(root, SCAN_FILE) if deep and cache else None  # clock starts here
     problems: list[Problem] = []
     missing = tuple(p for p in LIFECYCLE_PATHS if not os.path.lexists(root / p))
 
@@ -157,7 +222,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
     if facts_cache:
         index_text = _read_control(root, INDEX_FILE, problems)
         if index_text is not None:
-            entries = facts_cache.index_entries(index_text, index_mod.parse_index)
+            entries = _index_entries(facts_cache, index_text)
         del index_text
     else:
         try:
@@ -185,16 +250,15 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
         title: str | None = None
         info = _UNKNOWN
         if deep:
-            ctime = ctimes.get(f.path, 0) if ctimes is not None else 0
-            cached = facts_cache.get(f.path, f.size, f.mtime_ns, ctime) if facts_cache else None
+            stamp = (f.size, f.mtime_ns, ctimes.get(f.path, 0) if ctimes is not None else 0)
+            cached = _facts_from(facts_cache.get(f.path, stamp)) if facts_cache else None
             try:
-                content = FileContent(*cached) if cached else inspect_file(root, f.path)
+                content = cached or inspect_file(root, f.path)
             except OSError as err:  # a file that became a link, a FIFO, a folder... since the listing
                 problems.append(_read_problem(f.path, err))
             else:
                 if facts_cache and cached is None:
-                    facts = (content.title, content.summary, content.valid_utf8)
-                    facts_cache.put(f.path, f.size, f.mtime_ns, ctime, facts)
+                    facts_cache.put(f.path, stamp, _facts_row(content))
                 title, info = content.title, content.summary
                 problems += content_problems(f.path, content)
         if found_entry is None:
@@ -301,4 +365,3 @@ def match_archive(root: Path, archive_text: str, path: str) -> archive_match.Mat
         trash = [loc for loc in here if loc.startswith(TRASH_DIR + "/")]
         return archive_match.match_files(recs, [loc for loc in here if loc not in trash], trash)
     return locate_archived(root, recs)[0]
-

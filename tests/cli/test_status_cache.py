@@ -1,4 +1,4 @@
-"""`status`'s whole-output cache (`status-v1-*.bin` in the user's cache folder): a hit prints exactly what a
+"""`status`'s whole-output cache (`status-v2-*.bin` in the user's cache folder): a hit prints exactly what a
 `--no-cache` run prints, every change the listing can see is a miss, and a damaged or unwritable cache is
 ignored."""
 
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pmem_tui.cli import main
 from pmem_tui.cli import status as cli_status
 from pmem_tui.cli.parser import build_parser
-from pmem_tui.core import meta_cache, model, status_cache, tree
+from pmem_tui.core import cache, model, status_cache, tree
 from tests.conftest import cache_file, write
 
 JSON_FILE = status_cache.STATUS_FILES["json"]
@@ -33,7 +33,7 @@ LATER_NS = 10_000_000_000
 @pytest.fixture
 def later(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every status starts 10 s from now, so files written by the test are out of the racy window."""
-    monkeypatch.setattr(status_cache, "_clock", lambda: time.time_ns() + LATER_NS)
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + LATER_NS)
 
 
 @pytest.fixture
@@ -199,7 +199,7 @@ def test_a_file_changed_within_the_racy_window_is_never_stored(
     scans.clear()
     assert status(memory, "--json") == expected
     assert len(scans) == 1
-    monkeypatch.setattr(status_cache, "_clock", lambda: time.time_ns() + LATER_NS)
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + LATER_NS)
     status(memory, "--json")
     assert cache_file(memory, JSON_FILE).is_file()
 
@@ -275,10 +275,10 @@ def test_a_symlinked_cache_file_is_not_followed(
 def test_an_unwritable_cache_is_ignored(
     memory: Path, later: None, status: Status, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def failing(folder: Path, name: str, data: bytes) -> None:
+    def failing(path: str, parts: tuple[bytes, ...]) -> None:
         raise PermissionError(13, "read-only")
 
-    monkeypatch.setattr(meta_cache, "write_atomic", failing)
+    monkeypatch.setattr(cache, "write_atomic", failing)
     expected = fresh(status, memory, "--json")
     assert status(memory, "--json") == expected
     assert status(memory, "--json") == expected
@@ -338,9 +338,11 @@ def test_no_cache_neither_reads_nor_writes(
     assert len(scans) == 1
 
 
-def test_the_cache_constants_match_meta_cache() -> None:
+def test_the_cache_constants_match_the_cache_layer() -> None:
     assert status_cache._META == model.META_DIR
-    assert status_cache._RACY_NS == meta_cache.RACY_NS
+    started = time.time_ns()  # status's racy window is the cache layer's, to the nanosecond
+    assert status_cache.Probe("r", "json", b"", started, started - cache.RACY_NS, None).racy
+    assert not status_cache.Probe("r", "json", b"", started, started - cache.RACY_NS - 1, None).racy
 
 
 # -- the argv fast path --------------------------------------------------------------------------------------
@@ -442,7 +444,7 @@ def _render(root: Path, cache: bool) -> str:
 def test_the_cached_output_is_always_the_uncached_output(
     ops: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(status_cache, "_clock", lambda: time.time_ns() + LATER_NS)
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + LATER_NS)
     monkeypatch.setenv("PMEM_TUI_TODAY", "2026-11-30")
     tick = [0]
 

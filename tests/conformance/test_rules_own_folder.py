@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pmem_tui.cli import main
-from pmem_tui.core import journal, meta_dir, status_cache
+from pmem_tui.core import cache, journal, meta_dir
 from pmem_tui.core import lifecycle as lc
 from pmem_tui.core.doctor import plan_doctor
 from pmem_tui.core.errors import StalePlan
@@ -180,7 +180,7 @@ def test_a_read_only_command_changes_nothing_under_the_root(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # Out of the racy window, so the status cache is stored, then served: both paths run.
-    monkeypatch.setattr(status_cache, "_clock", lambda: time.time_ns() + 10_000_000_000)
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + 10_000_000_000)
     stock(memory)
     if own == "pmem-there":
         _used(memory)

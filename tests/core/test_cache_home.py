@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pmem_tui.cli import main
-from pmem_tui.core import cache_home, meta_cache
+from pmem_tui.core import cache, cache_home, health_cache, status_cache, tree
 from tests.conftest import tree_state
 
 
@@ -44,8 +44,9 @@ def test_one_folder_per_root_whatever_path_reaches_it(memory: Path, tmp_path: Pa
 
 
 def test_the_folder_is_private_to_the_user(memory: Path) -> None:
-    folder = meta_cache.safe_dir(memory, create=True)
-    assert folder is not None
+    made = cache.folder(memory, create=True)
+    assert made is not None
+    folder = Path(made)
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert stat.S_IMODE(folder.parent.stat().st_mode) == 0o700
 
@@ -70,7 +71,7 @@ def test_an_unusable_cache_home_is_ignored_silently(
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder\n")
     monkeypatch.setenv(cache_home.ENV_CACHE_DIR, str(blocker))
-    assert meta_cache.safe_dir(memory, create=True) is None
+    assert cache.folder(memory, create=True) is None
     for _ in range(2):
         assert [main(["--root", str(memory), "status", "--json"]), capsys.readouterr().out] == expected
         assert main(["--root", str(memory), "health"]) == 0
@@ -103,14 +104,16 @@ def test_tests_never_use_the_real_cache_folder(tmp_path_factory: pytest.TempPath
     assert tmp_path_factory.getbasetemp() in Path(cache_home.base()).parents
 
 
-@pytest.mark.parametrize("name", ["status-v1-json.bin", "scan-v3.bin", "health-v1-report.json"])
+@pytest.mark.parametrize(
+    "name", [status_cache.STATUS_FILES["json"], tree.SCAN_FILE, health_cache.REPORT_FILE]
+)
 def test_a_fifo_in_the_cache_folder_never_blocks(
     memory: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
     expected = [main(["--root", str(memory), "status", "--json", "--no-cache"]), capsys.readouterr().out]
-    folder = meta_cache.safe_dir(memory, create=True)
+    folder = cache.folder(memory, create=True)
     assert folder is not None
-    os.mkfifo(folder / name)
-    assert meta_cache.read(memory, name) is None
+    os.mkfifo(Path(folder) / name)
+    assert cache.read(memory, name) is None
     assert [main(["--root", str(memory), "status", "--json"]), capsys.readouterr().out] == expected
     assert main(["--root", str(memory), "health", "--json"]) == 0

@@ -1,4 +1,4 @@
-"""The deep scan's cache (`scan-v3.bin`, in the user's cache folder): identical results, re-reads, never
+"""The deep scan's cache (`tree.SCAN_FILE`, in the user's cache folder): identical results, re-reads, never
 trusted blindly, never under the root."""
 
 from __future__ import annotations
@@ -6,28 +6,35 @@ from __future__ import annotations
 import marshal
 import os
 import time
-import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pmem_tui.core import meta_cache, scan_cache, tree
-from pmem_tui.core.scan_cache import SCAN_FILE
+from pmem_tui.core import cache, tree
+from pmem_tui.core.tree import SCAN_FILE
 from tests.conftest import cache_file, tree_bytes, write
 
 
 def load(root: Path) -> tuple[Any, ...]:
-    """The cache's payload: (written_ns, index digest, index rows, files)."""
-    payload = scan_cache._unpack(cache_file(root, SCAN_FILE).read_bytes())
+    """The cache's payload: (written_ns, files, {index digest: index rows})."""
+    payload = cache.read(root, SCAN_FILE)
     assert payload is not None
-    return payload
+    loaded = marshal.loads(payload)
+    assert type(loaded) is tuple
+    return loaded
 
 
 def dump(root: Path, payload: tuple[Any, ...]) -> None:
-    """Write `payload` as a well-formed cache file (right magic and checksum), whatever its values."""
-    data = marshal.dumps(payload)
-    cache_file(root, SCAN_FILE).write_bytes(b"pmem-scan-v3\n%d\n" % zlib.crc32(data) + data)
+    """Write `payload` as a well-formed cache file (right frame and checksum), whatever its values."""
+    assert cache.write(root, SCAN_FILE, marshal.dumps(payload))
+
+
+@pytest.fixture(autouse=True)
+def later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every scan's cache clock starts 10 s from now, so the files a test wrote (whose ctime is now, whatever
+    `age` does to their mtime) are out of the racy window; a test that needs the window moves it back."""
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + 10_000_000_000)
 
 
 def age(root: Path, rel: str, seconds: int) -> None:
@@ -94,7 +101,13 @@ def test_a_changed_file_is_read_again(aged: Path, reads: list[str]) -> None:
     assert warm.active_file("projects/alpha.md").title == "Alpha-project"  # type: ignore[union-attr]
 
 
-def test_a_file_modified_within_the_racy_window_is_never_trusted(aged: Path, reads: list[str]) -> None:
+def test_a_file_modified_within_the_racy_window_is_never_trusted(
+    aged: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The real clock and a shorter window, past which the other files' ctime (set by `age`) falls.
+    monkeypatch.setattr(cache, "clock", time.time_ns)
+    monkeypatch.setattr(cache, "RACY_NS", 300_000_000)
+    time.sleep(0.4)
     (aged / "notes/standup.md").write_text("# Standup\n\nSomething new.\n", encoding="utf-8")  # mtime: now
     tree.scan(aged, cache=True)
     reads.clear()
@@ -109,8 +122,9 @@ def test_a_removed_file_drops_out_of_the_cache_and_the_index_is_reparsed(aged: P
     index.write_text(index.read_text(encoding="utf-8") + "- notes/new.md — a new line\n", encoding="utf-8")
     warm = tree.scan(aged, cache=True)
     assert warm == tree.scan(aged, cache=False)
-    _, _, rows, files = load(aged)
+    _, files, derived = load(aged)
     assert "notes/standup.md" not in files
+    [rows] = derived.values()
     assert any(row[2] == "notes/new.md" for row in rows)
 
 
@@ -146,13 +160,16 @@ def test_an_unusable_cache_is_ignored(
         write(folder, SCAN_FILE, bytes(data))
     elif damage == "wrong-types":
         tree.scan(aged, cache=True)
-        written, digest, _, files = load(aged)
-        files = {path: (*row[:3], 7, row[4], row[5], "not a tuple", row[7]) for path, row in files.items()}
-        dump(aged, (written, digest, [(None, 1, 2, 3, 4)], files))
+        written, files, derived = load(aged)
+        files = {
+            path: (stamp, (7, row[1], row[2], row[3], "not a tuple", row[5]))
+            for path, (stamp, row) in files.items()
+        }
+        dump(aged, (written, files, {digest: [(None, 1, 2, 3, 4)] for digest in derived}))
     elif damage == "wrong-shape":
         tree.scan(aged, cache=True)
-        written, digest, _, files = load(aged)
-        dump(aged, (written, digest, [[1, 2]], {path: ("x",) for path in files}))
+        written, files, derived = load(aged)
+        dump(aged, (written, {path: ("x",) for path in files}, {digest: [[1, 2]] for digest in derived}))
     elif damage == "cache-is-a-file":
         write(folder.parent, folder.name, "not a folder")
     elif damage == "symlink":
@@ -160,10 +177,10 @@ def test_an_unusable_cache_is_ignored(
         folder.symlink_to(elsewhere)
     else:
 
-        def failing(folder: Path, name: str, data: bytes) -> None:
+        def failing(path: str, parts: tuple[bytes, ...]) -> None:
             raise PermissionError(13, "read-only")
 
-        monkeypatch.setattr(meta_cache, "write_atomic", failing)
+        monkeypatch.setattr(cache, "write_atomic", failing)
     assert tree.scan(aged, cache=True) == cold
     assert tree.scan(aged, cache=True) == cold
     assert list(elsewhere.iterdir()) == []

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pmem_tui import cli
-from pmem_tui.core import health, journal, settled, status_cache, tree
+from pmem_tui.core import cache, health, journal, settled, status_cache, tree
 from pmem_tui.core.errors import Busy
 from pmem_tui.core.executor import apply
 from pmem_tui.core.health import HealthReport
@@ -126,14 +126,14 @@ def test_status_does_not_cache_what_it_read_while_an_action_ran(
     """The key is taken before the scan; an action that moved during it must not leave its output stored."""
     import time
 
-    monkeypatch.setattr(status_cache, "_clock", lambda: time.time_ns() + 10**10)  # out of the racy window
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + 10**10)  # out of the racy window
     scenario = next(s for s in SCENARIOS if s.name == "archive")
     root = tmp_path / "mem"
     before, _, _, steps = _prepare(scenario, root)
-    cache = cache_file(root, status_cache.STATUS_FILES["json"])
+    stored = cache_file(root, status_cache.STATUS_FILES["json"])
     for offset in range(0, steps, 2):
         restore(root, before)
-        cache.unlink(missing_ok=True)
+        stored.unlink(missing_ok=True)
         stepper = Stepper(root, scenario.plan(root))
         stepper.advance(offset)
         # Once the intent is removed the memory is in its after state: only the journal's blobs go.
@@ -144,11 +144,11 @@ def test_status_does_not_cache_what_it_read_while_an_action_ran(
             return tree.scan(root)
 
         _interleaved(monkeypatch, stepper, 1, read)
-        assert committed or not cache.exists(), f"offset {offset}: stored what was read while the action ran"
+        assert committed or not stored.exists(), f"offset {offset}: stored what was read while the action ran"
     capsys.readouterr()
     # Once quiet, status is stored as usual.
     assert cli.main(["--root", str(root), "status", "--json"]) == 0
-    assert cache.exists()
+    assert stored.exists()
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
