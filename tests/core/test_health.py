@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pmem_tui.core import health_sketch as sk
+from pmem_tui.core.health import sketch as sk
 from pmem_tui.core import index, summary
 from pmem_tui.core.errors import LifecycleIncomplete, Refused
 from pmem_tui.core.executor import apply
@@ -30,7 +30,7 @@ from pmem_tui.core.health import (
     plan_fix,
 )
 from pmem_tui.core.health_cache import FEATURES_FILE, REPORT_FILE
-from pmem_tui.core.health_text import _PLAIN_SUMMARY, _summary_info, extract_facts, normalized_text
+from pmem_tui.core.health.text import _PLAIN_SUMMARY, _summary_info, extract_facts, normalized_text
 from pmem_tui.core.lifecycle import plan_purge, propose_index_line
 from pmem_tui.core.records import empty_archive_index
 from pmem_tui.core.tree import scan

@@ -156,7 +156,7 @@ _FRONT_DATE_KEYS = frozenset(
     }
 )
 # Words that must appear on a line for each pattern to be tried there (lower case).
-# Hint bits: which key words a file contains. The sketch sees every word of every file (`health_sketch`
+# Hint bits: which key words a file contains. The sketch sees every word of every file (`sketch`
 # sets these bits from its word hashes), so a file is searched only for the words it has.
 H_UPDATED, H_MODIFIED, H_CJK_DATE = 1, 2, 4
 H_STATUS, H_STATE, H_CJK_STATUS = 8, 16, 32

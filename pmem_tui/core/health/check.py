@@ -18,8 +18,8 @@ duplicate          the same words in the same order as another file (case, spaci
                    normalized texts.
 near-duplicate     at least `SIM_THRESHOLD` (85%) similar to another file: MinHash LSH over word 3-grams finds
                    candidates, rapidfuzz's Indel similarity of the normalized texts confirms them
-                   (`health_sketch` documents the parameters and the probabilities).
-concluded          a status line or front matter says done/closed/shipped/已完成… (`health_text`), or
+                   (`sketch` documents the parameters and the probabilities).
+concluded          a status line or front matter says done/closed/shipped/已完成… (`text`), or
                    every item of a checklist of two or more is ticked.
 overlaps-core      at least `OVERLAP_THRESHOLD` (80%) of the file's word 3-grams are already in ``_core/``.
 orphan             on disk but not in ``_index.md``; fix: the line to add (`lifecycle.propose_index_line`).
@@ -82,11 +82,11 @@ from pmem_tui.core import (
     textio,
     user_input,
 )
-from pmem_tui.core import health_sketch as sk
+from pmem_tui.core.health import sketch as sk
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft
 from pmem_tui.core.errors import Busy, Refused
-from pmem_tui.core.health_text import Facts, extract_facts, normalized_text
+from pmem_tui.core.health.text import Facts, extract_facts, normalized_text
 from pmem_tui.core.lifecycle import propose_index_line, require_lifecycle
 from pmem_tui.core.model import (
     ACTIVE_DIRS,

@@ -1,0 +1,41 @@
+"""Memory health (PM-HEALTH-1..6): find what to archive, say why, never act. `check.py` tells the whole story."""
+
+from pmem_tui.core.health.check import (
+    CATEGORIES,
+    DEFAULT_INACTIVE_DAYS,
+    DELETE_SIMILARITY,
+    OVERLAP_THRESHOLD,
+    SIGNAL_KINDS,
+    SIM_THRESHOLD,
+    HealthReport,
+    HealthStats,
+    NearPair,
+    Proposal,
+    Signal,
+    archive_reason,
+    check_health,
+    health_dict,
+    health_lines,
+    index_routes,
+    plan_fix,
+)
+
+__all__ = [
+    "CATEGORIES",
+    "DEFAULT_INACTIVE_DAYS",
+    "DELETE_SIMILARITY",
+    "OVERLAP_THRESHOLD",
+    "SIGNAL_KINDS",
+    "SIM_THRESHOLD",
+    "HealthReport",
+    "HealthStats",
+    "NearPair",
+    "Proposal",
+    "Signal",
+    "archive_reason",
+    "check_health",
+    "health_dict",
+    "health_lines",
+    "index_routes",
+    "plan_fix",
+]
