@@ -3,11 +3,11 @@
 Two files, each replaced atomically through `meta_cache` (which also says when an entry is trusted):
 
 * ``health-v1.bin``: one JSON header line, then the MinHash signatures as raw little-endian uint32 rows. The
-  header holds, per active file, the key it was computed for (path, size, mtime_ns) and its features (word
-  digest, counts, stated date, status, checklist, summary state, proposed index line), the parsed index for
-  the `_index.md` it was read from, and every candidate pair already compared, with its similarity.
-* ``health-v1-report.json``: the last report and the key of everything it depends on (every listed file's
-  path, size and mtime_ns, the day and the options). A warm run whose key matches reads nothing else.
+  header (`health.features.FeatureCache`, written by `health.codec`) holds, per active file, the key it was
+  computed for (path, size, mtime_ns) and its features, the parsed index for the `_index.md` it was read
+  from, and every candidate pair already compared, with its similarity.
+* ``health-v1-report.json``: the last report and the key of everything it depends on (`health.check`'s
+  `StoredReport`). A warm run whose key matches reads nothing else.
 
 A file modified less than `RACY_NS` before the cache was written is never trusted from it (its mtime may not
 change on a second write within the file system's timestamp granularity), so it is read again. A cache that
@@ -18,9 +18,7 @@ the file's current size and mtime_ns before use.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -33,54 +31,30 @@ FEATURES_FILE = "health-v1.bin"  # both in the root's cache folder
 REPORT_FILE = "health-v1-report.json"
 
 
-def read_report(root: Path) -> dict[str, Any] | None:
-    data = read(root, REPORT_FILE)
-    if data is None:
-        return None
-    try:
-        loaded = json.loads(data)
-    except ValueError:
-        return None
-    return loaded if isinstance(loaded, dict) else None
+def read_report(root: Path) -> bytes | None:
+    return read(root, REPORT_FILE)
 
 
-def read_features(root: Path, num_bins: int) -> tuple[dict[str, Any], npt.NDArray[np.uint32]] | None:
+def read_features(root: Path, num_bins: int) -> tuple[bytes, npt.NDArray[np.uint32]] | None:
+    """The features file's header line (the health codec reads it) and its signature rows."""
     data = read(root, FEATURES_FILE)
     if data is None:
         return None
     head, sep, body = data.partition(b"\n")
-    if not sep:
+    if not sep or len(body) % (num_bins * 4):
         return None
-    try:
-        header = json.loads(head)
-        if not isinstance(header, dict):
-            return None
-        joined = header["files"]["paths"]
-        header["files"]["paths"] = joined.split("\0") if joined else []
-        rows = len(header["files"]["paths"])
-        if len(body) != rows * num_bins * 4:
-            return None
-        sig = np.frombuffer(body, dtype="<u4").astype(np.uint32).reshape(rows, num_bins)
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return None
-    return header, sig
+    return head, np.frombuffer(body, dtype="<u4").astype(np.uint32).reshape(-1, num_bins)
 
 
-def write(
-    root: Path, features: dict[str, Any], signatures: npt.NDArray[np.uint32], report: dict[str, Any]
-) -> bool:
+def write(root: Path, features: bytes, signatures: npt.NDArray[np.uint32], report: bytes) -> bool:
     """Write both cache files; False (and nothing half-written) when the cache folder is not usable."""
     folder = safe_dir(root, create=True)
     if folder is None:
         return False
     try:
-        head = json.dumps(features, ensure_ascii=False, separators=(",", ":")).encode(
-            "utf-8", "surrogatepass"
-        )
         body = np.ascontiguousarray(signatures, dtype="<u4").tobytes()
-        write_atomic(folder, FEATURES_FILE, head + b"\n" + body)
-        rep = json.dumps(report, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-        write_atomic(folder, REPORT_FILE, rep)
+        write_atomic(folder, FEATURES_FILE, features + b"\n" + body)
+        write_atomic(folder, REPORT_FILE, report)
     except (OSError, ValueError):
         return False
     return True

@@ -15,22 +15,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pmem_tui.core.health import sketch as sk
+from pmem_tui.cli_health import health_dict, health_lines
 from pmem_tui.core import index, summary
 from pmem_tui.core.errors import LifecycleIncomplete, Refused
 from pmem_tui.core.executor import apply
-from pmem_tui.core.health import (
-    HealthReport,
-    Proposal,
-    archive_reason,
-    check_health,
-    health_dict,
-    health_lines,
-    index_routes,
-    plan_fix,
-)
-from pmem_tui.core.health_cache import FEATURES_FILE, REPORT_FILE
+from pmem_tui.core.fix_planner import archive_reason, plan_fix
+from pmem_tui.core.health import HealthReport, Proposal, check_health, index_routes
+from pmem_tui.core.health import sketch as sk
 from pmem_tui.core.health.text import _PLAIN_SUMMARY, _summary_info, extract_facts, normalized_text
+from pmem_tui.core.health_cache import FEATURES_FILE, REPORT_FILE
 from pmem_tui.core.lifecycle import plan_purge, propose_index_line
 from pmem_tui.core.records import empty_archive_index
 from pmem_tui.core.tree import scan

@@ -17,7 +17,8 @@ from tui_helpers import TODAY, RecordingApp, bare_root, fill, settle, until
 from watchdog.events import FileCreatedEvent
 
 from pmem_tui.core import records
-from pmem_tui.core.health import HealthReport, Proposal, Signal, archive_reason, check_health
+from pmem_tui.core.fix_planner import archive_reason
+from pmem_tui.core.health import HealthReport, Proposal, Signal, check_health
 from pmem_tui.core.model import TrashItem
 from pmem_tui.tui.modals.plan_modal import PlanModal
 from pmem_tui.tui.screens.health import HealthScreen

@@ -165,7 +165,7 @@ def status_text(report: HealthReport, shown: int) -> Text:
 
 
 def archive_reason(proposal: Proposal) -> str:
-    from pmem_tui.core.health import archive_reason as reason_of
+    from pmem_tui.core.fix_planner import archive_reason as reason_of
 
     return reason_of(proposal)
 
@@ -564,7 +564,7 @@ class HealthScreen(Screen[None]):
 
     def _open_fix(self, proposals: list[Proposal], i: int) -> None:
         """Preview the fix of `proposals[i]`; once it is applied, the next one (a refusal skips to it)."""
-        from pmem_tui.core.health import plan_fix
+        from pmem_tui.core.fix_planner import plan_fix
 
         if i >= len(proposals):
             return
