@@ -3,11 +3,13 @@ of it records. Each plan gets its own preview and confirmation; nothing here app
 
 * "add" / "drop": one `_index.md` line added for an orphan, or dropped for a dead or duplicate route.
 * "redact": a save of the file with every secret `secrets.find_secrets` sees replaced by ``[redacted]``
-  (`secrets.redact_secrets`: only those bytes change), through the save planner and its preview.
+  (`secrets.redact_secrets`: only those bytes change), through the save planner and its preview, whose
+  old side shows ``<secret>`` where the secret was: no output ever holds it.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from pmem_tui.core import index, safeio, textio
@@ -21,6 +23,8 @@ from pmem_tui.core.save_planner import plan_save
 from pmem_tui.core.secrets import find_secrets, redact_secrets
 
 __all__ = ["archive_reason", "plan_fix"]
+
+HIDDEN = "<secret>"  # what the save preview shows in place of the secret it removes
 
 
 def archive_reason(proposal: Proposal) -> str:
@@ -75,4 +79,10 @@ def _plan_redact(root: Path, proposal: Proposal) -> Plan:
     text = data.decode("utf-8")
     if not find_secrets(text):
         raise Refused(f"{proposal.path} holds no secret any more; nothing to redact.")
-    return plan_save(root, proposal.path, redact_secrets(text).encode("utf-8"))
+    plan = plan_save(root, proposal.path, redact_secrets(text).encode("utf-8"))
+    # The preview never shows the secret either: its old side says where it was, not what it was.
+    diffs = tuple(
+        replace(d, old=redact_secrets(d.old, HIDDEN)) if d.path == proposal.path else d
+        for d in plan.preview.diffs
+    )
+    return replace(plan, preview=replace(plan.preview, diffs=diffs))

@@ -406,7 +406,7 @@ REDACTED = "[redacted]"
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/.~-")
 
 
-def _replace_token(line: str, value: str) -> str:
+def _replace_token(line: str, value: str, mask: str) -> str:
     """`line` with each `value` replaced, together with the token characters around it (a detector may
     name only a token's prefix, or one part of a JWT)."""
     start = line.find(value)
@@ -416,13 +416,13 @@ def _replace_token(line: str, value: str) -> str:
             a -= 1
         while b < len(line) and line[b] in _TOKEN_CHARS:
             b += 1
-        line = line[:a] + REDACTED + line[b:]
-        start = line.find(value, a + len(REDACTED))
+        line = line[:a] + mask + line[b:]
+        start = line.find(value, a + len(mask))
     return line
 
 
-def redact_secrets(text: str) -> str:
-    """`text` with every secret `find_secrets` sees replaced by `REDACTED`, and nothing else changed: a
+def redact_secrets(text: str, mask: str = REDACTED) -> str:
+    """`text` with every secret `find_secrets` sees replaced by `mask`, and nothing else changed: a
     private key's body becomes one such line; a line still flagged after its values are replaced is
     replaced whole (indentation kept)."""
     lines = text.split("\n")
@@ -431,12 +431,12 @@ def redact_secrets(text: str) -> str:
         if hit.kind == "private key":
             end = next((j for j in range(i + 1, min(len(lines), i + 500)) if "-----END" in lines[j]), None)
             if end is not None and end > i + 1:
-                lines[i + 1 : end] = [REDACTED]
+                lines[i + 1 : end] = [mask]
         line = lines[i]
         for value in sorted(set(_line_values(line)), key=len, reverse=True):
-            line = _replace_token(line, value)
+            line = _replace_token(line, value, mask)
         if _line_kind(line.rstrip("\r")) is not None:
             body = line.rstrip("\r")
-            line = body[: len(body) - len(body.lstrip())] + REDACTED + line[len(body) :]
+            line = body[: len(body) - len(body.lstrip())] + mask + line[len(body) :]
         lines[i] = line
     return "\n".join(lines)

@@ -3,8 +3,9 @@
 Adding a signal is one row of `KINDS` and one function that finds it (`find`: the evidence of one run ->
 (path, signal, fix or None)). A row's category is what the signal proposes on its own: "delete" and
 "archive" are lifecycle evidence, combined into one certainty (``1 - Π(1 - c)``); "keep" is a fix to make
-while the file stays (index drift, a secret), certain `FIX_CERTAINTY` when it comes alone. A proposal lists
-its signals in table order, and takes the fix of the first of them that has one.
+while the file stays (a secret, index drift), certain `FIX_CERTAINTY` when it comes alone. A proposal lists
+its signals in table order, and takes the fix of the first of them that has one (a secret's redaction
+before an orphan's index line: the next check then offers the other).
 
 Of two duplicates, the one proposed is the one not in the index, else the older (by the date used for
 inactivity), else the one whose path sorts later; in a group, every file is compared with the files kept, so
@@ -247,6 +248,10 @@ KINDS: tuple[Kind, ...] = (
         "no change for `inactive_days` days: the newest of its mtime and a date it states",
     ),
     Kind(
+        "secret", "keep", _fixed(FIX_CERTAINTY), _secrets,
+        "a line that looks like a secret (its line and kind, never its value); fix: save it redacted",
+    ),
+    Kind(
         "orphan", "keep", _fixed(FIX_CERTAINTY), _orphans,
         "on disk but not in _index.md; fix: the line to add",
     ),
@@ -261,10 +266,6 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "invalid-summary", "keep", _fixed(FIX_CERTAINTY), _invalid_summaries,
         "a ## Summary that is not 3 to 6 bullets (never rewritten automatically, PM-SAVE-5)",
-    ),
-    Kind(
-        "secret", "keep", _fixed(FIX_CERTAINTY), _secrets,
-        "a line that looks like a secret (its line and kind, never its value); fix: save it redacted",
     ),
 )  # fmt: skip
 SIGNAL_KINDS = tuple(k.name for k in KINDS)

@@ -223,7 +223,7 @@ _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|\r?$)", re.M)
 
 
 class Facts(NamedTuple):
-    """What one file says about itself. Dates are ISO strings so the facts can be cached as JSON.
+    """What one file says about itself. Dates are ISO strings so the facts can be cached as JSON (`codec`).
 
     A named tuple: made for most files of a memory, and much cheaper to create than a frozen dataclass.
     """
@@ -237,24 +237,6 @@ class Facts(NamedTuple):
     checklist: int = 0
     summary_state: str = SummaryState.MISSING.value
     summary_detail: str = ""
-
-    def to_list(self) -> list[object]:
-        return list(self)
-
-    @classmethod
-    def from_list(cls, raw: list[object]) -> Facts:
-        s, sf, st, stf, op, tk, cl, ss, sd = raw
-        return cls(
-            None if s is None else str(s),
-            None if sf is None else str(sf),
-            None if st is None else str(st),
-            None if stf is None else str(stf),
-            None if op is None else str(op),
-            int(str(tk)),
-            int(str(cl)),
-            str(ss),
-            str(sd),
-        )
 
     @property
     def checklist_done(self) -> bool:

@@ -117,7 +117,9 @@ def proposal_text(p: Proposal, row: Row | None) -> Text:
         text.append("  ")
         text.append(display(s.detail))
     exists = row is not None and row.location is not None
-    if p.fix is not None:
+    if p.fix is not None and p.fix_action == "redact":
+        text.append(f"\nf: save it with {p.fix} redacted, through the save preview.", style="cyan")
+    elif p.fix is not None:
         verb = "add to" if p.fix_action == "add" else "drop from"
         text.append(f"\nf: {verb} {INDEX_FILE}, through its preview:\n  ", style="cyan")
         text.append(display(p.fix))
@@ -578,6 +580,9 @@ class HealthScreen(Screen[None]):
             return
         n = len(proposals)
         verb = "adds" if proposal.fix_action == "add" else "drops"
+        change = f"This {verb} one line of {INDEX_FILE}; the file itself does not change."
+        if proposal.fix_action == "redact":
+            change = "This saves the file with its secrets replaced by [redacted]; nothing else changes."
 
         def next_fix() -> None:
             self._open_fix(proposals, i + 1)
@@ -585,8 +590,7 @@ class HealthScreen(Screen[None]):
         app.open_plan(
             title=plan.title + (f" ({i + 1} of {n})" if n > 1 else ""),
             plan=plan,
-            explanation=f"Proposal {proposal.n}: {proposal.reason}. This {verb} one line of "
-            f"{INDEX_FILE}; the file itself does not change.",
+            explanation=f"Proposal {proposal.n}: {proposal.reason}. {change}",
             then=next_fix if i + 1 < n else self._clear_marks,
         )
 
