@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from pmem_tui.cli import main
+from pmem_tui.cli_health import health_dict, health_lines
+from pmem_tui.core.health import HealthReport, check_health
 from tests.core.test_health import build, snapshot
+from tests.core.test_health_secret import KEY, LEAKY, PASSWORD, build_leaky
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -31,6 +34,16 @@ def run(*argv: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def planted(tmp_path: Path) -> Path:
     return build(tmp_path / "mem")
+
+
+@pytest.fixture
+def leaky(tmp_path: Path) -> Path:
+    return build_leaky(tmp_path / "mem")
+
+
+@pytest.fixture
+def report(planted: Path) -> HealthReport:
+    return check_health(planted, use_cache=False)
 
 
 @pytest.mark.rule("PM-HEALTH-4", "PM-HEALTH-6")
@@ -123,3 +136,54 @@ def test_output_is_utf8_whatever_the_terminal_encoding(planted: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "identical to notes/dup-a.md" in proc.stdout.decode("utf-8")
     assert "— " in proc.stdout.decode("utf-8")
+
+
+# -- the output, as functions -----------------------------------------------------------------------------
+
+
+def test_health_dict_shape(report: HealthReport) -> None:
+    data = health_dict(report)
+    assert {"proposals", "expired_trash"} <= set(data)
+    first = data["proposals"][0]
+    assert {"n", "path", "category", "signals", "reason"} <= set(first)
+    assert all({"kind", "detail"} <= set(s) for p in data["proposals"] for s in p["signals"])
+    assert data["expired_trash"] == [
+        {"path": "notes/expired.md", "location": "_archive/_trash/notes/expired.md", "deadline": "2026-10-31"}
+    ]
+
+
+def test_health_lines(report: HealthReport) -> None:
+    lines = health_lines(report)
+    assert any(
+        line.lstrip().startswith("1. delete  notes/dup-b.md — identical to notes/dup-a.md") for line in lines
+    )
+    assert any("fix: add to _index.md: - [Orphan note](notes/orphan.md) — one" in line for line in lines)
+    assert any(line.startswith("Expired trash (1)") for line in lines)
+    assert lines[-1].startswith("Nothing was changed.")
+
+
+# -- the secret signal ---------------------------------------------------------------------------------------
+
+
+def test_health_names_a_secret_by_file_and_line(leaky: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(leaky), "health"]) == 0
+    out = capsys.readouterr().out
+    assert KEY not in out and PASSWORD not in out
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if f" keep    {LEAKY} — " in line)
+    assert lines[at].endswith(
+        "line 5 looks like a secret (AWS access key); line 7 looks like a secret (password)"
+    )
+    assert lines[at + 1].strip() == "fix: save it with lines 5, 7 redacted (the save's preview first)"
+
+
+def test_health_json_names_a_secret_by_file_and_line(leaky: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(leaky), "health", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert KEY not in out and PASSWORD not in out
+    (p,) = [p for p in json.loads(out)["proposals"] if p["path"] == LEAKY]
+    assert p["signals"] == [
+        {"kind": "secret", "detail": "line 5 looks like a secret (AWS access key)"},
+        {"kind": "secret", "detail": "line 7 looks like a secret (password)"},
+    ]
+    assert (p["category"], p["fix_action"], p["fix"]) == ("keep", "redact", "lines 5, 7")

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pmem_tui.cli_health import health_dict, health_lines
 from pmem_tui.core import index, summary
 from pmem_tui.core.errors import LifecycleIncomplete, Refused
 from pmem_tui.core.executor import apply
@@ -537,30 +536,6 @@ def test_a_cache_folder_that_is_a_symlink_is_not_used(planted: Path, tmp_path: P
     report = check_health(planted)
     assert not report.stats.cache_written
     assert list(elsewhere.iterdir()) == []
-
-
-# -- output --------------------------------------------------------------------------------------------------
-
-
-def test_json_shape(report: HealthReport) -> None:
-    data = health_dict(report)
-    assert {"proposals", "expired_trash"} <= set(data)
-    first = data["proposals"][0]
-    assert {"n", "path", "category", "signals", "reason"} <= set(first)
-    assert all({"kind", "detail"} <= set(s) for p in data["proposals"] for s in p["signals"])
-    assert data["expired_trash"] == [
-        {"path": "notes/expired.md", "location": "_archive/_trash/notes/expired.md", "deadline": "2026-10-31"}
-    ]
-
-
-def test_plain_lines(report: HealthReport) -> None:
-    lines = health_lines(report)
-    assert any(
-        line.lstrip().startswith("1. delete  notes/dup-b.md — identical to notes/dup-a.md") for line in lines
-    )
-    assert any("fix: add to _index.md: - [Orphan note](notes/orphan.md) — one" in line for line in lines)
-    assert any(line.startswith("Expired trash (1)") for line in lines)
-    assert lines[-1].startswith("Nothing was changed.")
 
 
 # -- near duplicates: the parts ------------------------------------------------------------------------------

@@ -29,15 +29,20 @@ LEAKY_TEXT = (
 LEAKY_LINE = f"- [Leaky]({LEAKY}) — deploy notes\n"
 
 
-@pytest.fixture
-def leaky(tmp_path: Path) -> Path:
-    root = build(tmp_path / "mem")
+def build_leaky(root: Path) -> Path:
+    """The planted memory of `test_health`, plus an indexed file holding two secrets."""
+    build(root)
     (root / LEAKY).write_text(LEAKY_TEXT, encoding="utf-8")
     with (root / "_index.md").open("a", encoding="utf-8") as index:
         index.write(LEAKY_LINE)
     age(root, LEAKY, 3)
     age(root, "_index.md", 1)
     return root
+
+
+@pytest.fixture
+def leaky(tmp_path: Path) -> Path:
+    return build_leaky(tmp_path / "mem")
 
 
 def outputs(report: HealthReport) -> str:
@@ -85,7 +90,8 @@ def test_the_fix_is_a_save_with_only_the_secret_bytes_redacted(leaky: Path) -> N
     preview = repr(plan.preview)
     assert KEY not in preview and PASSWORD not in preview  # the preview shows where, never what
     diff = "\n".join(plan.preview.diffs[0].unified())
-    assert "-- aws key id: <secret> (prod)" in diff and "-- db password: <secret>" in diff and "+- db password: [redacted]" in diff
+    assert "-- aws key id: <secret> (prod)" in diff and "+- aws key id: [redacted] (prod)" in diff
+    assert "-- db password: <secret>" in diff and "+- db password: [redacted]" in diff
     apply(plan, leaky)
     after = (leaky / LEAKY).read_text(encoding="utf-8")
     assert after == LEAKY_TEXT.replace(KEY, REDACTED).replace(PASSWORD, REDACTED)
