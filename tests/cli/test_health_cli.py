@@ -12,7 +12,7 @@ import pytest
 
 from pmem_tui.cli import main
 from pmem_tui.cli_health import health_dict, health_lines
-from pmem_tui.core.health import HealthReport, check_health
+from pmem_tui.core.health import check_health
 from tests.core.test_health import build, snapshot
 from tests.core.test_health_secret import KEY, LEAKY, PASSWORD, build_leaky
 
@@ -34,16 +34,6 @@ def run(*argv: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def planted(tmp_path: Path) -> Path:
     return build(tmp_path / "mem")
-
-
-@pytest.fixture
-def leaky(tmp_path: Path) -> Path:
-    return build_leaky(tmp_path / "mem")
-
-
-@pytest.fixture
-def report(planted: Path) -> HealthReport:
-    return check_health(planted, use_cache=False)
 
 
 @pytest.mark.rule("PM-HEALTH-4", "PM-HEALTH-6")
@@ -141,8 +131,8 @@ def test_output_is_utf8_whatever_the_terminal_encoding(planted: Path) -> None:
 # -- the output, as functions -----------------------------------------------------------------------------
 
 
-def test_health_dict_shape(report: HealthReport) -> None:
-    data = health_dict(report)
+def test_health_dict_shape(planted: Path) -> None:
+    data = health_dict(check_health(planted, use_cache=False))
     assert {"proposals", "expired_trash"} <= set(data)
     first = data["proposals"][0]
     assert {"n", "path", "category", "signals", "reason"} <= set(first)
@@ -152,8 +142,8 @@ def test_health_dict_shape(report: HealthReport) -> None:
     ]
 
 
-def test_health_lines(report: HealthReport) -> None:
-    lines = health_lines(report)
+def test_health_lines(planted: Path) -> None:
+    lines = health_lines(check_health(planted, use_cache=False))
     assert any(
         line.lstrip().startswith("1. delete  notes/dup-b.md — identical to notes/dup-a.md") for line in lines
     )
@@ -165,7 +155,8 @@ def test_health_lines(report: HealthReport) -> None:
 # -- the secret signal ---------------------------------------------------------------------------------------
 
 
-def test_health_names_a_secret_by_file_and_line(leaky: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_health_names_a_secret_by_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    leaky = build_leaky(tmp_path / "mem")
     assert main(["--root", str(leaky), "health"]) == 0
     out = capsys.readouterr().out
     assert KEY not in out and PASSWORD not in out
@@ -177,7 +168,10 @@ def test_health_names_a_secret_by_file_and_line(leaky: Path, capsys: pytest.Capt
     assert lines[at + 1].strip() == "fix: save it with lines 5, 7 redacted (the save's preview first)"
 
 
-def test_health_json_names_a_secret_by_file_and_line(leaky: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_health_json_names_a_secret_by_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    leaky = build_leaky(tmp_path / "mem")
     assert main(["--root", str(leaky), "health", "--json"]) == 0
     out = capsys.readouterr().out
     assert KEY not in out and PASSWORD not in out
