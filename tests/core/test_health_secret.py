@@ -115,6 +115,17 @@ def test_the_signal_is_one_row_of_the_table() -> None:
     assert row.category == "keep" and "never its value" in row.reason
 
 
+def test_every_secret_shape_sends_its_file_to_the_detector(tmp_path: Path) -> None:
+    """The sketch's gate (a secret-sounding word, a token-long word, a URL) lets every known shape through."""
+    root = build(tmp_path / "mem")
+    for i, (line, _kind) in enumerate(POSITIVES):
+        (root / f"notes/s{i}.md").write_text(f"# Note {i}\n\nsome words here\n{line}\n", encoding="utf-8")
+    report = check_health(root, use_cache=False)
+    for i, (line, kind) in enumerate(POSITIVES):
+        p = report.proposal(f"notes/s{i}.md")
+        assert p is not None and p.signals[0].detail == f"line 4 looks like a secret ({kind})", line
+
+
 def test_screened_scan_finds_what_the_full_scan_finds() -> None:
     lines = [line for line, _ in POSITIVES] + NEGATIVES
     text = "\n".join(lines)

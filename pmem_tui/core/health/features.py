@@ -4,7 +4,6 @@ what `_index.md` lists; from the cache when a file is unchanged, else read once 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,7 +11,7 @@ import numpy.typing as npt
 
 from pmem_tui.core import index, meta_cache, textio
 from pmem_tui.core.health import sketch as sk
-from pmem_tui.core.health.text import Facts, extract_facts
+from pmem_tui.core.health.text import H_FACTS, H_SECRET, Facts, extract_facts
 from pmem_tui.core.layout import propose_index_line
 from pmem_tui.core.model import FileInfo
 from pmem_tui.core.secrets import SecretHit, find_secrets
@@ -25,6 +24,11 @@ __all__ = ["FeatureCache", "FileFeatures", "IndexCache", "IndexRow", "features",
 IndexRow = tuple[str, str, int]  # (route, raw line, line number)
 NO_FACTS = Facts()
 _FRONT_STARTS = (b"---", b"\xef\xbb\xbf---")
+# The secret detectors run on a file only when the sketch saw a word they key on or a token-long word
+# (`text.H_SECRET`), or it holds a URL (which may carry a password): most notes have none of these. A save
+# checks every line of every file it writes; the health check looks at notes, not at huge files.
+_URL_CREDENTIALS = b"://"
+SECRET_SCAN_LIMIT = 1 << 20
 _racy = meta_cache.is_racy
 
 
@@ -100,8 +104,10 @@ def features(
         for k, (i, data, hints) in enumerate(zip(fresh_rows, fresh_data, batch.hints.tolist(), strict=True)):
             f = files[i]
             f.tokens, f.shingles = tokens[k], shingles[k]
-            f.facts = extract_facts(data, hints) if hints or data.startswith(_FRONT_STARTS) else NO_FACTS
-            f.secrets = tuple(find_secrets(textio.decode(data), screened=True))
+            facts = hints & H_FACTS
+            f.facts = extract_facts(data, facts) if facts or data.startswith(_FRONT_STARTS) else NO_FACTS
+            if (hints & H_SECRET or _URL_CREDENTIALS in data) and len(data) <= SECRET_SCAN_LIMIT:
+                f.secrets = tuple(find_secrets(textio.decode(data), screened=True))
             fresh[f.path] = (batch, k)
     if old_sig is not None:
         take = [i for i, r in enumerate(rows) if r >= 0]
@@ -152,7 +158,7 @@ def index_job(
             lines[e.path] = hit.index_line
             continue
         try:
-            lines[e.path] = propose_index_line(Path(run.root), e.path, e.path)
+            lines[e.path] = propose_index_line(run.root, e.path, e.path)
         except ValueError:  # a path no index line can carry
             lines[e.path] = None
     return entries, lines

@@ -103,7 +103,19 @@ _HINT_WORDS: dict[bytes, int] = {
     **dict.fromkeys(("✓".encode(), "✔".encode()), ht.H_MARK),
     b"summary": ht.H_SUMMARY,
     "摘".encode(): ht.H_CJK_SUMMARY,
+    # What the secret detectors key on (`secrets`), as the sketch splits words: `db_password` is two.
+    **dict.fromkeys(
+        (
+            *(b"password", b"passwords", b"passwd", b"passwort", b"passphrase", b"pwd", b"pass", b"pin"),
+            *(b"secret", b"secrets", b"token", b"tokens", b"bearer", b"authorization", b"credential"),
+            *(b"credentials", b"apikey", b"api", b"private", b"putty", b"accountkey", b"authtoken"),
+            *(b"cloudant", b"ibm", b"softlayer", b"hmac", b"contrasena", b"contrase\xc3\xb1a"),
+            *("密".encode(), "口".encode()),
+        ),
+        ht.H_SECRET,
+    ),
 }
+TOKEN_WORD = 20  # a word this long may be a key or a token: its file goes to the secret detector too
 
 
 @dataclass
@@ -208,6 +220,7 @@ def _sketch_chunk(blobs: Sequence[bytes]) -> _Chunk:
         slot = th & _HINT_MASK  # unsigned integers index as well
         hit = np.flatnonzero(_HINT_TABLE[slot] == th)
         np.bitwise_or.at(hints, fid[hit], _HINT_BITS[slot[hit]])
+        hints[np.unique(fid[(ends - starts) >= TOKEN_WORD])] |= ht.H_SECRET
     return _Chunk(_densify(sig.reshape(n, NUM_BINS)), sh_counts, tok_counts, hv, hints)
 
 

@@ -163,6 +163,8 @@ H_STATUS, H_STATE, H_CJK_STATUS = 8, 16, 32
 H_X, H_MARK = 64, 128
 H_SUMMARY, H_CJK_SUMMARY = 256, 512
 H_DATES, H_STATUSES, H_CHECKS, H_SUMMARIES = 7, 56, 192, 768
+H_FACTS = 1023  # every bit above; `extract_facts` reads only these
+H_SECRET = 1024  # a secret-sounding word or a token-long word: the secret detector reads this file
 # bit -> what to look for, in lower case, on a candidate line
 _SEARCH: dict[int, tuple[str, ...]] = {
     H_UPDATED: ("updated",),
