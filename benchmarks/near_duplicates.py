@@ -277,8 +277,8 @@ def score(corpus: Corpus, *, today: dt.date = TODAY) -> Score:
     as_exact = len((identical - reported) & corpus.near_pairs)
     recall = (tp + as_exact) / len(corpus.near_pairs) if corpus.near_pairs else 1.0
     precision = tp / len(reported) if reported else 1.0
-    from pmem_tui.core.health_sketch import SIM_THRESHOLD, similarity
-    from pmem_tui.core.health_text import normalized_text
+    from pmem_tui.core.health.sketch import SIM_THRESHOLD, similarity
+    from pmem_tui.core.health.text import normalized_text
 
     below = 0
     for pair in corpus.near_pairs - reported - identical:

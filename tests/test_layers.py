@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+CORE = Path(__file__).parents[1] / "pmem_tui" / "core"
 CORE_MODULES = sorted(
-    f"pmem_tui.core.{p.stem}"
-    for p in (Path(__file__).parents[1] / "pmem_tui" / "core").glob("*.py")
+    "pmem_tui.core." + ".".join(p.relative_to(CORE).with_suffix("").parts)
+    for p in CORE.rglob("*.py")
     if p.stem != "__init__"
 )
 
@@ -57,7 +58,7 @@ def test_the_map_lists_each_core_module_under_its_layer() -> None:
     doc = (repo / "docs" / "architecture.md").read_text("utf-8")
     core_doc = doc[doc.index("## `pmem_tui/core/`") : doc.index("## Fronts")]
     sections = [
-        {m.split(".")[0] for m in re.findall(r"^\| `([\w/]+(?:\.py)?)` \|", part, re.M)}
+        {m.split("/")[0].split(".")[0] for m in re.findall(r"^\| `([\w/]+(?:\.py)?)` \|", part, re.M)}
         for part in core_doc.split("\n### ")[1:]
     ]
     assert sections == layers

@@ -16,12 +16,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pmem_tui.cli.args import days_option
-from pmem_tui.core.model import DEFAULT_INACTIVE_DAYS
+from pmem_tui.core.model import DEFAULT_INACTIVE_DAYS, INDEX_FILE
 from pmem_tui.core.textio import display, printable
 from pmem_tui.core.user_input import MAX_INACTIVE_DAYS
+
+if TYPE_CHECKING:
+    from pmem_tui.core.health import HealthReport, Proposal
 
 
 def add_parser(
@@ -50,7 +56,7 @@ def add_parser(
 
 def run(args: argparse.Namespace, root: Path) -> int:
     # The engine (numpy, rapidfuzz) loads only when health runs, not for every command's parser.
-    from pmem_tui.core.health import check_health, health_dict, health_lines
+    from pmem_tui.core.health import check_health
 
     report = check_health(root, inactive_days=args.inactive_days, use_cache=not args.no_cache)
     if args.json:
@@ -62,3 +68,85 @@ def run(args: argparse.Namespace, root: Path) -> int:
     sys.stdout.buffer.write(text.encode("utf-8") + b"\n")
     sys.stdout.buffer.flush()
     return 0
+
+
+def health_dict(report: HealthReport) -> dict[str, Any]:
+    """The JSON shape of `pmem-tui health --json`."""
+    return {
+        "root": str(report.root),
+        "today": report.today.isoformat(),
+        "inactive_days": report.inactive_days,
+        "proposals": [
+            {
+                "n": p.n,
+                "path": p.path,
+                "category": p.category,
+                "signals": [
+                    {"kind": s.kind, "detail": s.detail, **({"other": s.other} if s.other else {})}
+                    for s in p.signals
+                ],
+                "reason": p.reason,
+                "certainty": p.certainty,
+                "fix": p.fix,
+                "fix_action": p.fix_action,
+            }
+            for p in report.proposals
+        ],
+        "expired_trash": [
+            {
+                "path": t.path,
+                "location": t.location,
+                "deadline": t.deadline.isoformat() if t.deadline else None,
+            }
+            for t in report.expired_trash
+        ],
+        "stats": asdict(report.stats),
+    }
+
+
+def fix_words(p: Proposal) -> str:
+    """What a proposal's fix does, after "fix: "."""
+    assert p.fix is not None
+    if p.fix_action == "redact":
+        return f"save it with {p.fix} redacted (the save's preview first)"
+    verb = "add to" if p.fix_action == "add" else "drop from"
+    return f"{verb} {INDEX_FILE}: {display(p.fix)}"
+
+
+def health_lines(report: HealthReport) -> list[str]:
+    """A readable numbered list (PM-HEALTH-4) and the expired trash apart (PM-HEALTH-6)."""
+    from pmem_tui.core.health import CATEGORIES
+
+    props = report.proposals
+    counts = Counter(p.category for p in props)
+    lines = [
+        f"Memory health of {report.root} ({report.today.isoformat()}, "
+        f"inactive after {report.inactive_days} days): "
+        f"{report.stats.files} active files",
+    ]
+    if props:
+        summary = ", ".join(f"{counts[c]} {c}" for c in CATEGORIES if counts[c])
+        lines.append(
+            f"{len(props)} proposal{'s' if len(props) != 1 else ''} ({summary}), most certain first "
+            "(delete = archive first, then move to the trash):"
+        )
+        width = len(str(len(props)))
+        for p in props:
+            lines.append(f"{p.n:>{width}}. {p.category:<7} {display(p.path)} — {p.reason}")
+            if p.fix is not None:
+                lines.append(f"{'':>{width}}  fix: {fix_words(p)}")
+    else:
+        lines.append("Nothing to propose: every active file looks current and the index is in sync.")
+    if report.expired_trash:
+        lines.append(
+            f"Expired trash ({len(report.expired_trash)}), removed only by `pmem-tui purge` after its own "
+            "confirmation:"
+        )
+        for t in report.expired_trash:
+            deadline = t.deadline.isoformat() if t.deadline else "?"
+            lines.append(f"  {display(t.path)}  at {display(t.location)}  (deadline {deadline})")
+    lines.append(
+        "Nothing was changed. Act item by item: `pmem-tui archive PATH --reason ...`, "
+        "then `pmem-tui delete PATH` for a delete; each shows its preview first."
+    )
+    return lines

@@ -8,20 +8,21 @@ items that cannot be planned are listed in the preview as skipped, with their re
 from __future__ import annotations
 
 import datetime as dt
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from pmem_tui.core import index, index_places, journal, records, safeio, summary, textio
+from pmem_tui.core import index, index_places, journal, records
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft, exists
-from pmem_tui.core.errors import LifecycleIncomplete, PmemError, Refused
+from pmem_tui.core.errors import PmemError, Refused
+from pmem_tui.core.layout import missing_lifecycle as missing_lifecycle
+from pmem_tui.core.layout import propose_index_line as propose_index_line
+from pmem_tui.core.layout import require_lifecycle as require_lifecycle
 from pmem_tui.core.model import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX,
     INDEX_FILE,
-    LIFECYCLE_PATHS,
     RECOVERY_DAYS,
     TRASH_DIR,
     ArchiveRecord,
@@ -61,23 +62,6 @@ def archive_location(rel: str) -> str:
 
 def trash_location(rel: str) -> str:
     return f"{TRASH_DIR}/{rel}"
-
-
-def missing_lifecycle(root: Path) -> list[str]:
-    return [p for p in LIFECYCLE_PATHS if not os.path.lexists(root / p)]  # a link is not missing
-
-
-def require_lifecycle(root: Path, action: str) -> None:
-    if not root.is_dir():
-        if os.path.lexists(root):  # a file: no save can create the memory there
-            raise LifecycleIncomplete(f"{root} is not a folder.")
-        raise LifecycleIncomplete(f"There is no memory at {root}; the first save creates it.")
-    missing = missing_lifecycle(root)
-    if missing:
-        raise LifecycleIncomplete(
-            f"Cannot {action}: the lifecycle structure is incomplete (missing {', '.join(missing)}); "
-            "run `pmem-tui upgrade` first."
-        )
 
 
 # -- archive ----------------------------------------------------------------------------------
@@ -221,20 +205,6 @@ def plan_delete_many(
 
 
 # -- recover ----------------------------------------------------------------------------------
-
-
-def propose_index_line(root: Path, location: str, rel: str) -> str:
-    """A line built from the file's title and summary, for a record that lost its line."""
-    try:
-        text = textio.display(textio.decode(safeio.read_under(root, location)))
-    except OSError:
-        text = ""
-    title = summary.title_of(text)
-    info = summary.inspect_summary(text)
-    gist = info.bullets[0] if info.bullets else summary.first_prose_line(text)
-    return index.make_line(rel, title, gist)
-
-
 
 
 def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:

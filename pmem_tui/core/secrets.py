@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from pmem_tui.core.errors import SecretFound
 
-__all__ = ["SecretHit", "check_no_secrets", "find_secrets"]
+__all__ = ["REDACTED", "SecretHit", "check_no_secrets", "find_secrets", "redact_secrets"]
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ def _is_placeholder(value: str) -> bool:
     if not any(ch.isalnum() for ch in bare) or len(set(bare.lower())) == 1:  # `****`, `xxxxxx`, `...`
         return True
     low = bare.lower().rstrip(".!")
-    return low in _PLACEHOLDER_WORDS or low.startswith(("your", "my_", "<", "redacted", "xxx"))
+    return low in _PLACEHOLDER_WORDS or low.startswith(("your", "my_", "<", "redacted", "[redacted", "xxx"))
 
 
 def _random_looking(token: str, min_len: int) -> bool:
@@ -304,7 +304,7 @@ def _windows(line: str) -> Iterable[str]:
             break
 
 
-def _plugin_hit(plugin: Any, kind: str, line: str) -> bool:
+def _plugin_values(plugin: Any, kind: str, line: str) -> Iterator[str]:
     for value in plugin.analyze_string(line):
         if not isinstance(value, str):
             continue
@@ -315,14 +315,21 @@ def _plugin_hit(plugin: Any, kind: str, line: str) -> bool:
                 continue
         elif kind == _URL_PASSWORD_KIND and _is_placeholder(value):
             continue  # https://user:<password>@host
-        return True
-    return False
+        yield value
+
+
+def _rule_value(match: re.Match[str]) -> str:
+    """The secret itself in a rule's match: its value or body, else all of it."""
+    for group in ("value", "body"):
+        if group in match.re.groupindex:
+            return _clean(match.group(group))[0]
+    return match.group(0)
 
 
 def _line_kind(line: str) -> str | None:
     for chunk in _windows(line):
         for plugin, kind in _plugins():
-            if _plugin_hit(plugin, kind, chunk):
+            if next(_plugin_values(plugin, kind, chunk), None) is not None:
                 return kind
         for kind, regex, accept in _RULES:
             if any(accept(m) for m in regex.finditer(chunk)):
@@ -330,15 +337,41 @@ def _line_kind(line: str) -> str | None:
     return None
 
 
+def _line_values(line: str) -> list[str]:
+    """Every secret value the detectors see on one line (what a redaction replaces)."""
+    found: list[str] = []
+    for chunk in _windows(line):
+        for plugin, kind in _plugins():
+            found += _plugin_values(plugin, kind, chunk)
+        for _kind, regex, accept in _RULES:
+            found += (_rule_value(m) for m in regex.finditer(chunk) if accept(m))
+    return [v for v in found if v]
+
+
+# A line can hold a secret only with a secret-sounding word, a URL with a password or a long token in it:
+# memory-wide scans (`find_secrets(..., screened=True)`) run the detectors on those lines only.
+_SCREEN_RE = re.compile(
+    r"passw|passph|[_-]pass|(?:db|key|database)pass|pwd|secret|token|bearer|credential|\bpin\b|priv|putty"
+    r"|contrase|cloudant|cldt|ibm|softlayer|hmac|authori[sz]ation|(?:api|auth|service|account|db|database"
+    r"|client|access)[_ -]?key|密码|密碼|口令|://[^\s/]*:[^\s/]*@|[A-Za-z0-9_+=-]{20,}",
+    re.IGNORECASE,
+)
+
+
 # ------------------------------------------------------------------------------------------- public
 
 
-def find_secrets(text: str) -> list[SecretHit]:
-    """Every line of `text` that looks like it holds a secret: at most one hit per line, in line order."""
+def find_secrets(text: str, *, screened: bool = False) -> list[SecretHit]:
+    """Every line of `text` that looks like it holds a secret: at most one hit per line, in line order.
+
+    `screened`: skip the lines no detector can match (`_SCREEN_RE`); the same hits, for scans of a whole
+    memory, where most lines are prose."""
+    if screened and _SCREEN_RE.search(text) is None:
+        return []
     hits: list[SecretHit] = []
     for line_no, line in enumerate(text.split("\n"), start=1):
         line = line.rstrip("\r")
-        if not line.strip():
+        if not line.strip() or (screened and _SCREEN_RE.search(line) is None):
             continue
         kind = _line_kind(line)
         if kind is not None:
@@ -367,3 +400,43 @@ def check_no_secrets(text: str, path: str) -> None:
         )
     lines = _lines_phrase([hit.line_no for hit in hits])
     raise SecretFound(f"Refusing to save {path}: {lines} look like secrets ({kinds}); {tail}")
+
+
+REDACTED = "[redacted]"
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/.~-")
+
+
+def _replace_token(line: str, value: str, mask: str) -> str:
+    """`line` with each `value` replaced, together with the token characters around it (a detector may
+    name only a token's prefix, or one part of a JWT)."""
+    start = line.find(value)
+    while start >= 0:
+        a, b = start, start + len(value)
+        while a > 0 and line[a - 1] in _TOKEN_CHARS:
+            a -= 1
+        while b < len(line) and line[b] in _TOKEN_CHARS:
+            b += 1
+        line = line[:a] + mask + line[b:]
+        start = line.find(value, a + len(mask))
+    return line
+
+
+def redact_secrets(text: str, mask: str = REDACTED) -> str:
+    """`text` with every secret `find_secrets` sees replaced by `mask`, and nothing else changed: a
+    private key's body becomes one such line; a line still flagged after its values are replaced is
+    replaced whole (indentation kept)."""
+    lines = text.split("\n")
+    for hit in reversed(find_secrets(text)):  # from the end: a key's body folds into one line
+        i = hit.line_no - 1
+        if hit.kind == "private key":
+            end = next((j for j in range(i + 1, min(len(lines), i + 500)) if "-----END" in lines[j]), None)
+            if end is not None and end > i + 1:
+                lines[i + 1 : end] = [mask]
+        line = lines[i]
+        for value in sorted(set(_line_values(line)), key=len, reverse=True):
+            line = _replace_token(line, value, mask)
+        if _line_kind(line.rstrip("\r")) is not None:
+            body = line.rstrip("\r")
+            line = body[: len(body) - len(body.lstrip())] + mask + line[len(body) :]
+        lines[i] = line
+    return "\n".join(lines)

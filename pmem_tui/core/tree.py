@@ -299,20 +299,8 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
             problems.append(
                 Problem("no-record", placed.path, f"{f.path} has no deletion record; `doctor` rebuilds it")
             )
-        deadline = rec.deadline if rec else None
-        trash.append(
-            TrashItem(
-                placed.path,
-                f.path,
-                f.size,
-                f.mtime_ns,
-                rec,
-                deleted=rec.deleted if rec else None,
-                deadline=deadline,
-                expired=deadline is not None and today > deadline,
-            )
-        )
-    trash.sort(key=lambda t: (t.deadline or dt.date.max, t.path))
+        trash.append(_trash_item(placed, f, today))
+    trash.sort(key=_trash_order)
     located = {p.path for p in matching.placed}
     for rec in recs:
         if rec.path in located:
@@ -336,6 +324,32 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
         records=tuple(recs),
         problems=tuple(problems),
     )
+
+
+def _trash_item(placed: archive_match.Placed, f: FileInfo, today: dt.date) -> TrashItem:
+    rec = placed.record  # found from its record wherever it stands in the trash
+    deadline = rec.deadline if rec else None
+    return TrashItem(
+        placed.path,
+        f.path,
+        f.size,
+        f.mtime_ns,
+        rec,
+        deleted=rec.deleted if rec else None,
+        deadline=deadline,
+        expired=deadline is not None and today > deadline,
+    )
+
+
+def _trash_order(t: TrashItem) -> tuple[dt.date, str]:
+    return (t.deadline or dt.date.max, t.path)
+
+
+def expired_trash(root: Path, archive_text: str, today: dt.date) -> tuple[TrashItem, ...]:
+    """The trash items past their recovery deadline, as `scan` finds them (the health check lists them)."""
+    matching, files, _ = locate_archived(root, records.parse_records(archive_text))
+    items = [_trash_item(p, files[p.location], today) for p in matching.placed if p.in_trash]
+    return tuple(sorted((t for t in items if t.expired), key=_trash_order))
 
 
 def locate_archived(

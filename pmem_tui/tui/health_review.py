@@ -85,7 +85,9 @@ def proposal_text(p: Proposal, row: Row | None) -> Text:
         text.append("  ")
         text.append(display(s.detail))
     exists = row is not None and row.location is not None
-    if p.fix is not None:
+    if p.fix is not None and p.fix_action == "redact":
+        text.append(f"\nf: save it with {p.fix} redacted, through the save preview.", style="cyan")
+    elif p.fix is not None:
         verb = "add to" if p.fix_action == "add" else "drop from"
         text.append(f"\nf: {verb} {INDEX_FILE}, through its preview:\n  ", style="cyan")
         text.append(display(p.fix))
@@ -133,7 +135,7 @@ def status_text(report: HealthReport, shown: int) -> Text:
 
 
 def archive_reason(proposal: Proposal) -> str:
-    from pmem_tui.core.health import archive_reason as reason_of
+    from pmem_tui.core.fix_planner import archive_reason as reason_of
 
     return reason_of(proposal)
 
@@ -212,17 +214,19 @@ def delete_offer(root: Path, paths: Sequence[str]) -> Offer:
 
 
 def fix_offer(root: Path, proposal: Proposal, i: int, n: int) -> Offer:
-    """`f`: the index fix of the `i`-th of `n` proposals (counted from 0)."""
-    from pmem_tui.core.health import plan_fix
+    """`f`: the fix (an index line, or a secret redacted) of the `i`-th of `n` proposals (counted from 0)."""
+    from pmem_tui.core.fix_planner import plan_fix
     from pmem_tui.tui.planning import Offer
 
     plan = plan_fix(root, proposal)
     verb = "adds" if proposal.fix_action == "add" else "drops"
+    change = f"This {verb} one line of {INDEX_FILE}; the file itself does not change."
+    if proposal.fix_action == "redact":
+        change = "This saves the file with its secrets replaced by [redacted]; nothing else changes."
     return Offer(
         title=plan.title + (f" ({i + 1} of {n})" if n > 1 else ""),
         plan=plan,
-        explanation=f"Proposal {proposal.n}: {proposal.reason}. This {verb} one line of "
-        f"{INDEX_FILE}; the file itself does not change.",
+        explanation=f"Proposal {proposal.n}: {proposal.reason}. {change}",
     )
 
 

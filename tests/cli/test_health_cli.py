@@ -9,9 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from pmem_tui.cli_health import health_dict, health_lines
 
 from pmem_tui.cli import main
+from pmem_tui.core.health import check_health
 from tests.core.test_health import build, snapshot
+from tests.core.test_health_secret import KEY, LEAKY, PASSWORD, build_leaky
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -123,3 +126,58 @@ def test_output_is_utf8_whatever_the_terminal_encoding(planted: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "identical to notes/dup-a.md" in proc.stdout.decode("utf-8")
     assert "— " in proc.stdout.decode("utf-8")
+
+
+# -- the output, as functions -----------------------------------------------------------------------------
+
+
+def test_health_dict_shape(planted: Path) -> None:
+    data = health_dict(check_health(planted, use_cache=False))
+    assert {"proposals", "expired_trash"} <= set(data)
+    first = data["proposals"][0]
+    assert {"n", "path", "category", "signals", "reason"} <= set(first)
+    assert all({"kind", "detail"} <= set(s) for p in data["proposals"] for s in p["signals"])
+    assert data["expired_trash"] == [
+        {"path": "notes/expired.md", "location": "_archive/_trash/notes/expired.md", "deadline": "2026-10-31"}
+    ]
+
+
+def test_health_lines(planted: Path) -> None:
+    lines = health_lines(check_health(planted, use_cache=False))
+    assert any(
+        line.lstrip().startswith("1. delete  notes/dup-b.md — identical to notes/dup-a.md") for line in lines
+    )
+    assert any("fix: add to _index.md: - [Orphan note](notes/orphan.md) — one" in line for line in lines)
+    assert any(line.startswith("Expired trash (1)") for line in lines)
+    assert lines[-1].startswith("Nothing was changed.")
+
+
+# -- the secret signal ---------------------------------------------------------------------------------------
+
+
+def test_health_names_a_secret_by_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    leaky = build_leaky(tmp_path / "mem")
+    assert main(["--root", str(leaky), "health"]) == 0
+    out = capsys.readouterr().out
+    assert KEY not in out and PASSWORD not in out
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if f" keep    {LEAKY} — " in line)
+    assert lines[at].endswith(
+        "line 5 looks like a secret (AWS access key); line 7 looks like a secret (password)"
+    )
+    assert lines[at + 1].strip() == "fix: save it with lines 5, 7 redacted (the save's preview first)"
+
+
+def test_health_json_names_a_secret_by_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    leaky = build_leaky(tmp_path / "mem")
+    assert main(["--root", str(leaky), "health", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert KEY not in out and PASSWORD not in out
+    (p,) = [p for p in json.loads(out)["proposals"] if p["path"] == LEAKY]
+    assert p["signals"] == [
+        {"kind": "secret", "detail": "line 5 looks like a secret (AWS access key)"},
+        {"kind": "secret", "detail": "line 7 looks like a secret (password)"},
+    ]
+    assert (p["category"], p["fix_action"], p["fix"]) == ("keep", "redact", "lines 5, 7")

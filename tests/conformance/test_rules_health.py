@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pmem_tui import cli_health
 from pmem_tui.core import health, records
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.executor import apply
@@ -112,11 +113,11 @@ def test_a_numbered_proposal_with_a_one_line_reason_per_item(root: Path) -> None
     assert [p.n for p in report.proposals] == list(range(1, len(report.proposals) + 1))
     for p in report.proposals:
         assert p.reason.strip() and "\n" not in p.reason and "\r" not in p.reason
-    text = health.health_lines(report)
+    text = cli_health.health_lines(report)
     for p in report.proposals:
         [line] = [x for x in text if x.lstrip().startswith(f"{p.n}. ")]
         assert p.path in line and p.reason in line
-    data = health.health_dict(report)
+    data = cli_health.health_dict(report)
     assert [(d["n"], d["path"], d["category"], d["reason"]) for d in data["proposals"]] == [
         (p.n, p.path, p.category, p.reason) for p in report.proposals
     ]

@@ -15,22 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pmem_tui.core import health_sketch as sk
 from pmem_tui.core import index, summary
 from pmem_tui.core.errors import LifecycleIncomplete, Refused
 from pmem_tui.core.executor import apply
-from pmem_tui.core.health import (
-    HealthReport,
-    Proposal,
-    archive_reason,
-    check_health,
-    health_dict,
-    health_lines,
-    index_routes,
-    plan_fix,
-)
+from pmem_tui.core.fix_planner import archive_reason, plan_fix
+from pmem_tui.core.health import HealthReport, Proposal, check_health, index_routes
+from pmem_tui.core.health import sketch as sk
+from pmem_tui.core.health.text import _PLAIN_SUMMARY, _summary_info, extract_facts, normalized_text
 from pmem_tui.core.health_cache import FEATURES_FILE, REPORT_FILE
-from pmem_tui.core.health_text import _PLAIN_SUMMARY, _summary_info, extract_facts, normalized_text
 from pmem_tui.core.lifecycle import plan_purge, propose_index_line
 from pmem_tui.core.records import empty_archive_index
 from pmem_tui.core.tree import scan
@@ -544,30 +536,6 @@ def test_a_cache_folder_that_is_a_symlink_is_not_used(planted: Path, tmp_path: P
     report = check_health(planted)
     assert not report.stats.cache_written
     assert list(elsewhere.iterdir()) == []
-
-
-# -- output --------------------------------------------------------------------------------------------------
-
-
-def test_json_shape(report: HealthReport) -> None:
-    data = health_dict(report)
-    assert {"proposals", "expired_trash"} <= set(data)
-    first = data["proposals"][0]
-    assert {"n", "path", "category", "signals", "reason"} <= set(first)
-    assert all({"kind", "detail"} <= set(s) for p in data["proposals"] for s in p["signals"])
-    assert data["expired_trash"] == [
-        {"path": "notes/expired.md", "location": "_archive/_trash/notes/expired.md", "deadline": "2026-10-31"}
-    ]
-
-
-def test_plain_lines(report: HealthReport) -> None:
-    lines = health_lines(report)
-    assert any(
-        line.lstrip().startswith("1. delete  notes/dup-b.md — identical to notes/dup-a.md") for line in lines
-    )
-    assert any("fix: add to _index.md: - [Orphan note](notes/orphan.md) — one" in line for line in lines)
-    assert any(line.startswith("Expired trash (1)") for line in lines)
-    assert lines[-1].startswith("Nothing was changed.")
 
 
 # -- near duplicates: the parts ------------------------------------------------------------------------------

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from pmem_tui import cli
-from pmem_tui.core import cache, health, journal, settled, status_cache, tree
+from pmem_tui.core import cache, journal, settled, status_cache, tree
 from pmem_tui.core.errors import Busy
 from pmem_tui.core.executor import apply
-from pmem_tui.core.health import HealthReport
+from pmem_tui.core.health import HealthReport, check
 from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, Snapshot
 from tests.conftest import cache_file
 from tests.faults.harness import FIGURES, Counting, Stepper, capture, restore
@@ -182,10 +182,10 @@ def test_health_during_an_action_reports_before_or_after_or_busy(
     scenario = next(s for s in SCENARIOS if s.name == "archive-batch")
     root = tmp_path / "mem"
     before, _, _, steps = _prepare(scenario, root)
-    truth_after = _health_state(health.check_health(root, use_cache=False))
+    truth_after = _health_state(check.check_health(root, use_cache=False))
     restore(root, before)
-    truth_before = _health_state(health.check_health(root, use_cache=False))
-    real = health._list
+    truth_before = _health_state(check.check_health(root, use_cache=False))
+    real = check._list
     busy = mixed_bare = 0
     for offset in range(0, steps + 1, 3):
         for bare in (True, False):
@@ -198,26 +198,26 @@ def test_health_during_an_action_reports_before_or_after_or_busy(
                 stepper.advance(3)
                 return found
 
-            monkeypatch.setattr(health, "_list", listed)
+            monkeypatch.setattr(check, "_list", listed)
             try:
                 if bare:
                     mark = settled.mark(root)
-                    seen = _health_state(health._check(root, 90, None, False, mark))
+                    seen = _health_state(check._check(root, 90, None, False, mark))
                     mixed_bare += seen not in (truth_before, truth_after)
                     continue
                 try:
-                    seen = _health_state(health.check_health(root))
+                    seen = _health_state(check.check_health(root))
                 except Busy as err:
                     assert "\n" not in str(err)
                     busy += 1
                 else:
                     assert seen in (truth_before, truth_after), f"offset {offset}: a mixed health report"
             finally:
-                monkeypatch.setattr(health, "_list", real)
+                monkeypatch.setattr(check, "_list", real)
                 stepper.finish()
         # What the cache kept is never a mix: a cached run agrees with a fresh one.
-        cached = _health_state(health.check_health(root))
-        assert cached == _health_state(health.check_health(root, use_cache=False)) == truth_after
+        cached = _health_state(check.check_health(root))
+        assert cached == _health_state(check.check_health(root, use_cache=False)) == truth_after
     assert mixed_bare > 0
     FIGURES.extra["readers_health_busy"] = busy
     FIGURES.extra["readers_health_bare_mixed"] = mixed_bare

@@ -17,7 +17,8 @@ from tui_helpers import TODAY, RecordingApp, bare_root, fill, settle, until
 from watchdog.events import FileCreatedEvent
 
 from pmem_tui.core import records
-from pmem_tui.core.health import HealthReport, Proposal, Signal, archive_reason, check_health
+from pmem_tui.core.fix_planner import archive_reason
+from pmem_tui.core.health import HealthReport, Proposal, Signal, check_health
 from pmem_tui.core.model import TrashItem
 from pmem_tui.tui.modals.plan_modal import PlanModal
 from pmem_tui.tui.screens.health import HealthScreen
@@ -327,6 +328,36 @@ async def test_marked_fixes_are_previewed_one_after_the_other(demo_root: Path, m
         assert isinstance(app.screen, HealthScreen)
         text = (demo_root / "_index.md").read_text(encoding="utf-8")
         assert "(notes/ideas.md)" not in text and "(projects/outage-scratch.md)" not in text
+
+
+@pytest.mark.rule("PM-HEALTH-5", "PM-CORE-6")
+async def test_a_secret_is_shown_by_line_and_its_fix_opens_the_save_preview(
+    demo_root: Path, make_app
+) -> None:
+    leaky, password = "notes/deploy.md", "hunter22"
+    text = f"# Deploy\n\nSteps for the release.\n\n- db password: {password}\n"
+    (demo_root / leaky).write_text(text, encoding="utf-8")
+    with (demo_root / "_index.md").open("a", encoding="utf-8") as index:
+        index.write(f"- [Deploy]({leaky}) — steps for the release\n")
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_health(pilot, app)
+        row = next(r for r in health_list(app).all_rows if r.path == leaky)
+        assert row.cells[1:4] == ("keep", leaky, "secret")
+        select(app, leaky)
+        await settle(pilot)
+        detail = shown(app, "#health-detail")
+        assert "line 5 looks like a secret (password)" in detail and password not in detail
+        assert "f: save it with line 5 redacted, through the save preview" in detail
+        await pilot.press("f")
+        m = modal(app)
+        assert m.plan is not None and m.plan.title == f"Save {leaky}"
+        assert "[redacted]" in m.preview_text and password not in m.preview_text
+        assert (demo_root / leaky).read_text(encoding="utf-8") == text  # nothing before `y`
+        await pilot.press("y")
+        await settle(pilot)
+        assert (demo_root / leaky).read_text(encoding="utf-8") == text.replace(password, "[redacted]")
+        assert await until(pilot, lambda: leaky not in [r.path for r in health_list(app).all_rows])
 
 
 @pytest.mark.rule("PM-HEALTH-4", "PM-HEALTH-5", "PM-ARC-2", "PM-DEL-1")

@@ -3,7 +3,7 @@
 The whole batch is vectorized with numpy: no Python object is made per word or per shingle, which is what
 keeps a cold health check of 10,000 files within a few times the cost of reading them.
 
-* **Words**: the bytes of a file normalized by `health_text.normalize_bytes` and `TABLE` (lower-cased,
+* **Words**: the bytes of a file normalized by `text.normalize_bytes` and `TABLE` (lower-cased,
   punctuation as spaces, CJK characters one word each). A word's 64-bit hash mixes its first 16 and last 8
   bytes and its length (splitmix64 finalizer), read straight out of the joined buffer.
 * **Shingles**: every run of 3 consecutive words of a file, hashed to 32 bits.
@@ -33,8 +33,8 @@ import numpy as np
 import numpy.typing as npt
 from rapidfuzz.distance import Indel
 
-from pmem_tui.core import health_text as ht
-from pmem_tui.core.health_text import TABLE, normalize_bytes
+from pmem_tui.core.health import text as ht
+from pmem_tui.core.health.text import TABLE, normalize_bytes
 
 __all__ = [
     "BANDS",
@@ -88,7 +88,7 @@ def _mix(x: U64) -> U64:
     return x
 
 
-# Words whose presence tells `health_text.extract_facts` which key words to look for in a file (`ht.H_*`).
+# Words whose presence tells `text.extract_facts` which key words to look for in a file (`ht.H_*`).
 _HINT_WORDS: dict[bytes, int] = {
     **dict.fromkeys(
         (b"updated", b"lastupdated", b"updatedat", b"updatedon", b"lastupdatedat", b"lastupdatedon"),
@@ -103,7 +103,19 @@ _HINT_WORDS: dict[bytes, int] = {
     **dict.fromkeys(("✓".encode(), "✔".encode()), ht.H_MARK),
     b"summary": ht.H_SUMMARY,
     "摘".encode(): ht.H_CJK_SUMMARY,
+    # What the secret detectors key on (`secrets`), as the sketch splits words: `db_password` is two.
+    **dict.fromkeys(
+        (
+            *(b"password", b"passwords", b"passwd", b"passwort", b"passphrase", b"pwd", b"pass", b"pin"),
+            *(b"secret", b"secrets", b"token", b"tokens", b"bearer", b"authorization", b"credential"),
+            *(b"credentials", b"apikey", b"api", b"private", b"putty", b"accountkey", b"authtoken"),
+            *(b"cloudant", b"ibm", b"softlayer", b"hmac", b"contrasena", b"contrase\xc3\xb1a"),
+            *("密".encode(), "口".encode()),
+        ),
+        ht.H_SECRET,
+    ),
 }
+TOKEN_WORD = 20  # a word this long may be a key or a token: its file goes to the secret detector too
 
 
 @dataclass
@@ -115,7 +127,7 @@ class Sketches:
     token_counts: I64  # (n,)
     shingles: U32  # all shingle hashes, file after file
     shingle_offsets: I64  # (n + 1,): file i's shingles are shingles[offsets[i]:offsets[i + 1]]
-    hints: I64  # (n,): `health_text.H_*` bits: which key words each file contains
+    hints: I64  # (n,): `text.H_*` bits: which key words each file contains
 
     def shingles_of(self, i: int) -> U32:
         return self.shingles[self.shingle_offsets[i] : self.shingle_offsets[i + 1]]
@@ -208,6 +220,7 @@ def _sketch_chunk(blobs: Sequence[bytes]) -> _Chunk:
         slot = th & _HINT_MASK  # unsigned integers index as well
         hit = np.flatnonzero(_HINT_TABLE[slot] == th)
         np.bitwise_or.at(hints, fid[hit], _HINT_BITS[slot[hit]])
+        hints[np.unique(fid[(ends - starts) >= TOKEN_WORD])] |= ht.H_SECRET
     return _Chunk(_densify(sig.reshape(n, NUM_BINS)), sh_counts, tok_counts, hv, hints)
 
 

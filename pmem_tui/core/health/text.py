@@ -156,13 +156,15 @@ _FRONT_DATE_KEYS = frozenset(
     }
 )
 # Words that must appear on a line for each pattern to be tried there (lower case).
-# Hint bits: which key words a file contains. The sketch sees every word of every file (`health_sketch`
+# Hint bits: which key words a file contains. The sketch sees every word of every file (`sketch`
 # sets these bits from its word hashes), so a file is searched only for the words it has.
 H_UPDATED, H_MODIFIED, H_CJK_DATE = 1, 2, 4
 H_STATUS, H_STATE, H_CJK_STATUS = 8, 16, 32
 H_X, H_MARK = 64, 128
 H_SUMMARY, H_CJK_SUMMARY = 256, 512
 H_DATES, H_STATUSES, H_CHECKS, H_SUMMARIES = 7, 56, 192, 768
+H_FACTS = 1023  # every bit above; `extract_facts` reads only these
+H_SECRET = 1024  # a secret-sounding word or a token-long word: the secret detector reads this file
 # bit -> what to look for, in lower case, on a candidate line
 _SEARCH: dict[int, tuple[str, ...]] = {
     H_UPDATED: ("updated",),
@@ -223,7 +225,7 @@ _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|\r?$)", re.M)
 
 
 class Facts(NamedTuple):
-    """What one file says about itself. Dates are ISO strings so the facts can be cached as JSON.
+    """What one file says about itself. Dates are ISO strings so the facts can be cached as JSON (`codec`).
 
     A named tuple: made for most files of a memory, and much cheaper to create than a frozen dataclass.
     """
@@ -237,24 +239,6 @@ class Facts(NamedTuple):
     checklist: int = 0
     summary_state: str = SummaryState.MISSING.value
     summary_detail: str = ""
-
-    def to_list(self) -> list[object]:
-        return list(self)
-
-    @classmethod
-    def from_list(cls, raw: list[object]) -> Facts:
-        s, sf, st, stf, op, tk, cl, ss, sd = raw
-        return cls(
-            None if s is None else str(s),
-            None if sf is None else str(sf),
-            None if st is None else str(st),
-            None if stf is None else str(stf),
-            None if op is None else str(op),
-            int(str(tk)),
-            int(str(cl)),
-            str(ss),
-            str(sd),
-        )
 
     @property
     def checklist_done(self) -> bool:

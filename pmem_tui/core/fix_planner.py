@@ -1,0 +1,88 @@
+"""The planners' side of the health check: the plan a proposal's fix asks for, and the reason an archive
+of it records. Each plan gets its own preview and confirmation; nothing here applies anything.
+
+* "add" / "drop": one `_index.md` line added for an orphan, or dropped for a dead or duplicate route.
+* "redact": a save of the file with every secret `secrets.find_secrets` sees replaced by ``[redacted]``
+  (`secrets.redact_secrets`: only those bytes change), through the save planner and its preview, whose
+  old side shows ``<secret>`` where the secret was: no output ever holds it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from pmem_tui.core import index, safeio, textio
+from pmem_tui.core.draft import Draft
+from pmem_tui.core.errors import Refused
+from pmem_tui.core.health.report import Proposal
+from pmem_tui.core.layout import require_lifecycle
+from pmem_tui.core.model import INDEX_FILE
+from pmem_tui.core.plan import Plan
+from pmem_tui.core.save_planner import plan_save
+from pmem_tui.core.secrets import find_secrets, redact_secrets
+
+__all__ = ["archive_reason", "plan_fix"]
+
+HIDDEN = "<secret>"  # what the save preview shows in place of the secret it removes
+
+
+def archive_reason(proposal: Proposal) -> str:
+    """The one-line reason to record when a proposal is archived (`lifecycle.plan_archive`'s reason)."""
+    text = f"health check: {proposal.reason}"
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def plan_fix(root: Path, proposal: Proposal) -> Plan:
+    """The change a proposal's fix suggests, as a plan with its own preview (nothing applied)."""
+    if proposal.fix is not None and proposal.fix_action == "redact":
+        return _plan_redact(root, proposal)
+    require_lifecycle(root, "fix the index")
+    if proposal.fix is None or proposal.fix_action not in ("add", "drop"):
+        raise Refused(f"Proposal {proposal.n} ({proposal.path}) has no index fix.")
+    draft = Draft(root)
+    text = draft.text(INDEX_FILE) or ""
+    route = proposal.path
+    existing = index.find_entries(text, route)
+    if proposal.fix_action == "add":
+        if existing:
+            raise Refused(f"{route} is already in {INDEX_FILE}; nothing to add.")
+        if safeio.entry_kind(root, route) != "file":  # never a link, at any depth
+            raise Refused(f"{route} no longer exists; nothing to add.")
+        draft.set_text(INDEX_FILE, index.append_line(text, proposal.fix))
+        draft.index_added.append(proposal.fix)
+        draft.outcomes.append(f"Added {route} to {INDEX_FILE}.")
+    else:
+        # A duplicate route keeps its first line; a dead route loses every line naming it.
+        drop = existing[1:] if safeio.entry_kind(root, route) == "file" else existing
+        if not drop:
+            raise Refused(f"{INDEX_FILE} has nothing to drop for {route} any more.")
+        for entry in sorted(drop, key=lambda e: e.line_no, reverse=True):
+            text = index.remove_line(text, entry.line_no)
+            draft.index_removed.append(entry.raw)
+        draft.set_text(INDEX_FILE, text)
+        draft.outcomes.append(f"Dropped {len(drop)} line(s) for {route} from {INDEX_FILE}.")
+    draft.recovery.append(f"Only {INDEX_FILE} changes; the line can be edited back at any time.")
+    draft.items.append(route)
+    return draft.plan("save", f"Fix {INDEX_FILE}: {proposal.fix_action} {route}")
+
+
+def _plan_redact(root: Path, proposal: Proposal) -> Plan:
+    """A save of the file as it is now with its secrets redacted (found again: the file may have changed)."""
+    require_lifecycle(root, "redact a secret")
+    try:
+        data = safeio.read_under(root, proposal.path)
+    except OSError as err:
+        raise Refused(f"{proposal.path} cannot be read any more: {err.strerror or err}.") from None
+    if not textio.is_valid_utf8(data):
+        raise Refused(f"{proposal.path} is not valid UTF-8; redact its secret in an editor (press e).")
+    text = data.decode("utf-8")
+    if not find_secrets(text):
+        raise Refused(f"{proposal.path} holds no secret any more; nothing to redact.")
+    plan = plan_save(root, proposal.path, redact_secrets(text).encode("utf-8"))
+    # The preview never shows the secret either: its old side says where it was, not what it was.
+    diffs = tuple(
+        replace(d, old=redact_secrets(d.old, HIDDEN)) if d.path == proposal.path else d
+        for d in plan.preview.diffs
+    )
+    return replace(plan, preview=replace(plan.preview, diffs=diffs))

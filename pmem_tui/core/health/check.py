@@ -1,0 +1,285 @@
+"""Memory health (PM-HEALTH-1..6): find what to archive, say why, never act.
+
+`check_health(root)` scans the active on-demand files (``projects/`` and ``notes/``; never ``_core/``, the
+indexes, the archive or hidden metadata) and returns numbered proposals, most certain first, each with its
+signals (`signals.KINDS`: the table of every signal, its certainty, category and meaning), a one-line reason
+and, for a fixable signal, the exact fix. Nothing is moved, written or deleted: each proposal is acted on
+later through the planners (`lifecycle.plan_archive`, then `plan_delete` for a "delete";
+`fix_planner.plan_fix` for a fix), each with its own preview and confirmation. Expired trash (as `tree`
+finds it) is listed apart; only `purge` removes it, with its own confirmation (PM-DEL-5, PM-HEALTH-6).
+
+Performance
+-----------
+Each file is read at most once per run (through `safeio`). Per-file features are cached by (path, size,
+mtime_ns) in the root's folder of the user's cache folder (`health_cache` stores the bytes, `codec` says
+what they hold); a run in which nothing changed reuses the whole last report and reads no file; a run after
+a change reads only the changed files (and `_core/`, and the candidates a comparison needs).
+``use_cache=False`` neither reads nor writes the cache. Nothing under the root is ever written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import gc
+import hashlib
+import os
+import stat
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from pmem_tui.core import health_cache, safeio, settled, textio, tree, user_input
+from pmem_tui.core.clock import today as clock_today
+from pmem_tui.core.errors import Busy
+from pmem_tui.core.health import codec, features, signals, similarity
+from pmem_tui.core.health import sketch as sk
+from pmem_tui.core.health.features import FeatureCache, IndexCache
+from pmem_tui.core.health.report import HealthReport, HealthStats, NearPair, Proposal
+from pmem_tui.core.layout import require_lifecycle
+from pmem_tui.core.model import (
+    ACTIVE_DIRS,
+    ARCHIVE_INDEX,
+    CORE_DIR,
+    DEFAULT_INACTIVE_DAYS,
+    INDEX_FILE,
+    TRASH_DIR,
+    FileInfo,
+    TrashItem,
+)
+
+__all__ = ["ENGINE", "check_health"]
+
+# Bump when features, normalization, sketches or a stored record change: old caches are then ignored.
+ENGINE = "health-2"
+
+
+# -- listing ------------------------------------------------------------------------------------------------
+
+
+def _stat(root: Path, rel: str) -> FileInfo | None:
+    try:
+        st = os.stat(root / rel, follow_symlinks=False)
+    except OSError:
+        return None
+    return FileInfo(rel, st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+
+
+@dataclass
+class _Listing:
+    active: list[FileInfo]
+    core: list[FileInfo]
+    trash: list[FileInfo]
+    index: FileInfo | None
+    archive_index: FileInfo | None
+
+    def key(self, today: dt.date, inactive_days: int) -> str:
+        h = hashlib.blake2b(digest_size=16)
+        h.update(
+            f"{ENGINE}\0{today.isoformat()}\0{inactive_days}\0{self.index}\0{self.archive_index}\n".encode()
+        )
+        for group in (self.active, self.core, self.trash):
+            text = "\n".join(f"{f.path}\0{f.size}\0{f.mtime_ns}" for f in group)
+            h.update(text.encode("utf-8", "surrogatepass"))
+            h.update(b"\1")
+        return h.hexdigest()
+
+    def newest_ns(self) -> int:
+        stamps = [f.mtime_ns for group in (self.active, self.core, self.trash) for f in group]
+        stamps += [f.mtime_ns for f in (self.index, self.archive_index) if f is not None]
+        return max(stamps, default=0)
+
+
+def _list(root: Path) -> _Listing:
+    """What the check depends on, listed and stat'ed only (`tree.walk_files`: no link followed)."""
+    active: list[FileInfo] = []
+    for folder in ACTIVE_DIRS:
+        active += [f for f in tree.walk_files(root, folder)[0] if f.path.endswith(".md")]
+    active.sort(key=lambda f: f.path)
+    return _Listing(
+        active=active,
+        core=tree.walk_files(root, CORE_DIR)[0],
+        trash=tree.walk_files(root, TRASH_DIR)[0],
+        index=_stat(root, INDEX_FILE),
+        archive_index=_stat(root, ARCHIVE_INDEX),
+    )
+
+
+# -- the run ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    root: Path
+    today: dt.date
+    inactive_days: int
+    read: int = 0
+    compared: int = 0
+    candidates: int = 0
+    texts: dict[str, bytes] = field(default_factory=dict)  # raw bytes of files read in this run
+
+    def read_file(self, rel: str) -> bytes | None:
+        data = self.texts.get(rel)
+        if data is None:
+            data = _read(self.root, rel)
+            self.read += 1
+            if data is not None:
+                self.texts[rel] = data
+        return data
+
+    def read_many(self, entries: list[FileInfo]) -> list[bytes]:
+        self.read += len(entries)
+        return [_read(self.root, f.path) or b"" for f in entries]
+
+
+def _read(root: Path, rel: str) -> bytes | None:
+    """A file's bytes through `safeio` (no link at any depth, no FIFO or device, capped); None when it
+    cannot be read."""
+    try:
+        return safeio.read_under(root, rel)
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class StoredReport:
+    """The report file of the cache: the last report and the key of everything it depends on."""
+
+    engine: str
+    key: str
+    written_ns: int
+    proposals: tuple[Proposal, ...]
+    trash: tuple[TrashItem, ...]
+    near: tuple[NearPair, ...]
+
+
+def check_health(
+    root: Path,
+    *,
+    inactive_days: int = DEFAULT_INACTIVE_DAYS,
+    today: dt.date | None = None,
+    use_cache: bool = True,
+) -> HealthReport:
+    """Scan the active memory and propose what to keep, archive or delete. Reads only (plus its own cache).
+
+    Raises `LifecycleIncomplete` (naming `upgrade`) while the lifecycle structure is incomplete (PM-UPG-4).
+    """
+    # Allocation-heavy and short: collections would only walk the same young objects again and again.
+    collect = gc.isenabled()
+    gc.disable()
+    try:  # never a report (or a cache) made while an action ran: `settled`
+        check = functools.partial(_check, Path(root), inactive_days, today, use_cache)
+        report, quiet, _ = settled.read(Path(root), check)
+        if not quiet:
+            raise Busy("Another pmem-tui action is changing this memory right now; try again in a moment.")
+        return report
+    finally:
+        if collect:
+            gc.enable()
+
+
+def _check(
+    root: Path, inactive_days: int, today: dt.date | None, use_cache: bool, before: settled.Mark
+) -> HealthReport:
+    started = time.perf_counter()
+    require_lifecycle(root, "run a health check")
+    user_input.check_days(inactive_days)
+    day = today or clock_today()
+    listing = _list(root)
+    key = listing.key(day, inactive_days)
+    written_at = time.time_ns()
+    if use_cache:
+        cached = _cached_report(root, key, listing, day, inactive_days)
+        if cached is not None:
+            stats = HealthStats(
+                files=len(listing.active),
+                cache="report",
+                cache_hits=len(listing.active),
+                seconds=time.perf_counter() - started,
+            )
+            return replace(cached, stats=stats)
+    run = Run(root, day, inactive_days)
+    cache, old_sig = _cached_features(root) if use_cache else (None, None)
+    entries, orphan_lines = features.index_job(run, listing.active, listing.index, cache)
+    trash = _expired_trash(run, listing)
+    feats = features.features(run, listing.active, cache, old_sig)
+    features.with_index_lines(feats.files, orphan_lines)
+    checked = similarity.checked_pairs(cache, feats)
+    norm: dict[str, bytes] = {}
+    exact = similarity.exact_groups(run, feats, norm)
+    pairs, checked_now = similarity.near_pairs(run, feats, checked, exact, norm)
+    overlaps = similarity.core_overlaps(run, listing.core, feats)
+    evidence = signals.Evidence(day, inactive_days, feats.files, entries, exact, pairs, overlaps)
+    proposals = signals.propose(evidence)
+    files = feats.files
+    near = tuple(
+        sorted((NearPair(files[i].path, files[j].path, s) for i, j, s in pairs), key=lambda p: (p.a, p.b))
+    )
+    written = False
+    if use_cache and settled.quiet(root, before):
+        index = None
+        if listing.index is not None:
+            index = IndexCache(listing.index.size, listing.index.mtime_ns, tuple(entries))
+        pairs_now = tuple((a, b, s) for (a, b), s in checked_now.items())
+        header = FeatureCache(ENGINE, written_at, tuple(files), index, pairs_now)
+        stored = StoredReport(ENGINE, key, written_at, proposals, trash, near)
+        written = health_cache.write(root, codec.dumps(header), feats.sig, codec.dumps(stored))
+    stats = HealthStats(
+        files=len(files),
+        read=run.read,
+        cache="off" if not use_cache else ("features" if cache is not None else "cold"),
+        cache_hits=len(files) - len(feats.fresh),
+        cache_written=written,
+        candidates=run.candidates,
+        compared=run.compared,
+        seconds=time.perf_counter() - started,
+    )
+    return HealthReport(root, day, inactive_days, proposals, trash, near, stats)
+
+
+def _expired_trash(run: Run, listing: _Listing) -> tuple[TrashItem, ...]:
+    """The trash past its deadline, as the scan finds it (`tree.expired_trash`); read only when there is
+    trash at all."""
+    if not listing.trash:
+        return ()
+    data = run.read_file(ARCHIVE_INDEX) if listing.archive_index is not None else None
+    return tree.expired_trash(run.root, textio.decode(data) if data is not None else "", run.today)
+
+
+# -- the cache ----------------------------------------------------------------------------------------------
+
+
+def _cached_features(root: Path) -> tuple[FeatureCache | None, npt.NDArray[np.uint32] | None]:
+    loaded = health_cache.read_features(root, sk.NUM_BINS)
+    if loaded is None:
+        return None, None
+    head, sig = loaded
+    try:
+        cache = codec.loads(FeatureCache, head)
+    except (ValueError, TypeError, KeyError):
+        return None, None
+    if cache.engine != ENGINE or len(cache.files) != len(sig):
+        return None, None
+    return cache, sig
+
+
+def _cached_report(
+    root: Path, key: str, listing: _Listing, today: dt.date, inactive_days: int
+) -> HealthReport | None:
+    data = health_cache.read_report(root)
+    if data is None:
+        return None
+    try:
+        stored = codec.loads(StoredReport, data)
+    except (ValueError, TypeError, KeyError):
+        return None
+    if (
+        stored.engine != ENGINE
+        or stored.key != key
+        or health_cache.is_racy(listing.newest_ns(), stored.written_ns)
+    ):
+        return None
+    return HealthReport(root, today, inactive_days, stored.proposals, stored.trash, stored.near)

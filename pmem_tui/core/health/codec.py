@@ -1,0 +1,90 @@
+"""The one codec of the health cache: a dataclass (or named tuple) <-> a JSON list of its fields in order.
+
+What is stored is what the dataclasses say: adding a field to one of them changes the cache with no code
+here (bump `ENGINE` in `check.py` so old caches are ignored). Rows, not objects with keys: a report of
+thousands of proposals is read on every warm run, and rows are the cheapest JSON to parse. Decoding
+converts only what JSON cannot carry (dates, tuples, nested records); anything malformed raises `ValueError`
+or `TypeError`, and the caller then ignores the cache. `health_cache` stores the bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import json
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["decode", "dumps", "loads"]
+
+T = TypeVar("T")
+_Convert = Callable[[Any], Any]
+
+
+def dumps(value: Any) -> bytes:
+    """`value` as compact UTF-8 JSON: a record as the list of its fields, a date as its ISO text."""
+    text = json.dumps(value, default=_default, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "surrogatepass")
+
+
+def loads(cls: type[T], data: bytes) -> T:
+    """The `cls` record `dumps` wrote; `ValueError` or `TypeError` when it is not one."""
+    return decode(cls, json.loads(data))
+
+
+def _default(value: Any) -> Any:
+    """What `json` cannot write itself (it writes a named tuple as a list already)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [getattr(value, name) for name in _names(type(value))]
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not stored in the health cache")
+
+
+@functools.cache
+def _names(cls: type) -> tuple[str, ...]:
+    return tuple(cls._fields) if hasattr(cls, "_fields") else tuple(f.name for f in dataclasses.fields(cls))
+
+
+def decode(cls: type[T], raw: Any) -> T:
+    """The instance of `cls` that `dumps` wrote as a list (parsed by JSON)."""
+    klass: type = cls
+    if not isinstance(raw, list) or len(raw) != len(_names(klass)):
+        raise TypeError(f"a {cls.__name__} is stored as the list of its fields")
+    plan = _plan(klass)
+    if plan:
+        raw = list(raw)
+        for i, convert in plan:
+            raw[i] = convert(raw[i])
+    return cls(*raw)
+
+
+@functools.cache
+def _plan(cls: type) -> tuple[tuple[int, _Convert], ...]:
+    """(field index, converter) for the fields JSON does not give back as they were."""
+    hints = typing.get_type_hints(cls)
+    plan = []
+    for i, name in enumerate(_names(cls)):
+        convert = _converter(hints[name])
+        if convert is not None:
+            plan.append((i, convert))
+    return tuple(plan)
+
+
+def _converter(tp: Any) -> _Convert | None:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        one = _converter(inner[0]) if len(inner) == 1 else None
+        return None if one is None else (lambda raw: None if raw is None else one(raw))
+    if origin is tuple:
+        item = _converter(args[0]) if args else None
+        return tuple if item is None else (lambda raw: tuple(item(v) for v in raw))
+    if tp is dt.date:
+        return dt.date.fromisoformat
+    if isinstance(tp, type) and (dataclasses.is_dataclass(tp) or hasattr(tp, "_fields")):
+        return functools.partial(decode, tp)
+    return None  # str, int, float, bool: as JSON gave them

@@ -1,0 +1,42 @@
+"""What a memory root holds, asked by readers and planners alike: is the lifecycle structure complete, and
+which `_index.md` line a file would get. Store layer: reads only, never plans."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pmem_tui.core import index, safeio, summary, textio
+from pmem_tui.core.errors import LifecycleIncomplete
+from pmem_tui.core.model import LIFECYCLE_PATHS
+
+__all__ = ["missing_lifecycle", "propose_index_line", "require_lifecycle"]
+
+
+def missing_lifecycle(root: Path) -> list[str]:
+    return [p for p in LIFECYCLE_PATHS if not os.path.lexists(root / p)]  # a link is not missing
+
+
+def require_lifecycle(root: Path, action: str) -> None:
+    if not root.is_dir():
+        if os.path.lexists(root):  # a file: no save can create the memory there
+            raise LifecycleIncomplete(f"{root} is not a folder.")
+        raise LifecycleIncomplete(f"There is no memory at {root}; the first save creates it.")
+    missing = missing_lifecycle(root)
+    if missing:
+        raise LifecycleIncomplete(
+            f"Cannot {action}: the lifecycle structure is incomplete (missing {', '.join(missing)}); "
+            "run `pmem-tui upgrade` first."
+        )
+
+
+def propose_index_line(root: Path, location: str, rel: str) -> str:
+    """A line built from the file's title and summary, for a record that lost its line."""
+    try:
+        text = textio.display(textio.decode(safeio.read_under(root, location)))
+    except OSError:
+        text = ""
+    title = summary.title_of(text)
+    info = summary.inspect_summary(text)
+    gist = info.bullets[0] if info.bullets else summary.first_prose_line(text)
+    return index.make_line(rel, title, gist)
