@@ -35,7 +35,7 @@ LINES = st.sampled_from(
 
 
 @pytest.mark.rule("PM-LOAD-3", "PM-CORE-5")
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     lines=st.lists(LINES, max_size=40),
     eol=st.sampled_from(["\n", "\r\n"]),
