@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pmem_tui.cli_health import health_dict, health_lines
+from pmem_tui.cli.health import health_dict, health_lines
 
 from pmem_tui.cli import main
 from pmem_tui.core.health import check_health
