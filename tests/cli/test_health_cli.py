@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from pmem_tui.cli.health import health_dict, health_lines
 
 from pmem_tui.cli import main
+from pmem_tui.cli.health import health_dict, health_lines
 from pmem_tui.core.health import check_health
 from tests.core.test_health import build, snapshot
 from tests.core.test_health_secret import KEY, LEAKY, PASSWORD, build_leaky

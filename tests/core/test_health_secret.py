@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from pmem_tui.cli.health import health_dict, health_lines
 
+from pmem_tui.cli.health import health_dict, health_lines
 from pmem_tui.core import health
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.executor import apply
