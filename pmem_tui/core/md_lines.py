@@ -28,8 +28,6 @@ _CM_OPEN = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
 _CM_CLOSE = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})[ \t]*")
 # A list item (fullmatch): indentation, the marker, then text after a space or tab (text None: no space).
 ITEM = re.compile(r"(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])(?:[ \t]+(?P<text>.*))?", re.DOTALL)
-# An ATX heading (fullmatch): its marks and its text as written (a closing `#` run kept; see `atx`).
-HEADING = re.compile(r" {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>.*?))?[ \t]*")
 # An ATX heading's marks, then a space, a tab or the end (`match`).
 ATX_MARKS = re.compile(r" {0,3}(?P<marks>#{1,6})(?![^ \t])")
 # A whole line that is one HTML comment (fullmatch).
