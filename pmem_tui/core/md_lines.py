@@ -12,13 +12,13 @@ Two fence rules exist, on purpose:
 * the *CommonMark* rule (the loader's PL rules): at most three spaces of indentation, and the closing line is
   the run (same character, at least as long) and spaces or tabs only.
 
-`Blocks` tracks the loose rule (and, when asked, multi-line HTML comments) across lines, once.
+`Blocks` tracks the loose rule (and, when asked, multi-line HTML comments) across lines fed in order, once:
+a reader asks it, line by line, whether the line is inside a block.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -115,8 +115,8 @@ def classify(line: str) -> Line:
     if heading is not None:
         return Line(Kind.HEADING, level=heading[0], text=heading[1])
     item = ITEM.fullmatch(line)
-    if item is not None and item.group("text") is not None:
-        return Line(Kind.ITEM, marker=item.group("marker"), text=item.group("text"))
+    if item is not None:
+        return Line(Kind.ITEM, marker=item.group("marker"), text=item.group("text") or "")
     stripped = line.lstrip()
     if stripped.startswith(">"):
         return Line(Kind.QUOTE, text=stripped[1:].removeprefix(" "))
@@ -152,19 +152,3 @@ class Blocks:
             self.in_comment = True
             return True
         return False
-
-
-def walk(lines: Iterable[str], comments: bool = False) -> Iterator[Line]:
-    """Each line classified, knowing the blocks: a fence line (opening or closing) is FENCE, a line inside
-    a fence CODE, a line of a multi-line comment (with `comments`) COMMENT."""
-    blocks = Blocks(comments)
-    for line in lines:
-        was_open = blocks.fence is not None
-        if not blocks.hidden(line):
-            yield classify(line)
-        elif blocks.fence is not None and was_open:
-            yield Line(Kind.CODE)
-        elif blocks.fence is not None or was_open:
-            yield Line(Kind.FENCE)
-        else:
-            yield Line(Kind.COMMENT)

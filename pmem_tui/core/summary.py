@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 
-from pmem_tui.core.md_lines import ATX_MARKS, COMMENT, FENCE, ITEM, atx, fence_closes, fence_opens
+from pmem_tui.core.md_lines import COMMENT, ITEM, Kind, atx, classify, fence_closes, fence_opens
 from pmem_tui.core.model import SummaryInfo, SummaryState
 from pmem_tui.core.textio import split_bom
 
@@ -83,13 +83,11 @@ def _fence_end(lines: list[str], i: int) -> int | None:
 
 
 def _paragraph_line(line: str) -> bool:
-    s = line.strip()
-    return bool(s) and not (
-        ATX_MARKS.match(line)
-        or ITEM.fullmatch(line)
-        or FENCE.match(line)
-        or _BREAK.fullmatch(line)
-        or s.startswith(("|", ">", "<"))
+    """Plain text: not blank, a heading, an item, a fence, a quote, a comment, a thematic break or a table."""
+    return (
+        classify(line).kind is Kind.TEXT
+        and not _BREAK.fullmatch(line)
+        and not line.lstrip().startswith(("|", "<"))
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pmem_tui.core.md_lines import (
+    Blocks,
     Kind,
     Line,
     atx,
@@ -11,7 +12,6 @@ from pmem_tui.core.md_lines import (
     commonmark_opens,
     fence_closes,
     fence_opens,
-    walk,
 )
 
 
@@ -22,7 +22,7 @@ def test_classify() -> None:
     assert classify("## Title ##") == Line(Kind.HEADING, level=2, text="Title")
     assert classify("#Title") == Line(Kind.TEXT)
     assert classify("  1. first") == Line(Kind.ITEM, marker="1.", text="first")
-    assert classify("-") == Line(Kind.TEXT)
+    assert classify("-") == Line(Kind.ITEM, marker="-")  # an empty item
     assert classify("> quoted") == Line(Kind.QUOTE, text="quoted")
     assert classify("<!-- x -->") == Line(Kind.COMMENT)
     assert classify("plain") == Line(Kind.TEXT)
@@ -44,17 +44,10 @@ def test_fence_rules_loose_and_commonmark() -> None:
     assert commonmark_closes("``` \t", "```") and not commonmark_closes("``` x", "```")
 
 
-def test_walk_knows_the_blocks() -> None:
-    lines = ["# H", "```", "# not a heading", "```", "<!--", "- not an item", "-->", "- item"]
-    kinds = [line.kind for line in walk(lines, comments=True)]
-    assert kinds == [
-        Kind.HEADING,
-        Kind.FENCE,
-        Kind.CODE,
-        Kind.FENCE,
-        Kind.COMMENT,
-        Kind.COMMENT,
-        Kind.COMMENT,
-        Kind.ITEM,
-    ]
-    assert [line.kind for line in walk(["<!--", "- item"])][1] is Kind.ITEM  # comments not tracked
+def test_blocks_know_fences_and_comments() -> None:
+    lines = ["# H", "```", "# not a heading", "```", "<!--", "- not an item", "-->", "- item", "```x```"]
+    blocks = Blocks(comments=True)
+    assert [blocks.hidden(x) for x in lines] == [False, True, True, True, True, True, True, False, False]
+    assert [Blocks().hidden(x) for x in ["<!--", "- item"]] == [False, False]  # comments not tracked
+    open_fence = Blocks()
+    assert [open_fence.hidden(x) for x in ["~~~~", "~~~"]] == [True, True] and open_fence.fence == "~~~~"
