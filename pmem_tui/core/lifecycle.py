@@ -235,6 +235,8 @@ def propose_index_line(root: Path, location: str, rel: str) -> str:
     return index.make_line(rel, title, gist)
 
 
+
+
 def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
     root = draft.root
     rel = check_memory_path(root, path, Area.ACTIVE)

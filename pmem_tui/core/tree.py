@@ -309,3 +309,4 @@ def match_archive(root: Path, archive_text: str, path: str) -> archive_match.Mat
         trash = [loc for loc in here if loc.startswith(TRASH_DIR + "/")]
         return archive_match.match_files(recs, [loc for loc in here if loc not in trash], trash)
     return locate_archived(root, recs)[0]
+
