@@ -32,6 +32,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
+from pmem_tui.core.md_lines import commonmark_closes, commonmark_opens
+
 TENTATIVE_BELOW = 0.7
 CONFIDENCE_WORDS = {"tentative": True, "low": True, "medium": False, "high": False}
 
@@ -102,8 +104,6 @@ _FIELD = re.compile(r'(?P<key>[A-Za-z_][\w-]*)=(?:"(?P<quoted>[^"]*)"|(?P<bare>\
 _MD_HEADING = re.compile(r"#{1,6}(?:\s|$)")
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")  # U+2028/9 split lines for splitlines()
-_FENCE_OPEN = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
-_FENCE_CLOSE = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})[ \t]*")
 # `**Completed:** 2025-10-01`, `**Completed**: …`, `- Completed: …` (the first date after it is the one).
 _COMPLETED = re.compile(
     r" {0,3}(?:[-*+][ \t]+)?(\*\*|__)?completed(?:\1)?[ \t]*:[ \t]*(?:\*\*|__)?(?P<rest>.*)", re.IGNORECASE
@@ -182,7 +182,7 @@ def parse_confidence(raw: str) -> tuple[float | None, bool, str | None]:
 
 
 class Fence:
-    """CommonMark fence state across lines."""
+    """CommonMark fence state across lines (`md_lines`' CommonMark rule), counting the `## ` it hides."""
 
     def __init__(self) -> None:
         self.open: str | None = None  # the opening run of backticks or tildes
@@ -196,16 +196,15 @@ class Fence:
                 self.headings += 1
             return self.open is not None
         if self.open is not None:
-            m = _FENCE_CLOSE.fullmatch(line)
-            if m and m["fence"][0] == self.open[0] and len(m["fence"]) >= len(self.open):
+            if commonmark_closes(line, self.open):
                 self.open = None
             elif line.startswith(_SECTION_START):
                 self.headings += 1
             return True
-        m = _FENCE_OPEN.fullmatch(line)
-        if m is None or (m["fence"][0] == "`" and "`" in m["info"]):
+        run = commonmark_opens(line)
+        if run is None:
             return False
-        self.open, self.line_no, self.headings = m["fence"], line_no, 0
+        self.open, self.line_no, self.headings = run, line_no, 0
         return True
 
 

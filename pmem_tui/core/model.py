@@ -10,6 +10,8 @@ from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from pmem_tui.core import line_shapes
+
 # Folder and file names the spec gives meaning to.
 CORE_DIR = "_core"
 INDEX_FILE = "_index.md"
@@ -52,47 +54,11 @@ class SummaryInfo:
     detail: str = ""  # why it is invalid
 
 
-# Shapes of index lines (see `IndexEntry`), one tuple per distinct shape, shared by every line of that shape.
-# Bounded: past this many distinct shapes (hand-made oddities), lines are kept whole.
-_SHAPES: dict[tuple[str, ...], tuple[str, ...]] = {}
-_MAX_SHAPES = 1024
-
-
-def _shared(pieces: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The one shared copy of a shape, or None when the table is full."""
-    shared = _SHAPES.get(pieces)
-    if shared is None:
-        if len(_SHAPES) >= _MAX_SHAPES:
-            return None
-        shared = _SHAPES.setdefault(pieces, pieces)
-    return shared
-
-
-def _shape(raw: str, route: str, title: str | None, summary: str | None) -> str | tuple[str, ...]:
-    """The text around `title`, `route` and `summary` (those not None, in that order) in `raw`, or `raw`
-    itself when they do not all occur in it in that order (escaped or decoded parts) or the table is full.
-    By construction, joining the pieces with the parts between them gives `raw` back exactly."""
-    pieces: list[str] = []
-    pos = 0
-    for part in (title, route, summary):
-        if part is None:
-            continue
-        at = raw.find(part, pos)
-        if at < 0:
-            return raw
-        pieces.append(raw[pos:at])
-        pos = at + len(part)
-    pieces.append(raw[pos:])
-    return _shared(tuple(pieces)) or raw
-
-
 class IndexEntry:
     """One line of `_index.md` that names a route. `raw` is the line verbatim, without its line ending.
 
     Immutable, compared and hashed by (line_no, raw, route, title, summary), like a frozen dataclass. The line
-    itself is not kept when it is its title, route and summary with text around them that many lines share
-    (`- [` … `](` … `) — ` …): only that shape, and `raw` joins the parts again. An index of 10^5 lines then
-    holds each line's text once, not twice (the line, and its route, title and summary)."""
+    is kept packed by `line_shapes` (memory: see there); `raw` gives it back exactly."""
 
     __slots__ = ("_form", "line_no", "route", "summary", "title")
     __match_args__ = ("line_no", "raw", "route", "title", "summary")
@@ -101,7 +67,7 @@ class IndexEntry:
     route: str
     title: str | None
     summary: str | None
-    _form: str | tuple[str, ...]  # the line itself, or its shape
+    _form: line_shapes.Form  # the line, packed
 
     def __init__(self, line_no: int, raw: str, route: str, title: str | None, summary: str | None) -> None:
         setter = object.__setattr__
@@ -109,40 +75,11 @@ class IndexEntry:
         setter(self, "route", route)
         setter(self, "title", title)
         setter(self, "summary", summary)
-        setter(self, "_form", _shape(raw, route, title, summary))
-
-    @classmethod
-    def shaped(
-        cls, line_no: int, route: str, title: str | None, summary: str | None, pieces: tuple[str, ...]
-    ) -> IndexEntry | None:
-        """The entry whose line is `pieces` joined with `title`, `route` and `summary` (those not None, in
-        that order) between them, without building that line (a parser that knows where the parts are);
-        None when the table of shapes is full (build it from its line then)."""
-        shared = _shared(pieces)
-        if shared is None:
-            return None
-        entry = cls.__new__(cls)
-        setter = object.__setattr__
-        setter(entry, "line_no", line_no)
-        setter(entry, "route", route)
-        setter(entry, "title", title)
-        setter(entry, "summary", summary)
-        setter(entry, "_form", shared)
-        return entry
+        setter(self, "_form", line_shapes.pack(raw, (title, route, summary)))
 
     @property
     def raw(self) -> str:
-        form = self._form
-        if type(form) is str:
-            return form
-        title, summary = self.title, self.summary
-        if title is None:
-            if summary is None:
-                return form[0] + self.route + form[1]
-            return form[0] + self.route + form[1] + summary + form[2]
-        if summary is None:
-            return form[0] + title + form[1] + self.route + form[2]
-        return form[0] + title + form[1] + self.route + form[2] + summary + form[3]
+        return line_shapes.unpack(self._form, (self.title, self.route, self.summary))
 
     def _key(self) -> tuple[int, str, str, str | None, str | None]:
         return (self.line_no, self.raw, self.route, self.title, self.summary)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from pmem_tui.core.md_lines import atx
 from pmem_tui.core.model import ArchiveRecord
 from pmem_tui.core.record_format import empty_archive_index, format_record
 from pmem_tui.core.record_read import parse_records
 from pmem_tui.core.record_update import update_in_place
-from pmem_tui.core.record_values import HEADING, fence_state
+from pmem_tui.core.record_values import fence_state
 from pmem_tui.core.textio import dominant_eol, line_ending, split_bom, split_lines, strip_ending
 
 
@@ -69,9 +70,9 @@ def replace_record(text: str, old: ArchiveRecord, new: ArchiveRecord) -> str:
     lines = split_lines(body)
     eol = dominant_eol(body)
     block = split_lines(format_record(new, eol))
-    h = HEADING.fullmatch(strip_ending(lines[found.start]))
-    if h and len(h.group("marks")) != 2:
-        block[0] = "#" * len(h.group("marks")) + block[0][2:]
+    heading = atx(strip_ending(lines[found.start]))
+    if heading and heading[0] != 2:
+        block[0] = "#" * heading[0] + block[0][2:]
     if not line_ending(lines[found.end - 1]):
         block[-1] = strip_ending(block[-1])
     lines[found.start : found.end] = block

@@ -7,16 +7,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from pmem_tui.core.md_lines import ITEM, atx
 from pmem_tui.core.model import ARCHIVE_INDEX, RECOVERY_DAYS, ArchiveRecord, IndexPlace
 from pmem_tui.core.record_inline import inline_fields
 from pmem_tui.core.record_values import (
     DELETE_WORDS,
-    HEADING,
-    ITEM,
     LINE_FIELDS,
     block_value,
     cells,
-    fences,
+    fence_state,
     field_of,
     location_value,
     parse_date,
@@ -176,7 +175,7 @@ def parse_records(text: str) -> list[ArchiveRecord]:
 def _parse(text: str) -> list[ArchiveRecord]:
     _, body = split_bom(text)
     bodies = [strip_ending(line) for line in split_lines(body)]
-    in_fence = fences(bodies)
+    in_fence = fence_state(bodies)[0]
     out: list[ArchiveRecord] = []
     cur: _Draft | None = None
     # A heading without a path (e.g. "## 2026-11-30" or "## Trash") may carry a date for the records under it.
@@ -211,10 +210,9 @@ def _parse(text: str) -> list[ArchiveRecord]:
                 cur.end = i + 1
             i += 1
             continue
-        h = HEADING.fullmatch(b)
+        h = atx(b)
         if h:
-            level = len(h.group("marks"))
-            htext = re.sub(r"[ \t]+#+$", "", h.group("text") or "")
+            level, htext = h
             found = path_in(htext, strict=False)
             nxt = next((x for x in bodies[i + 1 :] if x.strip()), "")
             nxt_item = ITEM.fullmatch(nxt)

@@ -21,10 +21,11 @@ import itertools
 import re
 from dataclasses import replace
 
+from pmem_tui.core.md_lines import ITEM
 from pmem_tui.core.model import ArchiveRecord
 from pmem_tui.core.record_format import BLANK_LINE, NOT_RECORDED
 from pmem_tui.core.record_read import parse_records
-from pmem_tui.core.record_values import ITEM, LINE_FIELDS, field_match, table_columns
+from pmem_tui.core.record_values import LINE_FIELDS, field_match, table_columns
 from pmem_tui.core.textio import code_span, dominant_eol, line_ending, split_bom, split_lines, strip_ending
 
 __all__ = ["update_in_place"]

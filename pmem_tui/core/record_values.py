@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from pmem_tui.core.md_lines import FENCE, Blocks, fence_closes
 from pmem_tui.core.record_format import BLANK_LINE
 from pmem_tui.core.textio import read_code_span
 
@@ -68,13 +69,10 @@ _PLACEHOLDERS = {
     "缺失",
 }
 
-HEADING = re.compile(r" {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>.*?))?[ \t]*")
-ITEM = re.compile(r"(?P<indent>[ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]+(?P<text>.*))?")
 _FIELD = re.compile(
     r"(?P<b>\*\*|__)?(?P<label>[^:：*_`|\[\]]{1,40}?)(?(b)(?:\*\*|__)?)[ \t]*[:：][ \t]*"
     r"(?(b)(?:\*\*|__)?)[ \t]*(?P<value>.*)"
 )
-FENCE = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})")
 _DELIMITER_ROW = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
 _MONTHS = {
     m: i + 1
@@ -273,8 +271,7 @@ def block_value(bodies: list[str], i: int) -> tuple[str | None, int]:
         content: list[str] = []
         k = j + 1
         while k < len(bodies):
-            s = bodies[k].strip()
-            if s and set(s) == {fence[0]} and len(s) >= len(fence):
+            if fence_closes(bodies[k], fence):
                 break
             line = bodies[k]
             cut = len(line) - len(line.lstrip(" "))
@@ -336,24 +333,9 @@ def table_columns(bodies: list[str], i: int) -> list[str | None] | None:
     return [LABELS.get(normal_label(c.strip().strip("`"))) for c in cells(bodies[i])]
 
 
-def fences(bodies: list[str]) -> list[bool]:
-    """Which lines are inside (or open/close) a fenced code block at the top level."""
-    return fence_state(bodies)[0]
-
-
 def fence_state(bodies: list[str]) -> tuple[list[bool], str | None]:
-    """`fences`, and the fence still open after the last line (None: all closed)."""
-    inside = [False] * len(bodies)
-    fence: str | None = None
-    for i, b in enumerate(bodies):
-        if fence is not None:
-            inside[i] = True
-            s = b.strip()
-            if s and set(s) == {fence[0]} and len(s) >= len(fence):
-                fence = None
-            continue
-        m = FENCE.match(b)
-        if m and not (m.group("fence")[0] == "`" and "`" in b[m.end() :]):
-            inside[i] = True
-            fence = m.group("fence")
-    return inside, fence
+    """Which lines are inside (or open/close) a fenced code block at the top level, and the fence still open
+    after the last line (None: all closed)."""
+    blocks = Blocks()
+    inside = [blocks.hidden(b) for b in bodies]
+    return inside, blocks.fence

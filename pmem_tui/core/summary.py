@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 
+from pmem_tui.core.md_lines import COMMENT, ITEM, Kind, atx, classify, fence_closes, fence_opens
 from pmem_tui.core.model import SummaryInfo, SummaryState
 from pmem_tui.core.textio import split_bom
 
@@ -44,20 +45,13 @@ __all__ = ["MAX_BULLETS", "MIN_BULLETS", "inspect", "inspect_summary", "title_of
 MIN_BULLETS = 3
 MAX_BULLETS = 6
 
-# An ATX heading's marks: then a space, a tab or the end. Its text is found by `_atx` with str methods, not
-# by a regex like `(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*`: that one is equivalent but takes seconds on a
-# 50 MB line (its lazy `.*?` retries the tail after every character).
-_ATX_MARKS = re.compile(r" {0,3}(?P<marks>#{1,6})(?![^ \t])")
 _SETEXT_1 = re.compile(r" {0,3}=+[ \t]*")
 _SETEXT_2 = re.compile(r" {0,3}-+[ \t]*")
 _BREAK = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
-_ITEM = re.compile(r"(?P<indent>[ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]+(?P<text>.*)|[ \t]*)")
-_FENCE = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})")
 _KEY_VALUE = re.compile(
     r"(?:[-*+][ \t]+)?(?P<b>\*\*|__)?[^\s:：#>|`*_\[!<][^:：]{0,39}?(?(b)(?:\*\*|__)?)[ \t]*"
     r"(?::(?(b)(?:\*\*|__)?)(?:[ \t].*)?|：.*)"
 )
-_COMMENT = re.compile(r"[ \t]*<!--.*-->[ \t]*")
 _SUMMARY_WORDS = ("summary", "摘要")
 
 _MAX_INTRO_LINES = 3
@@ -82,46 +76,26 @@ def _after_front_matter(lines: list[str]) -> int:
 
 def _fence_end(lines: list[str], i: int) -> int | None:
     """If line `i` opens a code fence: the index just past its closing line (or the end)."""
-    m = _FENCE.match(lines[i])
-    if m is None or (m.group("fence")[0] == "`" and "`" in lines[i][m.end() :]):
+    run = fence_opens(lines[i])
+    if run is None:
         return None
-    fence = m.group("fence")
-    for j in range(i + 1, len(lines)):
-        s = lines[j].strip()
-        if s and set(s) == {fence[0]} and len(s) >= len(fence):
-            return j + 1
-    return len(lines)
+    return next((j + 1 for j in range(i + 1, len(lines)) if fence_closes(lines[j], run)), len(lines))
 
 
 def _paragraph_line(line: str) -> bool:
-    s = line.strip()
-    return bool(s) and not (
-        _ATX_MARKS.match(line)
-        or _ITEM.fullmatch(line)
-        or _FENCE.match(line)
-        or _BREAK.fullmatch(line)
-        or s.startswith(("|", ">", "<"))
+    """Plain text: not blank, a heading, an item, a fence, a quote, a comment, a thematic break or a table."""
+    return (
+        classify(line).kind is Kind.TEXT
+        and not _BREAK.fullmatch(line)
+        and not line.lstrip().startswith(("|", "<"))
     )
-
-
-def _atx(line: str) -> tuple[int, str] | None:
-    """(level, text) of an ATX heading line; the text without the closing `#` run (one that follows a space
-    or a tab) or the spaces and tabs around it."""
-    m = _ATX_MARKS.match(line)
-    if m is None:
-        return None
-    text = line[m.end() :].strip(" \t")
-    body = text.rstrip("#")
-    if body != text and body[-1:] in (" ", "\t"):
-        text = body.rstrip(" \t")
-    return len(m.group("marks")), text
 
 
 def _heading_at(lines: list[str], i: int) -> tuple[int, str, int] | None:
     """A heading starting at line `i`: (level, text, lines it spans)."""
-    atx = _atx(lines[i])
-    if atx:
-        return atx[0], atx[1].strip(), 1
+    heading = atx(lines[i])
+    if heading:
+        return heading[0], heading[1].strip(), 1
     if i + 1 < len(lines) and _paragraph_line(lines[i]):
         if _SETEXT_1.fullmatch(lines[i + 1]):
             return 1, lines[i].strip(), 2
@@ -180,7 +154,7 @@ def _bullets(lines: list[str]) -> list[str]:
             i += 1
             continue
         indent = len(line) - len(line.lstrip(" \t"))
-        m = _ITEM.fullmatch(line)
+        m = ITEM.fullmatch(line)
         if m and (top is None or indent <= top + 1):
             if top is None:
                 top = indent
@@ -217,7 +191,7 @@ def _preamble_ok(lines: list[str], start: int) -> tuple[int | None, str]:
                 i += h[2]
                 continue
             return None, f"a heading comes first ({line.strip()[:40]})"
-        if _BREAK.fullmatch(line) or _COMMENT.fullmatch(line) or line.lstrip().startswith(">"):
+        if _BREAK.fullmatch(line) or COMMENT.fullmatch(line) or line.lstrip().startswith(">"):
             in_run = False
             i += 1
             continue

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmem_tui.core import summary, textio
+from pmem_tui.core import md_lines, textio
 from pmem_tui.core.model import SummaryState
 from pmem_tui.core.summary import inspect_summary, title_of
 from tests.campaign import examples
@@ -196,7 +196,7 @@ def test_inspect_never_raises(text: str) -> None:
     title_of(text)
 
 
-# The ATX pattern `summary._atx` replaced (seconds on a 50 MB line): the oracle it must agree with.
+# The ATX pattern `md_lines.atx` replaced (seconds on a 50 MB line): the oracle it must agree with.
 _OLD_ATX = re.compile(r" {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*")
 
 
@@ -205,6 +205,6 @@ _OLD_ATX = re.compile(r" {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>.*?))?(?:[ \t]+
 def test_atx_headings_read_as_the_regex_did(parts: list[str]) -> None:
     line = "".join(parts)
     m = _OLD_ATX.fullmatch(line)
-    found = summary._atx(line)
+    found = md_lines.atx(line)
     old = (len(m.group("marks")), (m.group("text") or "").strip()) if m else None
     assert ((found[0], found[1].strip()) if found else None) == old

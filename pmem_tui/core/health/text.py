@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 from pmem_tui.core import summary as summary_mod
 from pmem_tui.core import textio
+from pmem_tui.core.md_lines import ATX_MARKS, FENCE, fence_closes, fence_opens
 from pmem_tui.core.model import SummaryState
 from pmem_tui.core.records import parse_date
 
@@ -139,7 +140,7 @@ _OPEN = re.compile(
 )
 _VALUE_LEAD = re.compile(r"[\s`*_~\[\](){}<>\"'“”‘’「」『』:：\-–—•·✅✔✓☑️🟢🔴🟡⏳🚧]*")
 _CHECK = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:[-*+]|\d{1,9}[.)])[ \t]+\[(?P<mark>[ xX✓✔])\]", re.M)
-_FENCE_LINE = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})(?P<rest>[^\r\n]*)")
+_LINE = re.compile(r"[^\r\n]*")  # a line as the fence rule reads it here: up to its first "\r" or "\n"
 _FRONT = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?P<body>.*?)^(?:---|\.\.\.)[ \t]*$", re.M | re.S)
 _FRONT_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)[ \t]*:[ \t]*(?P<value>[^\r\n]*)$", re.M)
 _FRONT_DATE_KEYS = frozenset(
@@ -221,7 +222,6 @@ _PLAIN_SUMMARY = re.compile(
     r"## (?:summary|Summary|SUMMARY|摘要)\r?\n(?:[ \t]*\r?\n)*"
     r"(?P<bullets>(?:- [^\s\-*_#=+>|`<\d][^\r\n]*(?:\r?\n|\Z))*)(?:[ \t]*(?:\r?\n|\Z))*\Z"
 )
-_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|\r?$)", re.M)
 
 
 class Facts(NamedTuple):
@@ -295,15 +295,16 @@ def _fence_spans(text: str, start: int) -> list[tuple[int, int]]:
     if text.find("~~~", start) >= 0:
         lines = sorted(set(lines) | set(_line_starts(text, ("~~~",))))
     for pos in lines:
-        m = _FENCE_LINE.match(text, pos) if pos >= start else None
-        if m is None:
+        m = _LINE.match(text, pos) if pos >= start else None
+        line = m.group() if m else ""
+        if FENCE.match(line) is None:
             continue
-        fence = m.group("fence")
         if opening is None:
-            if not (fence[0] == "`" and "`" in m.group("rest")):  # ```x``` on one line is inline code
-                opening = (pos, fence)
-        elif fence[0] == opening[1][0] and len(fence) >= len(opening[1]) and not m.group("rest").strip():
-            spans.append((opening[0], m.end()))
+            run = fence_opens(line)
+            if run is not None:
+                opening = (pos, run)
+        elif fence_closes(line, opening[1]):
+            spans.append((opening[0], pos + len(line)))
             opening = None
     if opening is not None:
         spans.append((opening[0], len(text)))
@@ -343,6 +344,12 @@ def _all_ticked(text: str, low: str, start: int, words: tuple[str, ...]) -> int:
     return count if count >= 2 else 0
 
 
+def _atx_line(low: str, pos: int) -> bool:
+    """Whether the line at `pos` is an ATX heading (a CRLF's "\r" is its ending, not its text)."""
+    end = low.find("\n", pos)
+    return ATX_MARKS.match(low[pos : end if end >= 0 else len(low)].removesuffix("\r")) is not None
+
+
 def _summary_info(text: str, low: str, words: tuple[str, ...]) -> tuple[str, str]:
     """`summary.inspect_summary`'s state and detail, computed on the shortest prefix that decides them.
 
@@ -360,7 +367,7 @@ def _summary_info(text: str, low: str, words: tuple[str, ...]) -> tuple[str, str
     if m is not None:
         # The next ATX heading, or a later one: cutting there still keeps the whole section.
         at = low.find("\n#", m.end())
-        while at >= 0 and not _ATX_HEADING.match(low, at + 1):
+        while at >= 0 and not _atx_line(low, at + 1):
             at = low.find("\n#", at + 2)
         if at >= 0 and low.find("```", 0, at) < 0 and low.find("~~~", 0, at) < 0:
             cut = at + 1
