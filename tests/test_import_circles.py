@@ -1,4 +1,5 @@
-"""No import circle in pmem_tui/tui: the app imports its screens, the screens never import the app.
+"""No import circle in pmem_tui: the app imports its screens, the screens never import the app; core's
+modules import down their layers only.
 
 Drawn from the imports themselves (grimp, import-linter's library), every kind counted: at the top,
 inside functions, and under `TYPE_CHECKING` (a circle of annotations still ties the modules together).
@@ -65,3 +66,9 @@ def test_no_import_circle_in_the_tui() -> None:
     assert graph.direct_import_exists(importer="pmem_tui.tui.app", imported="pmem_tui.tui.screens.main")
     tui = [group for group in circles(graph) if any(m.startswith(CHECKED + ".") for m in group)]
     assert tui == []
+
+
+def test_no_import_circle_in_the_package() -> None:
+    graph = grimp.build_graph(PACKAGE, include_external_packages=False)
+    assert len(graph.modules) > 100  # the whole package: core, cli, tui, demo
+    assert circles(graph) == []

@@ -63,3 +63,12 @@ def test_the_map_lists_each_core_module_under_its_layer() -> None:
     ]
     assert sections == layers
     assert set().union(*layers) == present - {"__init__", "__pycache__"}
+
+
+def test_no_module_over_500_lines() -> None:
+    """Small modules with names that explain themselves: none of the package's is over 500 lines."""
+    package = Path(__file__).parents[1] / "pmem_tui"
+    files = package.rglob("*.py")
+    sizes = {f.relative_to(package).as_posix(): len(f.read_bytes().splitlines()) for f in files}
+    assert len(sizes) > 100
+    assert {name: lines for name, lines in sizes.items() if lines > 500} == {}
