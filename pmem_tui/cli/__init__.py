@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
+from pmem_tui.cli.root import resolve_root
 from pmem_tui.core.errors import PmemError
 
 # Start-up time is most of a warm `status`: everything else is imported where it is used (even `typing`,
@@ -22,22 +23,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
-    from pathlib import Path
-
-ENV_ROOT = "PMEM_ROOT"
-DEFAULT_ROOT = "~/.persistent-memory"
-
-
-def root_str(arg: str | None) -> str:
-    raw = arg or os.environ.get(ENV_ROOT) or DEFAULT_ROOT
-    return os.path.abspath(os.path.expanduser(raw))
-
-
-def resolve_root(arg: str | None) -> Path:
-    """--root DIR, else $PMEM_ROOT, else ~/.persistent-memory."""
-    from pathlib import Path
-
-    return Path(root_str(arg))
 
 
 def _dispatch(args: argparse.Namespace) -> int:
@@ -70,7 +55,7 @@ def _open_app(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from pmem_tui.cli import status  # here, not above: it imports this package's `root_str`
+    from pmem_tui.cli import status
 
     arg_list = sys.argv[1:] if argv is None else list(argv)
     quick = status.quick(arg_list)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from pmem_tui.cli import root_str
+from pmem_tui.cli.root import root_str
 
 
 def quick(argv: list[str]) -> tuple[str | None, bool, bool] | None:

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pmem_tui.cli import main, resolve_root
+from pmem_tui.cli import main
 from pmem_tui.cli.parser import build_parser
+from pmem_tui.cli.root import resolve_root
 from pmem_tui.core import model, report, tree
 from pmem_tui.core.doctor import plan_doctor
 from pmem_tui.core.errors import UnsafePath

@@ -34,7 +34,8 @@ from types import FrameType
 
 import pytest
 
-from pmem_tui import cli, cli_health
+from pmem_tui import cli
+from pmem_tui.cli import health as cli_health
 from pmem_tui.core import health, safeio, tree
 from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, META_DIR
 from tests.faults.harness import base_memory, write

@@ -26,19 +26,20 @@ import hashlib
 import os
 import stat
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from pmem_tui.core import health_cache, safeio, settled, textio, tree, user_input
+from pmem_tui.core import health_cache, settled, textio, tree, user_input
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy
 from pmem_tui.core.health import codec, features, signals, similarity
 from pmem_tui.core.health import sketch as sk
 from pmem_tui.core.health.features import FeatureCache, IndexCache
 from pmem_tui.core.health.report import HealthReport, HealthStats, NearPair, Proposal
+from pmem_tui.core.health.run import Run
 from pmem_tui.core.layout import require_lifecycle
 from pmem_tui.core.model import (
     ACTIVE_DIRS,
@@ -109,39 +110,6 @@ def _list(root: Path) -> _Listing:
 
 
 # -- the run ------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Run:
-    root: Path
-    today: dt.date
-    inactive_days: int
-    read: int = 0
-    compared: int = 0
-    candidates: int = 0
-    texts: dict[str, bytes] = field(default_factory=dict)  # raw bytes of files read in this run
-
-    def read_file(self, rel: str) -> bytes | None:
-        data = self.texts.get(rel)
-        if data is None:
-            data = _read(self.root, rel)
-            self.read += 1
-            if data is not None:
-                self.texts[rel] = data
-        return data
-
-    def read_many(self, entries: list[FileInfo]) -> list[bytes]:
-        self.read += len(entries)
-        return [_read(self.root, f.path) or b"" for f in entries]
-
-
-def _read(root: Path, rel: str) -> bytes | None:
-    """A file's bytes through `safeio` (no link at any depth, no FIFO or device, capped); None when it
-    cannot be read."""
-    try:
-        return safeio.read_under(root, rel)
-    except OSError:
-        return None
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from pmem_tui.core.model import FileInfo
 from pmem_tui.core.secrets import SecretHit, find_secrets
 
 if TYPE_CHECKING:
-    from pmem_tui.core.health.check import Run
+    from pmem_tui.core.health.run import Run
 
 __all__ = ["FeatureCache", "FileFeatures", "IndexCache", "IndexRow", "features", "index_job", "index_routes"]
 

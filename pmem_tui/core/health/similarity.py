@@ -15,7 +15,7 @@ from pmem_tui.core.health.text import normalized_text
 from pmem_tui.core.model import FileInfo
 
 if TYPE_CHECKING:
-    from pmem_tui.core.health.check import Run
+    from pmem_tui.core.health.run import Run
 
 __all__ = [
     "OVERLAP_THRESHOLD",
