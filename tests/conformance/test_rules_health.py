@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pmem_tui import cli_health
+from pmem_tui.cli import health as cli_health
 from pmem_tui.core import health, records
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.executor import apply
