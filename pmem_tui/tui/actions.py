@@ -298,7 +298,7 @@ HEALTH: tuple[Action, ...] = (
         "f",
         "fix",
         "Fix index",
-        "apply the index fix of a drift proposal (add or drop a line), through its preview",
+        "apply the fix: an index line added or dropped, or a secret redacted, through its preview",
     ),
     Action("health.edit", "e", "edit", "Edit", "edit the file in $EDITOR, then the save preview"),
     Action("health.back", "escape,H", "back", "Back", "back to the panes"),
