@@ -361,17 +361,40 @@ _SCREEN_RE = re.compile(
 # ------------------------------------------------------------------------------------------- public
 
 
+# A substring of every match of `_SCREEN_RE` (lower case), and its one pattern with no fixed word. On ASCII
+# text, where `lower()` is exactly the regex's case folding, none of them present means no match: C
+# substring tests instead of ~40 case-insensitive alternatives tried at every position (~1.6 ms a note).
+_SCREEN_NEEDLES = (
+    "pass", "pwd", "secret", "token", "bearer", "credential", "pin", "priv", "putty", "contrase", "cloudant",
+    "cldt", "ibm", "softlayer", "hmac", "authori", "key", "://",
+)  # fmt: skip
+_LONG_RUN_RE = re.compile(r"[A-Za-z0-9_+=-]{20,}")
+
+
+def _may_match(text: str) -> bool:
+    """False only where `_SCREEN_RE` cannot match `text`: an ASCII text with none of its needles."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(needle in low for needle in _SCREEN_NEEDLES) or _LONG_RUN_RE.search(text) is not None
+
+
+def _screen(line: str) -> bool:
+    """Whether `_SCREEN_RE` matches somewhere in `line` (its answer exactly, faster on ASCII text)."""
+    return _may_match(line) and _SCREEN_RE.search(line) is not None
+
+
 def find_secrets(text: str, *, screened: bool = False) -> list[SecretHit]:
     """Every line of `text` that looks like it holds a secret: at most one hit per line, in line order.
 
     `screened`: skip the lines no detector can match (`_SCREEN_RE`); the same hits, for scans of a whole
     memory, where most lines are prose."""
-    if screened and _SCREEN_RE.search(text) is None:
+    if screened and not _may_match(text):  # the whole text first: most notes have none of the needles
         return []
     hits: list[SecretHit] = []
     for line_no, line in enumerate(text.split("\n"), start=1):
         line = line.rstrip("\r")
-        if not line.strip() or (screened and _SCREEN_RE.search(line) is None):
+        if not line.strip() or (screened and not _screen(line)):
             continue
         kind = _line_kind(line)
         if kind is not None:

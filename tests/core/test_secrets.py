@@ -188,3 +188,21 @@ def test_any_text_gives_hits_in_line_order(text: str) -> None:
     numbers = [hit.line_no for hit in hits]
     assert numbers == sorted(set(numbers))
     assert all(1 <= n <= text.count("\n") + 1 for n in numbers)
+
+
+# The screen's fast path (needles on ASCII text) must answer exactly what its regex answers.
+_SCREEN_WORDS = st.sampled_from(
+    ["pass", "Passw", "PWD", "secret", "TOKEN", "bearer", "pin", " pin ", "priv", "ibm", "hmac",
+     "authoriZation", "api_key", "Access-Key", "://u:p@h", "db pass", "密码", "ſecret", "K", "x" * 19,
+     "y" * 20, "a=b", "\t"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_SCREEN_WORDS, st.text(max_size=12)), max_size=12).map("".join))
+def test_the_fast_screen_answers_what_its_regex_answers(line: str) -> None:
+    from pmem_tui.core import secrets
+
+    assert secrets._screen(line) == (secrets._SCREEN_RE.search(line) is not None)
+    if not secrets._may_match(line):
+        assert secrets._SCREEN_RE.search(line) is None

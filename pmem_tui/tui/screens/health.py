@@ -11,7 +11,7 @@ never calls the app: it posts `OfferPlan` (what `tui/health_review.py` planned),
   changes);
 * `a` archive: the archive preview, its reason prefilled from the proposal (`archive_reason`), editable;
 * `d` archive, then delete: the archive preview, then the delete preview, each confirmed on its own;
-* `f` the fix of a proposal (`fix_planner.plan_fix`: an index line, or a secret redacted), through its preview;
+* `f` the fix of a proposal (`fix_planner.plan_fix`: an index line, a secret redacted), via its preview;
 * `e` edit the file in $EDITOR, then the save preview (an invalid summary is never rewritten for you);
 * `space` marks rows: `K`, `a` and `d` then take them together (one preview per step), `f` fixes them one
   preview after the other.
