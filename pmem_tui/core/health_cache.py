@@ -21,9 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 from pmem_tui.core import cache
-from pmem_tui.core.cache import RACY_NS, is_racy  # what health checks each entry with
 
-__all__ = ["FEATURES_FILE", "RACY_NS", "REPORT_FILE", "is_racy", "read_features", "read_report", "write"]
+__all__ = ["FEATURES_FILE", "REPORT_FILE", "read_features", "read_report", "write"]
 
 FEATURES_FILE = "health-v3.bin"  # both in the root's cache folder
 REPORT_FILE = "health-v3-report.bin"

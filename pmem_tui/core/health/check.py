@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pmem_tui.core import health_cache, settled, textio, tree, user_input
+from pmem_tui.core.cache import is_racy
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy
 from pmem_tui.core.health import codec, features, signals, similarity
@@ -247,7 +248,7 @@ def _cached_report(
     if (
         stored.engine != ENGINE
         or stored.key != key
-        or health_cache.is_racy(listing.newest_ns(), stored.written_ns)
+        or is_racy(listing.newest_ns(), stored.written_ns)
     ):
         return None
     return HealthReport(root, today, inactive_days, stored.proposals, stored.trash, stored.near)

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from pmem_tui.core import health_cache, index, textio
+from pmem_tui.core import index, textio
+from pmem_tui.core.cache import is_racy
 from pmem_tui.core.health import sketch as sk
 from pmem_tui.core.health.text import H_FACTS, H_SECRET, Facts, extract_facts
 from pmem_tui.core.layout import propose_index_line
@@ -29,7 +30,6 @@ _FRONT_STARTS = (b"---", b"\xef\xbb\xbf---")
 # checks every line of every file it writes; the health check looks at notes, not at huge files.
 _URL_CREDENTIALS = b"://"
 SECRET_SCAN_LIMIT = 1 << 20
-_racy = health_cache.is_racy
 
 
 @dataclass(slots=True)
@@ -78,7 +78,7 @@ def features(
     cached: dict[str, tuple[int, FileFeatures]] = {}
     if cache is not None and old_sig is not None:
         cached = {
-            f.path: (row, f) for row, f in enumerate(cache.files) if not _racy(f.mtime_ns, cache.written_ns)
+            f.path: (row, f) for row, f in enumerate(cache.files) if not is_racy(f.mtime_ns, cache.written_ns)
         }
     files: list[FileFeatures] = []
     rows: list[int] = []
@@ -130,7 +130,7 @@ def _index_entries(run: Run, listed: FileInfo | None, cache: FeatureCache | None
     if (
         old is not None
         and (old.size, old.mtime_ns) == (listed.size, listed.mtime_ns)
-        and not _racy(listed.mtime_ns, cache.written_ns if cache else 0)
+        and not is_racy(listed.mtime_ns, cache.written_ns if cache else 0)
     ):
         return list(old.entries)
     data = run.read_file(listed.path)
@@ -149,7 +149,7 @@ def index_job(
         cached = {
             f.path: f
             for f in cache.files
-            if f.index_line is not None and not _racy(f.mtime_ns, cache.written_ns)
+            if f.index_line is not None and not is_racy(f.mtime_ns, cache.written_ns)
         }
     lines: dict[str, str | None] = {}
     for e in orphans:
