@@ -5,27 +5,22 @@ An `Action` names its binding (`id`), its key(s) as Textual spells them, the key
 text; where the key bar offers it comes from the pane table (`panes.PaneSpec.keys`). Every widget builds its
 `BINDINGS` from this table (checked by a test, and so is the README's key table: `python -m
 pmem_tui.tui.actions` prints it). A user's `config.toml` remaps keys by binding id (`tui/config.py`); the help
-screen and the palette then write the user's keys (`shown_keys`).
+screen, the palette and every sentence that names a key ("Press n to write...": `keys.key_for`) then write
+the user's keys. A text of the table names another action's keys as `{action_id}` (`with_keys`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from textual.binding import Binding, BindingType
-from textual.keys import key_to_character
 
+from pmem_tui.tui import keys
+from pmem_tui.tui.keys import key_text
 from pmem_tui.tui.panes import PANES, offered_on
-
-# How keys read on screen and in the README, where Textual's name is not the character (`key_text`).
-_KEY_NAMES = {"slash": "/"}
-
-
-def key_text(key: str) -> str:
-    """'question_mark' -> '?'; a key that types no visible character keeps its name ('tab', 'ctrl+z')."""
-    char = _KEY_NAMES.get(key) or key_to_character(key)
-    return char if char and char.isprintable() and not char.isspace() else key
 
 
 @dataclass(frozen=True)
@@ -39,13 +34,7 @@ class Action:
     priority: bool = False
     keys_shown: str = ""  # how the help writes the keys, when not simply `key`
     command: str = ""  # its name in the command palette (none: not offered there)
-    key_display: str | None = None  # how the key bar writes the key, when not as Textual does
-
-    @property
-    def keys_text(self) -> str:
-        if self.keys_shown:
-            return self.keys_shown
-        return " / ".join(key_text(k) for k in self.key.split(","))
+    key_display: str | None = None  # how the key bar writes the key, when not as Textual does (`{id}`: keys)
 
     def binding(self) -> Binding:
         return Binding(
@@ -80,7 +69,7 @@ MAIN: tuple[Action, ...] = (
         "filter",
         "Filter",
         "filter the pane: exact and word-start matches first, matched letters highlighted; "
-        "enter: first match; escape: clear",
+        "{filter.submit}: first match; {filter.clear}: clear",
         priority=True,
         command="Filter pane",
     ),
@@ -157,7 +146,7 @@ MAIN: tuple[Action, ...] = (
         "undo the session's last action by planning its inverse, with its preview; again: the one before",
         command="Undo last action",
     ),
-    Action("redo", "ctrl+y", "app.redo", "Redo", "redo what ctrl+z undid, with its preview", command="Redo"),
+    Action("redo", "ctrl+y", "app.redo", "Redo", "redo what {undo} undid, with its preview", command="Redo"),
     Action("health", "H", "app.health", "Health", "health review", command="Health review"),
     Action(
         "problems",
@@ -165,7 +154,6 @@ MAIN: tuple[Action, ...] = (
         "problems",
         "Problems",
         "show only the rows with a problem (orphan, dead route, invalid summary); again: every row",
-        keys_shown="!",
         command="Show problems only",
     ),
     Action(
@@ -214,8 +202,8 @@ MARK = Action(
     "space",
     "toggle_mark",
     "Mark",
-    "mark several rows (the tab shows how many); a / d / r then plan them together, even those "
-    "the filter hides",
+    "mark several rows (the tab shows how many); {archive} / {delete} / {recover} then plan them together, "
+    "even those the filter hides",
 )
 CLEAR = Action(  # `PaneView`
     "pane.clear_filter",
@@ -264,7 +252,7 @@ PANES_KEYS: tuple[Action, ...] = (  # documentation of the `1`, `2`... and tab b
         "switch pane: "
         + ", ".join(p.title for p in PANES)
         + "".join(f" ({i + 1}, {p.only_when})" for i, p in enumerate(PANES) if p.only_when),
-        keys_shown=" ".join(str(i + 1) for i in range(len(PANES))) + ", tab / shift+tab",
+        keys_shown=" ".join(f"{{pane.{i + 1}}}" for i in range(len(PANES))) + ", {pane.next} / {pane.prev}",
     ),
 )
 MODAL: tuple[Action, ...] = (  # `PlanModal`
@@ -278,9 +266,15 @@ MODAL: tuple[Action, ...] = (  # `PlanModal`
     ),
     Action("plan.confirm", "y", "confirm", "Confirm", "confirm: only now does anything change on disk"),
     Action(
-        "plan.cancel", "n", "cancel", "Cancel", "cancel: nothing changes", show=False, keys_shown="n / escape"
+        "plan.cancel",
+        "n",
+        "cancel",
+        "Cancel",
+        "cancel: nothing changes",
+        show=False,
+        keys_shown="{plan.cancel} / {plan.escape}",
     ),
-    Action("plan.escape", "escape", "cancel", "Cancel", "", key_display="n/esc"),  # shown with `n` above
+    Action("plan.escape", "escape", "cancel", "Cancel", "", key_display="{plan.cancel}/esc"),  # with `n`
 )
 HEALTH: tuple[Action, ...] = (
     # Not `k`: that moves up, here as everywhere else.
@@ -297,7 +291,7 @@ HEALTH: tuple[Action, ...] = (
         "health.fix",
         "f",
         "fix",
-        "Fix index",
+        "Fix",
         "apply the fix: an index line added or dropped, or a secret redacted, through its preview",
     ),
     Action("health.edit", "e", "edit", "Edit", "edit the file in $EDITOR, then the save preview"),
@@ -307,9 +301,9 @@ HEALTH: tuple[Action, ...] = (
         "",
         "",
         "",
-        "mark several proposals; K / a / d then take them together (each keeps its own reason), "
-        "f one after the other",
-        keys_shown="space",
+        "mark several proposals; {health.keep} / {health.archive} / {health.delete} then take them together "
+        "(each keeps its own reason), {health.fix} one after the other",
+        keys_shown="{mark}",
     ),
     Action(
         "health.upgrade",
@@ -327,7 +321,7 @@ EPICS_MOVE = Action(
     "",
     "",
     "move between epics (as in the other panes)",
-    keys_shown="j / k, ↓ / ↑, g / G",
+    keys_shown="{epics.down} / {epics.up}, ↓ / ↑, {epics.first} / {epics.last}",  # the arrows: DataTable's
 )
 EPIC_TABLE: tuple[Action, ...] = (  # `EpicTable`
     Action(
@@ -354,7 +348,7 @@ MOVE = Action(
     "",
     "",
     "move in the list (or scroll the preview)",
-    keys_shown="j / k, ↓ / ↑, g / G, pgup / pgdn",
+    keys_shown="{list.down}, {list.up}, {list.first}, {list.last}, {list.page_up}, {list.page_down}",
 )
 
 
@@ -375,6 +369,7 @@ PINNED = ("help", "app.help", "quit", "app.quit")
 
 
 ALL: tuple[Action, ...] = (*MAIN, *GLOBAL, *LIST_ALL, *FILTER, *PREVIEW, *SCREENS, *MODAL, *HEALTH, *EPICS)
+keys.set_table({a.id: a.key for a in ALL if a.key})  # for the sentences that name a key
 
 
 # The actions whose keys can run on the same screen: a user's key is not taken twice in one (`config.py`).
@@ -392,6 +387,7 @@ def bindings(actions: tuple[Action, ...]) -> list[BindingType]:
     return [a.binding() for a in actions if a.key]
 
 
+@cache
 def by_id() -> dict[str, Action]:
     return {a.id: a for a in ALL}
 
@@ -404,14 +400,21 @@ def bindings_of(*ids: str) -> list[BindingType]:
 
 def shown_keys(action: Action, keymap: Mapping[str, str]) -> str:
     """How the help and the palette write the action's keys: the user's (`keymap`: binding id -> keys)."""
-    if action.id in keymap:
-        return " / ".join(key_text(k) for k in keymap[action.id].split(","))
-    if action.id == "panes" and keymap:  # the pane keys' row: the user's pane keys
-        table = by_id()
-        number = [shown_keys(table[f"pane.{i + 1}"], keymap) for i in range(len(PANES))]
-        cycle = [shown_keys(table[f"pane.{way}"], keymap) for way in ("next", "prev")]
-        return f"{' '.join(number)}, {' / '.join(cycle)}"
-    return action.keys_text
+    if action.keys_shown:
+        return with_keys(action.keys_shown, keymap)
+    return _bound_keys(action.id, keymap)
+
+
+def _bound_keys(action_id: str, keymap: Mapping[str, str]) -> str:
+    return " / ".join(map(key_text, keymap.get(action_id, by_id()[action_id].key).split(",")))
+
+
+_NAMED = re.compile(r"\{([a-z0-9_.]+)\}")
+
+
+def with_keys(text: str, keymap: Mapping[str, str]) -> str:
+    """A text of the table with each `{action_id}` written as that action's keys ('{undo}' -> 'ctrl+z')."""
+    return _NAMED.sub(lambda m: _bound_keys(m[1], keymap), text)
 
 
 def where_text(action: Action) -> str:
@@ -430,9 +433,9 @@ def readme_table() -> str:
         lines += [f"**{section.title}**", ""]
         lines += ["| key | action | where |", "|---|---|---|"] if main else ["| key | action |", "|---|---|"]
         for action in section.actions:
-            keys = ", ".join(f"`{k.strip()}`" for k in action.keys_text.split(", "))
+            keys = ", ".join(f"`{k.strip()}`" for k in shown_keys(action, {}).split(", "))
             where = f" {where_text(action) or 'everywhere'} |" if main else ""
-            lines.append(f"| {keys} | {action.help} |{where}")
+            lines.append(f"| {keys} | {with_keys(action.help, {})} |{where}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

@@ -34,6 +34,7 @@ from pmem_tui.tui.actions import bindings_of
 from pmem_tui.tui.config import Config, apply_config
 from pmem_tui.tui.editor import Editor, run_editor
 from pmem_tui.tui.focus import KeyReadOrder, reroute_stray_key
+from pmem_tui.tui.keys import use_keymap
 from pmem_tui.tui.messages import EditRequested, FilesChanged, KeepRequested, PreviewShown, ScanDone
 from pmem_tui.tui.panes import ExtraPane
 from pmem_tui.tui.plan_app import PlanApp
@@ -162,6 +163,7 @@ class PmemApp(KeyReadOrder, PlanApp):
 
     def on_unmount(self) -> None:
         self.watcher.stop()
+        use_keymap({})  # the user's keys belonged to this app
 
     def _maybe_start_watcher(self) -> None:
         if self.watch_enabled and not self.watcher.running and self.root.is_dir():

@@ -11,8 +11,8 @@ from typing import Any
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from pmem_tui.tui.actions import GLOBAL, MAIN, by_id, shown_keys
-from pmem_tui.tui.config import user_keymap
+from pmem_tui.tui.actions import GLOBAL, MAIN, by_id, shown_keys, with_keys
+from pmem_tui.tui.keys import keymap
 from pmem_tui.tui.panes import PaneSpec, number
 
 
@@ -24,7 +24,6 @@ def system_commands(
     app: App[Any], screen: Screen[Any], panes: list[PaneSpec] | None
 ) -> Iterator[SystemCommand]:
     """`panes`: the main screen's panes shown, in key order (None: another screen is on top)."""
-    keymap = user_keymap(app)
     for action in (*GLOBAL, *MAIN):
         if not action.command:
             continue
@@ -34,13 +33,13 @@ def system_commands(
             run = partial(_run, screen, action.action)
         else:
             continue
-        help_text = action.help[:1].upper() + action.help[1:]
-        yield SystemCommand(action.command, f"{help_text} ({shown_keys(action, keymap)})", run)
+        help_text = with_keys(action.help[:1].upper() + action.help[1:], keymap())
+        yield SystemCommand(action.command, f"{help_text} ({shown_keys(action, keymap())})", run)
     table = by_id()
     for pane in panes or []:
         show = table[f"pane.{number(pane.id)}"]
         yield SystemCommand(
             f"Show {pane.title} pane",
-            f"Switch to the {pane.title} pane ({shown_keys(show, keymap)})",
+            f"Switch to the {pane.title} pane ({shown_keys(show, keymap())})",
             partial(_run, screen, show.action),
         )

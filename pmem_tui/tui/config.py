@@ -26,7 +26,8 @@ from typing import Any
 from textual.app import App
 
 from pmem_tui.core import safeio
-from pmem_tui.tui.actions import SCOPES, Action, by_id, key_text
+from pmem_tui.tui.actions import SCOPES, Action, by_id
+from pmem_tui.tui.keys import use_keymap
 
 APP_NAME = "pmem-tui"
 ENV_CONFIG_DIR = "PMEM_TUI_CONFIG_DIR"
@@ -141,6 +142,7 @@ def apply_config(app: App[Any]) -> Config:
     """Read the user's file and apply it to `app` (its keymap, its theme); a file that cannot be used is
     said in a notification, and the defaults stay."""
     config = load_config(app.available_themes)
+    use_keymap(config.keymap)  # the sentences that name a key (`actions.key_for`)
     if config.keymap:
         app.set_keymap(dict(config.keymap))
     if config.theme:
@@ -148,14 +150,3 @@ def apply_config(app: App[Any]) -> Config:
     if config.problem:
         app.notify(config.problem, severity="warning", timeout=30)
     return config
-
-
-def user_keymap(app: App[Any]) -> Mapping[str, str]:
-    """The keymap the app runs with (screens do not import the app: they ask it by attribute)."""
-    config = getattr(app, "config", None)
-    return config.keymap if isinstance(config, Config) else {}
-
-
-def first_key(app: App[Any], action_id: str) -> str:
-    """The first key of a table action in `app`, as written on screen (the `y` of the Confirm button)."""
-    return key_text(keys_of(by_id()[action_id], user_keymap(app))[0])

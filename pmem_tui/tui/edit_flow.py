@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from pmem_tui.core import drafts, safeio
 from pmem_tui.core.errors import PmemError
 from pmem_tui.tui.editor import Editor, edit_suspended
+from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.planning import plan_offer
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def start_edit(app: PlanApp, editor: Editor, rel: str) -> None:
     if kept is not None:
         explanation = (
             f"This is your kept draft of {rel}. Confirm to save it; cancel keeps the draft; to discard "
-            f"it, press e and leave the editor without changing it. {explanation or ''}"
+            f"it, press {key_for('edit')} and leave the editor without changing it. {explanation or ''}"
         ).strip()
     offer_save(app, rel, edited, None, explanation)
 
@@ -107,7 +108,7 @@ def start_new(app: PlanApp, editor: Editor, rel: str, index_line: str | None, te
     if kept is not None:
         explanation = (
             f"This is your kept draft of {rel}. Confirm to save it; cancel keeps the draft; to discard it, "
-            f"press n, give the path {rel} and leave the editor without changing it."
+            f"press {key_for('new')}, give the path {rel} and leave the editor without changing it."
         )
     offer_save(app, rel, content, index_line, explanation)
 
@@ -152,7 +153,11 @@ def _keep_draft(app: PlanApp, rel: str, content: bytes) -> str:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         return f"Your edit could not be kept as a draft ({reason}); it is lost."
     new = not (app.root / rel).exists()
-    again = f"press n and give the path {rel} again" if new else f"press e on {rel}"
+    again = (
+        f"press {key_for('new')} and give the path {rel} again"
+        if new
+        else f"press {key_for('edit')} on {rel}"
+    )
     return (
         f"Your edit is kept as a draft at {shown(path)}: {again} to continue it (leave the editor without "
         "changing it to discard it)."

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from pmem_tui.core.model import INDEX_FILE, RECOVERY_DAYS, TrashItem
 from pmem_tui.core.textio import display
+from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import DEAD, ENTRY, ORPHAN, Row, countdown
 
 if TYPE_CHECKING:
@@ -232,7 +233,7 @@ def fix_offer(root: Path, proposal: Proposal, i: int, n: int) -> Offer:
 
 def no_fix(proposal: Proposal) -> str:
     what = (
-        "an invalid summary is never rewritten for you: press e to edit it"
+        f"an invalid summary is never rewritten for you: press {key_for('health.edit')} to edit it"
         if "invalid-summary" in proposal.kinds
         else "nothing in the index to change"
     )

@@ -14,9 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from rich.text import Text
 from textual.app import App
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import TabbedContent, TabPane
 
 from pmem_tui.core.model import Snapshot
 from pmem_tui.tui.rows import Row, archive_rows, core_rows, index_rows, trash_rows
@@ -32,7 +34,7 @@ class PaneSpec:
     keys: tuple[str, ...] = ()  # the key table's actions offered on this pane (those only some panes offer)
     columns: tuple[str, ...] = ()
     rows: Callable[[Snapshot], list[Row]] | None = None  # None: the pane draws itself (an `ExtraPane`)
-    empty: str = "Nothing here."
+    empty: str = "Nothing here."  # `{action_id}` names that action's key
     markable: bool = True  # space marks rows (the key bar offers it only where a batch takes them: `keys`)
     droppable: tuple[int, ...] = ()  # columns dropped before the path is cut
     only_when: str = ""  # the pane is optional: when it is shown (the help's words)
@@ -42,7 +44,7 @@ class PaneSpec:
 PANES: tuple[PaneSpec, ...] = (
     PaneSpec("index", "Index", (*_ROW_KEYS, "archive", "delete", "edit", "problems", "mark"),
              ("route", "title", "summary"), index_rows,
-             "No index entries and no active files yet. Press n to write the first memory file.",
+             "No index entries and no active files yet. Press {new} to write the first memory file.",
              droppable=(1,)),  # the Index drops its title column (the summary says more) before a route
     PaneSpec("core", "Core", (*_ROW_KEYS, "edit"),  # no batch action on Core: space is not offered
              ("path", "size", "modified"), core_rows,
@@ -66,6 +68,14 @@ def number(pane: str) -> int:
 
 def tab_title(pane: str) -> str:
     return f"{number(pane)} {BY_ID[pane].title}"
+
+
+def show_tab_label(pane: Widget, label: Text) -> None:
+    """Write `label` on the tab of the pane that holds `pane` (nothing before it is mounted in one)."""
+    tab_pane = next((a for a in pane.ancestors if isinstance(a, TabPane)), None)
+    tabbed = next((a for a in pane.ancestors if isinstance(a, TabbedContent)), None)
+    if tab_pane is not None and tabbed is not None and tab_pane.id is not None:
+        tabbed.get_tab(tab_pane).label = label
 
 
 def rows_for(pane: str, snap: Snapshot) -> list[Row]:

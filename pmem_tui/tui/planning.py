@@ -13,6 +13,7 @@ from pathlib import Path
 from pmem_tui.core import lifecycle
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.plan import Plan
+from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import DEAD, Row
 
 PlanBuilder = Callable[[str], Plan]  # the line typed in the modal (a reason, an index line) -> the plan
@@ -133,7 +134,7 @@ def edit_target(rows: Sequence[Row]) -> str:
         raise Refused("Nothing selected to edit.")
     row = rows[0]
     if row.kind == DEAD:
-        raise Refused(f"{row.path} does not exist; press n to write it.")
+        raise Refused(f"{row.path} does not exist; press {key_for('new')} to write it.")
     if not (row.is_active_file or row.kind == "core"):
         raise Refused(f"{row.path} is not active; recover it first to edit it.")
     return row.path

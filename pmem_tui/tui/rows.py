@@ -19,6 +19,7 @@ from pmem_tui.core.model import (
     TrashItem,
 )
 from pmem_tui.core.report import human_size
+from pmem_tui.tui.keys import key_for
 
 DUP_SEP = "\n"  # in the key of a route's later copies in the Index pane
 
@@ -129,9 +130,9 @@ def countdown(item: TrashItem, today: dt.date) -> str:
     if left is None:
         return "no deadline (no record)"
     if item.expired or left < 0:
-        return "expired: P purges it"
+        return f"expired: {key_for('purge')} purges it"
     if left == 0:
-        return "recoverable today; P purges it after"
+        return f"recoverable today; {key_for('purge')} purges it after"
     return f"recoverable {left} more day{'s' if left != 1 else ''}"
 
 
@@ -280,5 +281,5 @@ def _trash_row(t: TrashItem, today: dt.date) -> Row:
         mtime_ns=t.mtime_ns,
         index_line=t.record.index_line if t.record else None,
         note=f"Deleted {fmt_date(t.deleted)}, {deadline}"
-        + (": expired, `P` purges it for good." if t.expired else "."),
+        + (f": expired, `{key_for('purge')}` purges it for good." if t.expired else "."),
     )

@@ -6,20 +6,23 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-_KEYS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"run `pmem-tui upgrade`( first)?"), r"press U to preview the upgrade\1"),
-    (re.compile(r"run `pmem-tui doctor`"), "press D (doctor)"),
-    (re.compile(r" \(`pmem-tui archive [^`]*`\)"), " (press a on the Index)"),
-    (re.compile(r"`pmem-tui purge`"), "P"),
+from pmem_tui.tui.keys import key_for
+
+# A CLI command -> the sentence naming the key (by action id in the key table) that does it in the app.
+_KEYS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"run `pmem-tui upgrade`( first)?"), "upgrade", r"press {key} to preview the upgrade\1"),
+    (re.compile(r"run `pmem-tui doctor`"), "doctor", "press {key} (doctor)"),
+    (re.compile(r" \(`pmem-tui archive [^`]*`\)"), "archive", " (press {key} on the Index)"),
+    (re.compile(r"`pmem-tui purge`"), "purge", "{key}"),
 )
 
 
 def in_keys(message: str) -> str:
-    """`message` with its CLI commands replaced by the keys that do the same in the app."""
+    """`message` with its CLI commands replaced by the keys that do the same in the app (the user's)."""
     if "pmem-tui " not in message:
         return message
-    for pattern, keys in _KEYS:
-        message = pattern.sub(keys, message)
+    for pattern, action_id, keys in _KEYS:
+        message = pattern.sub(keys.replace("{key}", key_for(action_id).replace("\\", "\\\\")), message)
     return message
 
 

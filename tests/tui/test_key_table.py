@@ -71,7 +71,7 @@ def test_every_binding_is_in_the_key_table_with_the_same_keys() -> None:
 def test_help_text_for_every_documented_key() -> None:
     for section in actions.HELP:
         for action in section.actions:
-            assert action.help and action.keys_text
+            assert action.help and actions.shown_keys(action, {})
 
 
 async def test_the_help_screen_shows_every_section_from_the_table(demo_root: Path) -> None:

@@ -18,6 +18,7 @@ from textual.widgets import Button, Input, Label, Static
 from pmem_tui.core.errors import PmemError, Refused
 from pmem_tui.core.paths import Area, check_memory_path
 from pmem_tui.tui.actions import bindings_of
+from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.words import in_keys
 
@@ -98,7 +99,7 @@ class NewFileModal(ModalScreen[NewFileRequest | None]):
                 raise Refused("Give the new file a name, such as notes/topic.md.")
             rel = check_memory_path(self.root, typed, Area.CORE)
             if (self.root / rel).exists():
-                raise Refused(f"{rel} already exists; select it and press e to edit it.")
+                raise Refused(f"{rel} already exists; select it and press {key_for('edit')} to edit it.")
         except PmemError as err:
             self._show_refusal(in_keys(str(err)))
             self.query_one("#new-path", Input).focus()

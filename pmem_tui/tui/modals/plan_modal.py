@@ -26,7 +26,7 @@ from pmem_tui.core import executor
 from pmem_tui.core.errors import PmemError, StalePlan
 from pmem_tui.core.plan import Plan
 from pmem_tui.tui.actions import MODAL, bindings
-from pmem_tui.tui.config import first_key
+from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.planning import PlanBuilder
 from pmem_tui.tui.widgets.diff_view import plain_text, render_plan
 from pmem_tui.tui.widgets.key_bar import KeyBar
@@ -101,12 +101,12 @@ class PlanModal(ModalScreen[bool]):
             yield Static("", id="plan-status")
             with Horizontal(id="plan-buttons"):
                 yield Button(
-                    f"Confirm ({first_key(self.app, 'plan.confirm')})",
+                    f"Confirm ({key_for('plan.confirm')})",
                     id="plan-confirm",
                     variant="error" if self.danger else "primary",
                     disabled=self.plan is None,
                 )
-                yield Button(f"Cancel ({first_key(self.app, 'plan.cancel')})", id="plan-cancel")
+                yield Button(f"Cancel ({key_for('plan.cancel')})", id="plan-cancel")
         yield KeyBar()
 
     def on_mount(self) -> None:

@@ -45,7 +45,7 @@ from pmem_tui.core.errors import LifecycleIncomplete, PmemError
 from pmem_tui.core.model import INDEX_FILE
 from pmem_tui.tui import health_review as review
 from pmem_tui.tui.actions import HEALTH, bindings
-from pmem_tui.tui.config import first_key
+from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.messages import EditRequested, KeepRequested, OfferPlan
 from pmem_tui.tui.planning import Offer, what
 from pmem_tui.tui.rows import Row
@@ -211,7 +211,7 @@ class HealthScreen(Screen[None]):
         if report is None:
             self._rows, self._proposals = {}, {}
             if message.blocked is not None:
-                key = first_key(self.app, "health.upgrade")
+                key = key_for("health.upgrade")
                 text = Text(message.blocked, style="bold yellow")
                 text.append(f"\nPress {key} to preview the upgrade; ")
                 text.append("nothing is reviewed or changed until then.")

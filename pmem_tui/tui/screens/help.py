@@ -13,8 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from pmem_tui.tui.actions import HELP, Section, bindings_of, shown_keys, where_text
-from pmem_tui.tui.config import user_keymap
+from pmem_tui.tui.actions import HELP, Section, bindings_of, shown_keys, where_text, with_keys
+from pmem_tui.tui.keys import key_for, keymap
 from pmem_tui.tui.widgets.key_bar import KeyBar
 
 
@@ -27,10 +27,10 @@ def key_table(section: Section, keymap: Mapping[str, str]) -> Table:
         box=None,
         expand=True,
     )
-    table.add_column("key", style="bold cyan", no_wrap=True, width=34)
+    table.add_column("key", style="bold cyan", width=34)  # the move row wraps
     table.add_column("action", ratio=1)
     for action in section.actions:
-        text = Text(action.help)
+        text = Text(with_keys(action.help, keymap))
         where = where_text(action) if section is HELP[0] else ""
         if where:
             text.append(f"  ({where})", style="dim")  # the panes where the key works
@@ -48,11 +48,11 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text("pmem-tui keys"), id="help-title")
             with VerticalScroll(id="help-body"):
                 for section in HELP:
-                    yield Static(key_table(section, user_keymap(self.app)))
+                    yield Static(key_table(section, keymap()))
                 yield Static(
                     Text(
                         "Every change shows its preview first; nothing on disk changes before you confirm. "
-                        "Press escape to close.",
+                        f"Press {key_for('help.close')} to close.",
                         style="dim",
                     )
                 )

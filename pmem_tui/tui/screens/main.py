@@ -20,6 +20,7 @@ from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import Baseline
 from pmem_tui.tui.actions import MAIN, MARK, bindings
 from pmem_tui.tui.focus import focus_now
+from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.messages import ShowInPreview
 from pmem_tui.tui.panes import PANES, ROW_PANES, ExtraPane, PaneSpec, offered_on, rows_for, tab_title
 from pmem_tui.tui.problems import ContentProblems, Found, check_contents, without_rows
@@ -58,7 +59,6 @@ class MainScreen(Screen[None]):
         self.extra_panes = list(extra_panes)
         self.snapshot: Snapshot | None = None  # the app's, as last handed over
         self.baseline: Baseline | None = None
-        self._labels: dict[str, str] = {}
         self.content = ContentProblems()  # what a read of the active files finds (`tui/problems.py`)
 
     def compose(self) -> ComposeResult:
@@ -69,9 +69,10 @@ class MainScreen(Screen[None]):
             with TabbedContent(id="panes", initial=pane_id(PANES[0].id)):
                 extras = {extra.pane_id: extra for extra in self.extra_panes}
                 for spec in self.present_panes:
-                    if spec.rows is not None:  # its label gets its number and count with the first rows
-                        with TabPane(spec.title, id=pane_id(spec.id)):
-                            yield PaneView(spec, id=f"view-{spec.id}")
+                    if spec.rows is not None:
+                        view = PaneView(spec, id=f"view-{spec.id}")
+                        with TabPane(view.tab_label().markup, id=pane_id(spec.id)):
+                            yield view
                     else:
                         with TabPane(tab_title(spec.id), id=pane_id(spec.id)):
                             yield extras[spec.id].make_widget(app)
@@ -192,18 +193,17 @@ class MainScreen(Screen[None]):
         again: every row."""
         view = self.view("index")
         if view.problem_paths is not None:
-            view.show_problems(None)
+            view.problem_paths = None
         else:
             snap = self.snapshot
             problems = (self.content.problems(snap) or snap.problems) if snap is not None else ()
             rowless = without_rows(problems, {r.path for r in view.list.all_rows})  # every row still here
-            view.show_problems(frozenset(p.path for p in problems))
+            view.problem_paths = frozenset(p.path for p in problems)
             if not problems:
                 self.notify("No problems: every row is shown.")
-                view.show_problems(None)
+                view.problem_paths = None
             elif rowless:
                 self.notify(rowless, timeout=20)
-        self._update_tab_labels()
         self.preview.show_row(view.list.current_row)
 
     def action_focus_preview(self) -> None:
@@ -237,11 +237,6 @@ class MainScreen(Screen[None]):
         view = self.current_view()
         if view is not None and event.memory_list is view.list:
             self.preview.show_row(event.row)
-
-    @on(MemoryList.MarksChanged)
-    def _marks_changed(self, event: MemoryList.MarksChanged) -> None:
-        event.stop()
-        self._update_tab_labels()
 
     @on(ShowInPreview)
     def _show_in_preview(self, event: ShowInPreview) -> None:
@@ -293,7 +288,6 @@ class MainScreen(Screen[None]):
         self.check_contents(snap)
         self.refresh_header()
         self._update_banner(snap)
-        self._update_tab_labels()
         for extra in self.extra_panes:
             extra.update(self, snap)
         self.refresh_bindings()
@@ -302,7 +296,6 @@ class MainScreen(Screen[None]):
         """The first Index rows, before the full scan: the tab says "…" until the scan's rows arrive."""
         view = self.view("index")
         view.set_rows(rows)
-        self._update_tab_labels()
         if view.list.current_row is not None and self.current_view() is view:
             self.preview.show_row_now(view.list.current_row)
 
@@ -325,20 +318,6 @@ class MainScreen(Screen[None]):
         for name in ROW_PANES:
             self.view(name).list.clear_marks()
 
-    def _update_tab_labels(self) -> None:
-        for name in ROW_PANES:
-            lst = self.view(name).list
-            label = Text(f"{tab_title(name)} ")
-            label.append(f"{len(lst.all_rows)}" if self.snapshot is not None else "…", style="bold")
-            if self.view(name).problem_paths is not None:
-                label.append(" !", style="bold yellow")
-            marks = len(lst.marked_keys)
-            if marks:
-                label.append(f" ●{marks} marked", style="bold magenta")
-            if self._labels.get(name) != label.markup:
-                self._labels[name] = label.markup
-                self.tabbed.get_tab(pane_id(name)).label = label
-
     def _update_banner(self, snap: Snapshot) -> None:
         banner = self.query_one("#banner", Static)
         text = Text()
@@ -347,11 +326,14 @@ class MainScreen(Screen[None]):
         elif snap.unfinished_action:
             text.append("An earlier action was interrupted: ", style="bold")
             text.append(f"'{snap.unfinished_action}'")
-            text.append(". Press D to preview the doctor's repair.\n")
+            text.append(f". Press {key_for('doctor')} to preview the doctor's repair.\n")
         if snap.exists and snap.lifecycle_missing:
             text.append("This memory has no lifecycle structure yet ", style="bold")
             text.append(f"(missing {', '.join(snap.lifecycle_missing)})")
-            text.append(". Archive, delete, recover and health need it: press U to preview the upgrade.")
+            text.append(
+                f". Archive, delete, recover and health need it: press {key_for('upgrade')} to preview the "
+                "upgrade."
+            )
         text.rstrip()
         banner.update(text)
         banner.display = bool(text.plain)

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from pmem_tui.tui.actions import bindings_of
+from pmem_tui.tui.keys import key_for
 
 MIN_WIDTH = 60
 MIN_HEIGHT = 16
@@ -52,7 +53,7 @@ class TooSmallScreen(ModalScreen[None]):
         self.query_one("#too-small", Static).update(
             Text(
                 f"Terminal too small ({width}x{height}): pmem-tui needs {MIN_WIDTH}x{MIN_HEIGHT}. "
-                "Make the window larger, or press q to quit."
+                f"Make the window larger, or press {key_for('small.quit')} to quit."
             )
         )
 

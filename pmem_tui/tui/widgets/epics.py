@@ -46,7 +46,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from pmem_tui.core import safeio
@@ -64,7 +64,7 @@ from pmem_tui.core.loader import (
 from pmem_tui.core.model import Snapshot
 from pmem_tui.tui.actions import EPIC_TABLE, EPICS_VIEW, bindings
 from pmem_tui.tui.messages import ShowInPreview
-from pmem_tui.tui.panes import BY_ID, ExtraPane, tab_title
+from pmem_tui.tui.panes import BY_ID, ExtraPane, show_tab_label, tab_title
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.epics_extras import archive_renderable, history_renderable
 from pmem_tui.tui.widgets.epics_render import (
@@ -358,16 +358,12 @@ class EpicsView(Vertical):
             table.move_cursor(row=self._current, animate=False)
 
     def _update_tab_label(self) -> None:
-        pane = next((a for a in self.ancestors if isinstance(a, TabPane)), None)
-        tabbed = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
-        if pane is None or tabbed is None or pane.id is None:
-            return
         label = Text(f"{tab_title(PANE_ID)} ")
         result = self.result
         label.append(str(len(result.rows)) if result is not None else "…", style="bold")
         if result is not None and result.step is not Step.NONE:
             label.append(" ◐", style="bold yellow")
-        tabbed.get_tab(pane).label = label
+        show_tab_label(self, label)
 
     def _visible(self) -> bool:
         return self.is_mounted and all(w.display for w in (self, *self.ancestors) if isinstance(w, Widget))

@@ -32,6 +32,7 @@ from pmem_tui.core.loader import (
 )
 from pmem_tui.core.report import human_size
 from pmem_tui.core.textio import printable
+from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.widgets.epics_extras import entries_renderable
 
 GAUGE_WIDTH = 30  # cells for 0..cap (fewer when the pane is narrow)
@@ -52,7 +53,6 @@ _VERB = {
     Step.IDS_ONLY: "reduced to IDs",
     Step.SKIP_FILE: "skipped",
 }
-
 
 
 def step_name(step: Step) -> str:
@@ -359,7 +359,9 @@ def epic_body_renderable(row: EpicRow, lines: Sequence[str]) -> RenderableType:
     )
     parts.append(head)
     if not section:
-        parts.append(Text("The file changed since it was read: press ctrl+r.", style="yellow"))
+        parts.append(
+            Text(f"The file changed since it was read: press {key_for('epics.reload')}.", style="yellow")
+        )
     else:
         read = set(epic.lines_read) | {epic.completed_line_no}  # the Completed line dates it (PL-13)
         grid = Table.grid(padding=(0, 1))

@@ -17,7 +17,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 
-from pmem_tui.tui.actions import PINNED
+from pmem_tui.tui.actions import PINNED, with_keys
+from pmem_tui.tui.keys import keymap
 
 Hint: TypeAlias = tuple[Binding, bool]
 _ENABLED = Style()
@@ -78,7 +79,12 @@ class KeyBar(Widget, can_focus=False):
         return [h for h in hints if h[0].action not in PINNED], pinned, palette
 
     def _width(self, hint: Hint) -> int:
-        return len(self.app.get_key_display(hint[0])) + len(hint[0].description) + 3
+        return len(self._key(hint[0])) + len(hint[0].description) + 3
+
+    def _key(self, binding: Binding) -> str:
+        if binding.key_display and "{" in binding.key_display:  # names another action's keys (the user's)
+            return with_keys(binding.key_display, keymap())
+        return self.app.get_key_display(binding)
 
     def render(self) -> Text:
         key_style = self.get_component_rich_style("key-bar--key")
@@ -90,7 +96,7 @@ class KeyBar(Widget, can_focus=False):
         def add(binding: Binding, enabled: bool) -> None:
             start = len(text)
             extra = _ENABLED if enabled else _DISABLED
-            text.append(f" {self.app.get_key_display(binding)} ", key_style + extra)
+            text.append(f" {self._key(binding)} ", key_style + extra)
             text.append(f"{binding.description} ", text_style + extra)
             spans.append((start, len(text), binding, enabled))
 

@@ -21,12 +21,14 @@ from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pmem_tui.tui.actions import LIST, MARK, bindings
 from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
+from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.columns import column_widths
 from pmem_tui.tui.widgets.list_filter import FilteredRows, FilterRun, ListFilter, positions
@@ -38,8 +40,6 @@ FIRST_SCREENFUL = 64  # rows computed before the first frame when the list's hei
 
 
 _KEY = attrgetter("key")
-
-
 
 
 class _ListMessage(Message):
@@ -70,15 +70,14 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings((*LIST, MARK))
 
+    marks: var[int] = var(0)  # how many rows are marked (the pane's tab shows it)
+
     class Highlighted(_ListMessage):
         """The row under the cursor changed (another row, or the same row with new facts)."""
 
         def __init__(self, memory_list: MemoryList, row: Row | None) -> None:
             super().__init__(memory_list)
             self.row = row
-
-    class MarksChanged(_ListMessage):
-        """The marked rows changed."""
 
     def __init__(
         self,
@@ -164,7 +163,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
             self._marked.clear()
             self._cache.clear()
             self.refresh()
-            self.post_message(self.MarksChanged(self))
+            self.marks = 0
 
     def set_rows(self, rows: list[Row]) -> None:
         """Replace the rows, keeping the selected key, the marks and the scroll position."""
@@ -177,7 +176,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         keys = {r.key for r in rows} if self._marked else set()
         if self._marked - keys:
             self._marked &= keys
-            self.post_message(self.MarksChanged(self))
+            self.marks = len(self._marked)
         self._rows = self._filter.answer(self._query)
         self._cursor = self._index_of(current.key, self._cursor) if current else 0
         self._cursor = max(0, min(self._cursor, len(self._rows) - 1))
@@ -404,7 +403,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         else:
             self._marked.add(row.key)
         self.refresh_line(self._cursor)
-        self.post_message(self.MarksChanged(self))
+        self.marks = len(self._marked)
         self._move_to(self._cursor + 1)
 
     def on_click(self, event: events.Click) -> None:
@@ -468,7 +467,9 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
 
     def _empty_message(self) -> str:
         if self._query and self._all:
-            return f"No row matches '{self._query}'. Press escape to clear the filter."
+            return (
+                f"No row matches '{self._query}'. Press {key_for('pane.clear_filter')} to clear the filter."
+            )
         return self.empty_text
 
     def _render_row(self, row: Row, width: int, is_cursor: bool, is_marked: bool, base: Style) -> Strip:

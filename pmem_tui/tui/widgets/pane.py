@@ -9,11 +9,13 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
+from textual.reactive import var
 from textual.widgets import Input, Static
 
-from pmem_tui.tui.actions import CLEAR, FILTER, bindings
+from pmem_tui.tui.actions import CLEAR, FILTER, bindings, with_keys
 from pmem_tui.tui.focus import RemembersKeyFocus, focus_now, read_before_focus_move
-from pmem_tui.tui.panes import PaneSpec
+from pmem_tui.tui.keys import key_for, keymap
+from pmem_tui.tui.panes import PaneSpec, show_tab_label, tab_title
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.memory_list import MemoryList
 
@@ -48,11 +50,15 @@ class FilterInput(RemembersKeyFocus, Input):
 
 
 class PaneView(Vertical):
-    """Titles, filter and list of a pane of rows (Index, Core, Archive, Trash), drawn from its spec."""
+    """Titles, filter and list of a pane of rows (Index, Core, Archive, Trash), drawn from its spec. Its tab
+    says the state below (and its list's `marks`): "2 Core 12", "1 Index 3 ! ●2 marked"."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *bindings((CLEAR,)),
     ]
+
+    count: var[int | None] = var(None, init=False)  # the rows in the pane (None: until the scan's arrive)
+    problem_paths: var[frozenset[str] | None] = var(None, init=False)  # `!`: only the rows about these
 
     def __init__(self, spec: PaneSpec, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="pane-view")
@@ -66,7 +72,6 @@ class PaneView(Vertical):
         )
         self.filter_input.display = False
         self._every_row: list[Row] = []
-        self.problem_paths: frozenset[str] | None = None  # `!`: only the rows about these paths
         self.titles = Static(self._titles_text(), classes="pane-titles")
 
     def compose(self) -> ComposeResult:
@@ -74,12 +79,38 @@ class PaneView(Vertical):
         yield self.titles
         yield self.list
 
+    def on_mount(self) -> None:
+        self.watch(self.list, "marks", self._show_tab_label)
+
+    def watch_count(self) -> None:
+        self._show_tab_label()
+
+    def watch_problem_paths(self) -> None:
+        self.titles.update(self._titles_text())
+        self.set_rows(self._every_row)
+        self._show_tab_label()
+
+    def _show_tab_label(self) -> None:
+        show_tab_label(self, self.tab_label())
+
+    def tab_label(self) -> Text:
+        label = Text(f"{tab_title(self.pane)} ")
+        label.append("…" if self.count is None else str(self.count), style="bold")
+        if self.problem_paths is not None:
+            label.append(" !", style="bold yellow")
+        if self.list.marks:
+            label.append(f" ●{self.list.marks} marked", style="bold magenta")
+        return label
+
     def _titles_text(self) -> Text:
         dropped = self.list.dropped_columns() if self.list.is_mounted else frozenset()
         names = [n for i, n in enumerate(self.spec.columns) if i not in dropped]
         text = Text("  " + "  ·  ".join(names), no_wrap=True, overflow="ellipsis")
         if self.problem_paths is not None:
-            text = Text("  Only the rows with a problem: press ! for every row", style="bold yellow")
+            text = Text(
+                f"  Only the rows with a problem: press {key_for('problems')} for every row",
+                style="bold yellow",
+            )
         return text
 
     def _shown(self, rows: list[Row]) -> list[Row]:
@@ -90,19 +121,24 @@ class PaneView(Vertical):
 
     def _empty_text(self) -> str:
         if self.problem_paths is not None:
-            return "No row has a problem. Press ! for every row."
-        return self.spec.empty
+            return f"No row has a problem. Press {key_for('problems')} for every row."
+        return with_keys(self.spec.empty, keymap())  # `{action_id}`: its key
 
     def set_rows(self, rows: list[Row]) -> None:
+        """Rows before the scan's (the head of the index), or the same rows shown another way."""
         self.list.empty_text = self._empty_text()
         self.list.set_rows(self._shown(rows))
         self._refresh_titles()
+        if self.count is not None:
+            self.count = len(self.list.all_rows)
 
     def apply_rows(self, rows: list[Row]) -> None:
-        """Like `set_rows`; with the same keys in the same order, only the changed rows are redrawn."""
+        """A scan's rows. Like `set_rows`; with the same keys in the same order, only the changed rows are
+        redrawn."""
         self.list.empty_text = self._empty_text()
         self.list.apply_rows(self._shown(rows))
         self._refresh_titles()
+        self.count = len(self.list.all_rows)
 
     def _refresh_titles(self) -> None:
         text = self._titles_text()
@@ -111,12 +147,6 @@ class PaneView(Vertical):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._refresh_titles)
-
-    def show_problems(self, paths: frozenset[str] | None) -> None:
-        """Only the rows about these paths (None: every row again)."""
-        self.problem_paths = paths
-        self.titles.update(self._titles_text())
-        self.set_rows(self._every_row)
 
     def open_filter(self) -> None:
         self.list.prepare_filter()
