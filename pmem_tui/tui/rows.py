@@ -153,19 +153,24 @@ def orphan_row(file: ActiveFile) -> Row:
     return _orphan_row(file)
 
 
+def _file_row(
+    kind: str,
+    f: ActiveFile | FileInfo | ArchivedItem | TrashItem,
+    location: str,
+    cells: tuple[str, ...],
+    *,
+    flag: str = "",
+    index_line: str | None = None,
+    note: str = "",
+    in_index: bool | None = None,
+) -> Row:
+    """The row of a file keyed by its own path (every row but the Index's entries)."""
+    return Row(f.path, kind, f.path, location, cells, flag, f.size, f.mtime_ns, index_line, note, in_index)
+
+
 def _orphan_row(file: ActiveFile) -> Row:
-    return Row(
-        key=file.path,
-        kind=ORPHAN,
-        path=file.path,
-        location=file.path,
-        cells=(file.path, file.title or "", f"not in {INDEX_FILE}"),
-        flag="orphan",
-        size=file.size,
-        mtime_ns=file.mtime_ns,
-        in_index=False,
-        note=_ORPHAN_NOTE,
-    )
+    cells = (file.path, file.title or "", f"not in {INDEX_FILE}")
+    return _file_row(ORPHAN, file, file.path, cells, flag="orphan", note=_ORPHAN_NOTE, in_index=False)
 
 
 _ORPHAN_NOTE = f"On disk but not in {INDEX_FILE}: agents cannot find it by its route."
@@ -225,16 +230,8 @@ def core_rows(snap: Snapshot) -> list[Row]:
 
 
 def _core_row(f: FileInfo) -> Row:
-    return Row(
-        key=f.path,
-        kind=CORE,
-        path=f.path,
-        location=f.path,
-        cells=(f.path, human_size(f.size), fmt_mtime(f.mtime_ns)),
-        size=f.size,
-        mtime_ns=f.mtime_ns,
-        note="Baseline context: read when an agent loads memory.",
-    )
+    cells = (f.path, human_size(f.size), fmt_mtime(f.mtime_ns))
+    return _file_row(CORE, f, f.path, cells, note="Baseline context: read when an agent loads memory.")
 
 
 def archive_rows(snap: Snapshot) -> list[Row]:
@@ -249,18 +246,8 @@ def _archive_row(a: ArchivedItem) -> Row:
     note = f"Archived {when}" + (f" - reason: {rec.reason}" if rec and rec.reason else "")
     if rec is not None and rec.legacy:
         note += ". The record has no saved index line: recovering it asks you to confirm one."
-    return Row(
-        key=a.path,
-        kind=ARCHIVED,
-        path=a.path,
-        location=a.location,
-        cells=(a.path, when, reason),
-        flag=flag,
-        size=a.size,
-        mtime_ns=a.mtime_ns,
-        index_line=rec.index_line if rec else None,
-        note=note,
-    )
+    line = rec.index_line if rec else None
+    return _file_row(ARCHIVED, a, a.location, (a.path, when, reason), flag=flag, index_line=line, note=note)
 
 
 def trash_rows(snap: Snapshot) -> list[Row]:
@@ -270,16 +257,13 @@ def trash_rows(snap: Snapshot) -> list[Row]:
 def _trash_row(t: TrashItem, today: dt.date) -> Row:
     when = countdown(t, today)
     deadline = f"recoverable until {t.deadline.isoformat()}" if t.deadline else "no deadline recorded"
-    return Row(
-        key=t.path,
-        kind=TRASHED,
-        path=t.path,
-        location=t.location,
-        cells=(t.path, fmt_date(t.deleted), when),
+    purge = f": expired, `{key_for('purge')}` purges it for good." if t.expired else "."
+    return _file_row(
+        TRASHED,
+        t,
+        t.location,
+        (t.path, fmt_date(t.deleted), when),
         flag="expired" if t.expired else "",
-        size=t.size,
-        mtime_ns=t.mtime_ns,
         index_line=t.record.index_line if t.record else None,
-        note=f"Deleted {fmt_date(t.deleted)}, {deadline}"
-        + (f": expired, `{key_for('purge')}` purges it for good." if t.expired else "."),
+        note=f"Deleted {fmt_date(t.deleted)}, {deadline}{purge}",
     )

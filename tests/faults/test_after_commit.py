@@ -64,7 +64,6 @@ def _run(scenario: Scenario, root: Path, prep: Prepared, fault: Fault) -> str:
             assert left == names_doctor, f"{label}: {result.warning}"
             ended = "warned"
     FIGURES.runs[f"after-commit({scenario.name})"] += 1
-    harness.run_doctor(root)
     check_settled(root, prep.before, prep.after, label)
     return ended
 
@@ -149,6 +148,5 @@ def test_doctor_reports_a_disk_error_at_every_fsync(scenario: Scenario, tmp_path
             harness.write(root, rel, data)
         with pytest.raises(DiskError, match=r"^Doctor stopped because the disk reported an I/O error"):
             apply(plan_doctor(root), root, hook=Fault(k, errno.EIO))
-        harness.run_doctor(root)
         check_settled(root, prep.before, prep.after, f"doctor({scenario.name}) EIO at fsync {k}")
     FIGURES.extra[f"after_commit_doctor_fsyncs({scenario.name})"] = len(fsyncs)

@@ -182,7 +182,6 @@ def _run_one(scenario: Scenario, root: Path, prep: Prepared, fault: Fault) -> No
     assert fault.where is not None, label
     FIGURES.faults[scenario.name] += fault.fired
     FIGURES.runs[scenario.name] += 1
-    run_doctor(root)
     final = check_settled(root, prep.before, prep.after, label)
     FIGURES.lost += harness.lost_files(prep.before, prep.after, final)
 
@@ -260,7 +259,6 @@ def test_crash_during_doctor_then_doctor_again(scenario: Scenario, tmp_path: Pat
                     apply(plan_doctor(root), root, hook=fault)
                 FIGURES.faults[f"doctor({scenario.name})"] += fault.fired
                 FIGURES.runs[f"doctor({scenario.name})"] += 1
-                run_doctor(root)
                 final = check_settled(root, prep.before, prep.after, label)
                 FIGURES.lost += harness.lost_files(prep.before, prep.after, final)
         exercised += doctor_steps

@@ -35,7 +35,7 @@ from pmem_tui.core import lifecycle
 from pmem_tui.core.executor import apply
 from pmem_tui.core.fsops import ENV_FAULT_AT
 from tests.campaign import full_campaign
-from tests.faults.harness import FIGURES, base_memory, capture, check_settled, restore, run_doctor
+from tests.faults.harness import FIGURES, base_memory, capture, check_settled, restore
 
 REPO = Path(__file__).resolve().parents[2]
 STRACE = shutil.which("strace")
@@ -202,7 +202,6 @@ def test_sigkill_at_every_syscall_then_doctor(action: Action, tmp_path: Path) ->
             assert proc.returncode == 0, f"{label}: {proc.stderr}"
             assert capture(root) == after, label
         assert "Traceback" not in proc.stderr, proc.stderr
-        run_doctor(root)
         check_settled(root, before, after, label)
         shutil.rmtree(root.parent)
         return label, killed

@@ -43,7 +43,8 @@ async def test_the_tab_follows_the_panes_count_marks_and_problems(demo_root: Pat
         assert tab(app, "index").startswith(f"1 Index {len(index.list.all_rows)} !")
         index.problem_paths = None
         await pilot.pause()
-        assert " !" not in tab(app, "index") and "Only the rows with a problem" not in str(index.titles.render())
+        assert " !" not in tab(app, "index")
+        assert "Only the rows with a problem" not in str(index.titles.render())
 
 
 async def test_the_header_follows_the_watcher_mode(demo_root: Path) -> None:

@@ -67,7 +67,7 @@ class NewFileModal(ModalScreen[NewFileRequest | None]):
             )
             with Horizontal(id="plan-buttons"):
                 yield Button("Continue", id="new-continue", variant="primary")
-                yield Button("Cancel", id="new-cancel")
+                yield Button("Cancel", id="new-cancel", action="screen.cancel")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -112,11 +112,6 @@ class NewFileModal(ModalScreen[NewFileRequest | None]):
     def _continue(self, event: Message) -> None:
         event.stop()
         self._finish()
-
-    @on(Button.Pressed, "#new-cancel")
-    def _cancel(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_cancel()
 
     def _finish(self) -> None:
         path = self._checked_path()

@@ -105,8 +105,9 @@ class PlanModal(ModalScreen[bool]):
                     id="plan-confirm",
                     variant="error" if self.danger else "primary",
                     disabled=self.plan is None,
+                    action="screen.confirm",
                 )
-                yield Button(f"Cancel ({key_for('plan.cancel')})", id="plan-cancel")
+                yield Button(f"Cancel ({key_for('plan.cancel')})", id="plan-cancel", action="screen.cancel")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -193,13 +194,3 @@ class PlanModal(ModalScreen[bool]):
 
     def action_cancel(self) -> None:
         self.dismiss(False)
-
-    @on(Button.Pressed, "#plan-confirm")
-    def _confirm_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_confirm()
-
-    @on(Button.Pressed, "#plan-cancel")
-    def _cancel_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_cancel()
