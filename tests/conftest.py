@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import contextlib
 import datetime as dt
 import json
@@ -162,6 +163,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
     size = config.getoption("campaign") or os.environ.get(CAMPAIGN_ENV) or "quick"
     os.environ[CAMPAIGN_ENV] = size
+    if not hasattr(config, "workerinput"):  # once, in the controller (or the only process)
+        # The package's bytecode, written once as `pip install` leaves it: every `python -m pmem_tui` a test
+        # starts then loads it instead of compiling the package again (PYTHONDONTWRITEBYTECODE, a fresh
+        # clone, or source newer than its bytecode).
+        compileall.compile_dir(Path(__file__).resolve().parents[1] / "pmem_tui", quiet=1)
 
 
 # -- the fault campaign's figures ----------------------------------------------------------------------------
