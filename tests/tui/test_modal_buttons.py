@@ -31,13 +31,7 @@ async def test_cancel_and_confirm_buttons(demo_root: Path) -> None:
         await pilot.click("#plan-confirm")
         await settle(pilot)
         assert isinstance(app.screen, MainScreen) and not (demo_root / EXPIRED).exists()
-
-
-async def test_the_new_file_cancel_button(demo_root: Path) -> None:
-    app = RecordingApp(demo_root)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("n")
+        await pilot.press("n")  # the new-file modal's Cancel
         await settle(pilot)
         assert isinstance(app.screen, NewFileModal)
         await pilot.click("#new-cancel")
