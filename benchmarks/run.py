@@ -68,16 +68,26 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> Res
         res.info["sizes"] = " and ".join(f"{n:,}" for n in sizes)
         res.info["generated"] = ", ".join(f"{m.seconds:.1f} s" for m in mems)
         log(f"memories ready in {time.perf_counter() - started:.1f} s: {res.info['sizes']} notes in {work}")
-        steps: list[tuple[str, Callable[[], None]]] = [
-            ("1, 7: process start and memory", lambda: measures.measure_startup(res, mems, args.runs, env)),
-            ("5: status --json", lambda: measures.measure_status(res, mems[0], args.runs, env)),
-            ("6: health", lambda: measures.measure_health(res, mems[0], args.runs, env)),
-            (
+        steps: dict[str, tuple[str, Callable[[], None]]] = {
+            "start": (
+                "1, 7: process start and memory",
+                lambda: measures.measure_startup(res, mems, args.runs, env),
+            ),
+            "cli": (
+                "5, 6: status and health as processes, cold and warm",
+                lambda: measures.measure_cli(res, mems[0], args.runs, env, work),
+            ),
+            "diagnostics": (
+                "6: health in-process (diagnostics)",
+                lambda: measures.measure_health_in_process(res, mems[0], args.runs, env),
+            ),
+            "app": (
                 "2, 3, 4: latencies in the app",
                 lambda: measures.measure_tui(res, mems, args.samples, args.save_samples, env, args.big_saves),
             ),
-        ]
-        for name, step in steps:
+        }
+        for key in args.only or list(steps):
+            name, step = steps[key]
             t = time.perf_counter()
             log(f"measuring {name} ...")
             step()
@@ -104,6 +114,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--work", metavar="DIR", help="keep the generated memories in DIR and reuse them")
     parser.add_argument("--out", metavar="FILE", help="write the table into FILE (e.g. BENCHMARKS.md)")
     parser.add_argument("--json", metavar="FILE", help="write every row as JSON into FILE")
+    parser.add_argument(
+        "--only",
+        type=lambda v: v.split(","),
+        metavar="STEPS",
+        help="only these steps, comma-separated: start, cli, diagnostics, app (default: all)",
+    )
     args = parser.parse_args(argv)
     args.argv = list(argv if argv is not None else sys.argv[1:])
     return args
