@@ -28,16 +28,13 @@ import stat
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from pmem_tui.core import health_cache, settled, textio, tree, user_input
 from pmem_tui.core.cache import is_racy
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy
 from pmem_tui.core.health import codec, features, signals, similarity
-from pmem_tui.core.health import sketch as sk
 from pmem_tui.core.health.features import FeatureCache, IndexCache
 from pmem_tui.core.health.report import HealthReport, HealthStats, NearPair, Proposal
 from pmem_tui.core.health.run import Run
@@ -52,6 +49,10 @@ from pmem_tui.core.model import (
     FileInfo,
     TrashItem,
 )
+
+if TYPE_CHECKING:  # numpy loads only when files are read (`features`, `similarity`): not on a warm run
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["ENGINE", "check_health"]
 
@@ -222,7 +223,9 @@ def _expired_trash(run: Run, listing: _Listing) -> tuple[TrashItem, ...]:
 
 
 def _cached_features(root: Path) -> tuple[FeatureCache | None, npt.NDArray[np.uint32] | None]:
-    loaded = health_cache.read_features(root, sk.NUM_BINS)
+    from pmem_tui.core.health.sketch import NUM_BINS
+
+    loaded = health_cache.read_features(root, NUM_BINS)
     if loaded is None:
         return None, None
     head, sig = loaded

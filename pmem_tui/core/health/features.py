@@ -6,18 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-
 from pmem_tui.core import index, textio
 from pmem_tui.core.cache import is_racy
-from pmem_tui.core.health import sketch as sk
 from pmem_tui.core.health.text import H_FACTS, H_SECRET, Facts, extract_facts
 from pmem_tui.core.layout import propose_index_line
 from pmem_tui.core.model import FileInfo
 from pmem_tui.core.secrets import SecretHit, find_secrets
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from pmem_tui.core.health import sketch as sk
     from pmem_tui.core.health.run import Run
 
 __all__ = ["FeatureCache", "FileFeatures", "IndexCache", "IndexRow", "features", "index_job", "index_routes"]
@@ -75,6 +75,10 @@ def features(
     run: Run, active: list[FileInfo], cache: FeatureCache | None, old_sig: npt.NDArray[np.uint32] | None
 ) -> Features:
     """Every active file's features: from the cache when its (size, mtime_ns) match, else read anew."""
+    import numpy as np  # numpy and the sketch load only for a run that reads files (not a warm one)
+
+    from pmem_tui.core.health import sketch as sk
+
     cached: dict[str, tuple[int, FileFeatures]] = {}
     if cache is not None and old_sig is not None:
         cached = {
