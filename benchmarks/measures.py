@@ -257,7 +257,14 @@ def measure_startup(res: Results, mems: list[Memory], runs: int, env: dict[str, 
         # size only: it is the one that grows with the memory).
         limit = FULL_BIG_RATIO if i > 1 else None
         timed_row(
-            res, "1", L_FULL, len(mem.active), full[i], floor=empty, floor_label="empty app", ratio_limit=limit
+            res,
+            "1",
+            L_FULL,
+            len(mem.active),
+            full[i],
+            floor=empty,
+            floor_label="empty app",
+            ratio_limit=limit,
         )
     for audit, mem in zip(audits, mems, strict=True):
         n = len(mem.active)

@@ -144,10 +144,10 @@ def _index_entries(facts: cache_mod.FileEntries, text: str) -> list[IndexEntry]:
 
 
 def walk_files(
-    root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset(), ctimes: dict[str, int] | None = None
+    root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset()
 ) -> tuple[list[FileInfo], list[Problem]]:
-    """Every non-hidden regular file below `rel_dir`, never following symlinks (`ctimes`: also collect each
-    file's ctime_ns there, for the deep scan's cache)."""
+    """Every non-hidden regular file below `rel_dir` with its size, mtime_ns and ctime_ns, never following
+    symlinks."""
     files: list[FileInfo] = []
     problems: list[Problem] = []
     stack = [rel_dir]
@@ -172,9 +172,7 @@ def walk_files(
             elif stat.S_ISDIR(st.st_mode):
                 stack.append(rel)
             elif stat.S_ISREG(st.st_mode):
-                files.append(FileInfo(rel, st.st_size, st.st_mtime_ns))
-                if ctimes is not None:
-                    ctimes[rel] = st.st_ctime_ns
+                files.append(FileInfo(rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
             else:
                 what = safeio.describe_mode(st.st_mode)
                 problems.append(Problem("unreadable", rel, f"{what}, not a regular file; never read"))
@@ -237,10 +235,9 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
             problems.append(Problem("duplicate-route", route, f"listed {count} times in {INDEX_FILE}"))
 
     active_files: list[FileInfo] = []
-    ctimes: dict[str, int] | None = {} if facts_cache else None
     for folder in ACTIVE_DIRS:
         if _walkable(root, folder):
-            found, folder_problems = walk_files(root, folder, ctimes=ctimes)
+            found, folder_problems = walk_files(root, folder)
             active_files += [f for f in found if f.path.endswith(".md")]
             problems += folder_problems
     # In ACTIVE_DIRS order, each folder's files sorted by path: the app's patches find a file by bisection.
@@ -250,7 +247,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
         title: str | None = None
         info = _UNKNOWN
         if deep:
-            stamp = (f.size, f.mtime_ns, ctimes.get(f.path, 0) if ctimes is not None else 0)
+            stamp = (f.size, f.mtime_ns, f.ctime_ns)
             cached = _facts_from(facts_cache.get(f.path, stamp)) if facts_cache else None
             try:
                 content = cached or inspect_file(root, f.path)

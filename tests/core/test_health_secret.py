@@ -6,12 +6,13 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from pmem_tui.cli.health import health_dict, health_lines
-from pmem_tui.core import health
+from pmem_tui.core import cache, health
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.executor import apply
 from pmem_tui.core.fix_planner import plan_fix
@@ -19,6 +20,14 @@ from pmem_tui.core.health import HealthReport, check_health
 from pmem_tui.core.secrets import REDACTED, find_secrets, redact_secrets
 from tests.core.test_health import TODAY, age, build
 from tests.core.test_secrets import NEGATIVES, POSITIVES, fake
+
+
+@pytest.fixture(autouse=True)
+def later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache's clock starts 10 s from now, so the files a test wrote (whose ctime is now, whatever `age`
+    does to their mtime) are out of the racy window (`cache.fresh`), as in the scan cache's tests."""
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + 10_000_000_000)
+
 
 KEY = fake("AKIA·IOSFODNN7EXAMPLE")
 PASSWORD = "hunter22"
