@@ -11,9 +11,11 @@ finds it) is listed apart; only `purge` removes it, with its own confirmation (P
 Performance
 -----------
 Each file is read at most once per run (through `safeio`). Per-file features are cached by path, trusted
-while fresh (`cache.fresh`: size, mtime_ns and ctime_ns unchanged, not racy), in the root's folder of the user's cache folder (`health_cache` stores the bytes, `codec` says
-what they hold); a run in which nothing changed reuses the whole last report and reads no file; a run after
-a change reads only the changed files (and `_core/`, and the candidates a comparison needs).
+while fresh (`cache.fresh`: size, mtime_ns and ctime_ns unchanged, not racy), in the root's folder of the
+user's cache folder (`health_cache` stores the bytes, `codec` says what they hold); numpy and the sketch load
+only for a run that reads files. A run in which nothing changed reuses the whole last report and reads no
+file; a run after a change reads only the changed files (and `_core/`, and the candidates a comparison
+needs).
 ``use_cache=False`` neither reads nor writes the cache. Nothing under the root is ever written.
 """
 
@@ -30,8 +32,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pmem_tui.core import health_cache, settled, textio, tree, user_input
 from pmem_tui.core import cache as cache_layer
+from pmem_tui.core import health_cache, settled, textio, tree, user_input
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy
 from pmem_tui.core.health import codec, features, signals, similarity
