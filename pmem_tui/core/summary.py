@@ -96,11 +96,12 @@ def _heading_at(lines: list[str], i: int) -> tuple[int, str, int] | None:
     heading = atx(lines[i])
     if heading:
         return heading[0], heading[1].strip(), 1
-    if i + 1 < len(lines) and _paragraph_line(lines[i]):
-        if _SETEXT_1.fullmatch(lines[i + 1]):
-            return 1, lines[i].strip(), 2
-        if _SETEXT_2.fullmatch(lines[i + 1]):
-            return 2, lines[i].strip(), 2
+    if i + 1 < len(lines):
+        # The underline first: a cheap test that most lines fail, before classifying this one.
+        under = lines[i + 1]
+        level = 1 if _SETEXT_1.fullmatch(under) else 2 if _SETEXT_2.fullmatch(under) else 0
+        if level and _paragraph_line(lines[i]):
+            return level, lines[i].strip(), 2
     return None
 
 
