@@ -20,8 +20,9 @@ from pmem_tui.core import cache, index, summary
 from pmem_tui.core.errors import LifecycleIncomplete, Refused
 from pmem_tui.core.executor import apply
 from pmem_tui.core.fix_planner import archive_reason, plan_fix
-from pmem_tui.core.health import HealthReport, Proposal, check_health, index_routes
+from pmem_tui.core.health import HealthReport, Proposal, check_health
 from pmem_tui.core.health import sketch as sk
+from pmem_tui.core.health.features import index_routes
 from pmem_tui.core.health.text import _PLAIN_SUMMARY, _summary_info, extract_facts, normalized_text
 from pmem_tui.core.health_cache import FEATURES_FILE, REPORT_FILE
 from pmem_tui.core.lifecycle import plan_purge, propose_index_line

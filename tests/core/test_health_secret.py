@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from pmem_tui.cli.health import health_dict, health_lines
-from pmem_tui.core import cache, health
+from pmem_tui.core import cache
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.executor import apply
 from pmem_tui.core.fix_planner import plan_fix
-from pmem_tui.core.health import HealthReport, check_health
+from pmem_tui.core.health import HealthReport, check_health, signals
 from pmem_tui.core.secrets import REDACTED, find_secrets, redact_secrets
 from tests.core.test_health import TODAY, age, build
 from tests.core.test_secrets import NEGATIVES, POSITIVES, fake
@@ -119,8 +119,8 @@ def test_an_orphan_with_a_secret_is_redacted_first(leaky: Path) -> None:
 
 def test_the_signal_is_one_row_of_the_table() -> None:
     fixes = ("secret", "orphan", "dead-route", "duplicate-route", "invalid-summary")
-    assert health.SIGNAL_KINDS[-5:] == fixes
-    row = next(k for k in health.KINDS if k.name == "secret")
+    assert signals.SIGNAL_KINDS[-5:] == fixes
+    row = next(k for k in signals.KINDS if k.name == "secret")
     assert row.category == "keep" and "never its value" in row.reason
 
 

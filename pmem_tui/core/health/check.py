@@ -36,8 +36,7 @@ from pmem_tui.core import cache as cache_layer
 from pmem_tui.core import health_cache, settled, textio, tree, user_input
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy
-from pmem_tui.core.health import codec, features, signals, similarity
-from pmem_tui.core.health.features import FeatureCache, IndexCache
+from pmem_tui.core.health import codec
 from pmem_tui.core.health.report import HealthReport, HealthStats, NearPair, Proposal
 from pmem_tui.core.health.run import Run
 from pmem_tui.core.layout import require_lifecycle
@@ -52,9 +51,11 @@ from pmem_tui.core.model import (
     TrashItem,
 )
 
-if TYPE_CHECKING:  # numpy loads only when files are read (`features`, `similarity`): not on a warm run
+if TYPE_CHECKING:  # the engine (and numpy) loads only for a run that reads files, never for a warm one
     import numpy as np
     import numpy.typing as npt
+
+    from pmem_tui.core.health.features import FeatureCache
 
 __all__ = ["ENGINE", "check_health"]
 
@@ -173,6 +174,9 @@ def _check(
                 seconds=time.perf_counter() - started,
             )
             return replace(cached, stats=stats)
+    from pmem_tui.core.health import features, signals, similarity
+    from pmem_tui.core.health.features import FeatureCache, IndexCache
+
     run = Run(root, day, inactive_days)
     cache, old_sig = _cached_features(root) if use_cache else (None, None)
     entries, orphan_lines = features.index_job(run, listing.active, listing.index, cache)
@@ -227,6 +231,7 @@ def _expired_trash(run: Run, listing: _Listing) -> tuple[TrashItem, ...]:
 
 
 def _cached_features(root: Path) -> tuple[FeatureCache | None, npt.NDArray[np.uint32] | None]:
+    from pmem_tui.core.health.features import FeatureCache
     from pmem_tui.core.health.sketch import NUM_BINS
 
     loaded = health_cache.read_features(root, NUM_BINS)
