@@ -33,10 +33,13 @@ def dumps_indented(value: Any) -> str:
     return "".join(out)
 
 
+_INF = float("inf")
+
+
 def _float(value: float) -> str:
     if value != value:
         return "NaN"
-    if value in (float("inf"), float("-inf")):
+    if value == _INF or value == -_INF:
         return "Infinity" if value > 0 else "-Infinity"
     return float.__repr__(value)
 
@@ -68,7 +71,10 @@ def _write(value: Any, newline: str, out: list[str]) -> None:
             out.append(sep)
             out.append(encode_basestring(key))
             out.append(": ")
-            _write(item, inner, out)
+            if type(item) is str:  # most values: written here, not through another call
+                out.append(encode_basestring(item))
+            else:
+                _write(item, inner, out)
             sep = "," + inner
         out.append(newline + "}")
     elif kind is list or kind is tuple:
@@ -79,7 +85,10 @@ def _write(value: Any, newline: str, out: list[str]) -> None:
         sep = "[" + inner
         for item in value:
             out.append(sep)
-            _write(item, inner, out)
+            if type(item) is str:
+                out.append(encode_basestring(item))
+            else:
+                _write(item, inner, out)
             sep = "," + inner
         out.append(newline + "]")
     else:
