@@ -16,17 +16,19 @@ the measures (`benchmarks/measures.py`), and prints the table (`benchmarks/repor
    screen, with the app's real watcher, against the first event of a bare watchdog observer; and the rows
    rebuilt per save (the target is one);
 4. selection (cursor down) to the preview of a 2 KB file shown, against reading and rendering it with Rich;
-5. `status --json` against a plain Python process that reads every file, and whether `status` imported
-   Textual or Rich (`-X importtime`);
-6. `check_health` cold (no cache) against reading every active file, and warm (nothing changed) against a
-   scandir+stat of them (in one process, interleaved round by round);
+5. `status --json` as a process, cold (on a fresh copy of the memory, an empty cache folder) and warm (again,
+   nothing changed), against a plain Python process that reads every file of the copy, and whether `status`
+   imported Textual or Rich (`-X importtime`);
+6. `health --json` as a process, cold against the same read-all process and warm against a process that
+   scandirs and stats every file; `check_health` in one process (cold, warm, and its in-process floors) as
+   diagnostics without targets;
 7. peak memory (max RSS of the process of target 1, the app settled) against the empty Textual app.
 
 Medians over `--runs` runs (at least 7 for the recorded table) for process-level figures, and median and
 p95 over `--samples` events for latencies. `--out FILE` writes the table into FILE (between the
 `<!-- benchmark:begin -->` and `<!-- benchmark:end -->` markers when they exist, keeping the rest).
 `--work DIR` keeps the generated memories in DIR and reuses them in later runs (the probes restore every
-file they edit). Not part of the unit suite: `tests/test_benchmarks_smoke.py` runs it on 200 files.
+file they edit). `--only start,cli,diagnostics,app` runs only some of the steps. Not part of the unit suite: `tests/test_benchmarks_smoke.py` runs it on 200 files.
 """
 
 from __future__ import annotations
