@@ -28,7 +28,8 @@ Medians over `--runs` runs (at least 7 for the recorded table) for process-level
 p95 over `--samples` events for latencies. `--out FILE` writes the table into FILE (between the
 `<!-- benchmark:begin -->` and `<!-- benchmark:end -->` markers when they exist, keeping the rest).
 `--work DIR` keeps the generated memories in DIR and reuses them in later runs (the probes restore every
-file they edit). `--only start,cli,diagnostics,app` runs only some of the steps. Not part of the unit suite: `tests/test_benchmarks_smoke.py` runs it on 200 files.
+file they edit). `--only start,cli,diagnostics,app` runs only some of the steps. Not part of the unit
+suite: `tests/test_benchmarks_smoke.py` runs it on 200 files.
 """
 
 from __future__ import annotations

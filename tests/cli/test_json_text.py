@@ -1,4 +1,4 @@
-"""`cli.json_text.dumps_indented` writes exactly what `json.dumps(value, ensure_ascii=False, indent=2)` does."""
+"""`cli.json_text.dumps_indented` writes exactly what `json.dumps(..., ensure_ascii=False, indent=2)` does."""
 
 from __future__ import annotations
 
