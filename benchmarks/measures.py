@@ -255,17 +255,8 @@ def measure_startup(res: Results, mems: list[Memory], runs: int, env: dict[str, 
     for i, mem in enumerate(mems, start=1):
         # The screen is usable from the first frame; this is when the last rows arrive (a target at the big
         # size only: it is the one that grows with the memory).
-        limit = FULL_BIG_RATIO if i > 1 else None
-        timed_row(
-            res,
-            "1",
-            L_FULL,
-            len(mem.active),
-            full[i],
-            floor=empty,
-            floor_label="empty app",
-            ratio_limit=limit,
-        )
+        limit, n = (FULL_BIG_RATIO if i > 1 else None), len(mem.active)
+        timed_row(res, "1", L_FULL, n, full[i], floor=empty, floor_label="empty app", ratio_limit=limit)
     for audit, mem in zip(audits, mems, strict=True):
         n = len(mem.active)
         opened = audit["opened"]
@@ -324,7 +315,7 @@ def measure_cli(res: Results, mem: Memory, runs: int, env: dict[str, str], work:
     cmd = [sys.executable, "-m", "pmem_tui", "--root", str(copy)]
     floors = {
         "read": [sys.executable, str(PROBES / "floor_read_all.py"), str(copy)],
-        "stat": [sys.executable, str(PROBES / "floor_stat_all.py"), str(copy)],
+        "stat": [sys.executable, str(PROBES / "floor_read_all.py"), str(copy), "--stat"],
     }
     commands = {"status": [*cmd, "status", "--json"], "health": [*cmd, "health", "--json"]}
     t: dict[str, list[float]] = {k: [] for k in ("read", "stat", "status0", "status1", "health0", "health1")}
