@@ -277,7 +277,8 @@ def score(corpus: Corpus, *, today: dt.date = TODAY) -> Score:
     as_exact = len((identical - reported) & corpus.near_pairs)
     recall = (tp + as_exact) / len(corpus.near_pairs) if corpus.near_pairs else 1.0
     precision = tp / len(reported) if reported else 1.0
-    from pmem_tui.core.health.sketch import SIM_THRESHOLD, similarity
+    from pmem_tui.core.health.similarity import SIM_THRESHOLD
+    from pmem_tui.core.health.sketch import similarity
     from pmem_tui.core.health.text import normalized_text
 
     below = 0

@@ -16,17 +16,20 @@ the measures (`benchmarks/measures.py`), and prints the table (`benchmarks/repor
    screen, with the app's real watcher, against the first event of a bare watchdog observer; and the rows
    rebuilt per save (the target is one);
 4. selection (cursor down) to the preview of a 2 KB file shown, against reading and rendering it with Rich;
-5. `status --json` against a plain Python process that reads every file, and whether `status` imported
-   Textual or Rich (`-X importtime`);
-6. `check_health` cold (no cache) against reading every active file, and warm (nothing changed) against a
-   scandir+stat of them (in one process, interleaved round by round);
+5. `status --json` as a process, cold (on a fresh copy of the memory, an empty cache folder) and warm (again,
+   nothing changed), against a plain Python process that reads every file of the copy, and whether `status`
+   imported Textual or Rich (`-X importtime`);
+6. `health --json` as a process, cold against the same read-all process and warm against a process that
+   scandirs and stats every file; `check_health` in one process (cold, warm, and its in-process floors) as
+   diagnostics without targets;
 7. peak memory (max RSS of the process of target 1, the app settled) against the empty Textual app.
 
 Medians over `--runs` runs (at least 7 for the recorded table) for process-level figures, and median and
 p95 over `--samples` events for latencies. `--out FILE` writes the table into FILE (between the
 `<!-- benchmark:begin -->` and `<!-- benchmark:end -->` markers when they exist, keeping the rest).
 `--work DIR` keeps the generated memories in DIR and reuses them in later runs (the probes restore every
-file they edit). Not part of the unit suite: `tests/test_benchmarks_smoke.py` runs it on 200 files.
+file they edit). `--only start,cli,diagnostics,app` runs only some of the steps. Not part of the unit
+suite: `tests/test_benchmarks_smoke.py` runs it on 200 files.
 """
 
 from __future__ import annotations
@@ -68,16 +71,26 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> Res
         res.info["sizes"] = " and ".join(f"{n:,}" for n in sizes)
         res.info["generated"] = ", ".join(f"{m.seconds:.1f} s" for m in mems)
         log(f"memories ready in {time.perf_counter() - started:.1f} s: {res.info['sizes']} notes in {work}")
-        steps: list[tuple[str, Callable[[], None]]] = [
-            ("1, 7: process start and memory", lambda: measures.measure_startup(res, mems, args.runs, env)),
-            ("5: status --json", lambda: measures.measure_status(res, mems[0], args.runs, env)),
-            ("6: health", lambda: measures.measure_health(res, mems[0], args.runs, env)),
-            (
+        steps: dict[str, tuple[str, Callable[[], None]]] = {
+            "start": (
+                "1, 7: process start and memory",
+                lambda: measures.measure_startup(res, mems, args.runs, env),
+            ),
+            "cli": (
+                "5, 6: status and health as processes, cold and warm",
+                lambda: measures.measure_cli(res, mems[0], args.runs, env, work),
+            ),
+            "diagnostics": (
+                "6: health in-process (diagnostics)",
+                lambda: measures.measure_health_in_process(res, mems[0], args.runs, env),
+            ),
+            "app": (
                 "2, 3, 4: latencies in the app",
                 lambda: measures.measure_tui(res, mems, args.samples, args.save_samples, env, args.big_saves),
             ),
-        ]
-        for name, step in steps:
+        }
+        for key in args.only or list(steps):
+            name, step = steps[key]
             t = time.perf_counter()
             log(f"measuring {name} ...")
             step()
@@ -104,6 +117,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--work", metavar="DIR", help="keep the generated memories in DIR and reuse them")
     parser.add_argument("--out", metavar="FILE", help="write the table into FILE (e.g. BENCHMARKS.md)")
     parser.add_argument("--json", metavar="FILE", help="write every row as JSON into FILE")
+    parser.add_argument(
+        "--only",
+        type=lambda v: v.split(","),
+        metavar="STEPS",
+        help="only these steps, comma-separated: start, cli, diagnostics, app (default: all)",
+    )
     args = parser.parse_args(argv)
     args.argv = list(argv if argv is not None else sys.argv[1:])
     return args

@@ -1,6 +1,7 @@
-"""Floor probe: a plain Python process that walks ROOT and reads every file (the `status --json` floor).
+"""Floor probe: a plain Python process that walks ROOT and reads every file (the `status` and cold `health`
+floor), or with `--stat` only stats every file (the warm `health` floor).
 
-python benchmarks/probes/floor_read_all.py ROOT
+python benchmarks/probes/floor_read_all.py ROOT [--stat]
 """
 
 import os
@@ -15,11 +16,15 @@ def walk(folder: str):  # type: ignore[no-untyped-def]  # no typing import: the 
             if e.is_dir(follow_symlinks=False):
                 yield from walk(e.path)
             elif e.is_file(follow_symlinks=False):
-                yield e.path
+                yield e
 
 
 total = 0
-for path in walk(sys.argv[1]):
-    with open(path, "rb") as f:
-        total += len(f.read())
+if "--stat" in sys.argv[2:]:
+    for entry in walk(sys.argv[1]):
+        total += entry.stat(follow_symlinks=False).st_size
+else:
+    for entry in walk(sys.argv[1]):
+        with open(entry.path, "rb") as f:
+            total += len(f.read())
 print(total)

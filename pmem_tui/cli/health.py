@@ -14,7 +14,6 @@ Exit 0; 1 with one sentence naming ``upgrade`` while the lifecycle structure is 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from dataclasses import asdict
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pmem_tui.cli.args import days_option
+from pmem_tui.cli.json_text import dumps_indented
 from pmem_tui.core.model import DEFAULT_INACTIVE_DAYS, INDEX_FILE
 from pmem_tui.core.textio import display, printable
 from pmem_tui.core.user_input import MAX_INACTIVE_DAYS
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace, root: Path) -> int:
 
     report = check_health(root, inactive_days=args.inactive_days, use_cache=not args.no_cache)
     if args.json:
-        text = display(json.dumps(health_dict(report), ensure_ascii=False, indent=2))
+        text = display(dumps_indented(health_dict(report)))
     else:
         text = "\n".join(printable(line) for line in health_lines(report))
     # UTF-8 whatever the terminal's encoding; undecodable bytes in names show as U+FFFD, like `status`.

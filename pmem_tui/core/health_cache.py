@@ -15,12 +15,15 @@ were cold.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from pmem_tui.core import cache
+
+if TYPE_CHECKING:  # numpy loads with the features file, which a warm run never reads
+    from pathlib import Path
+
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["FEATURES_FILE", "REPORT_FILE", "read_features", "read_report", "write"]
 
@@ -34,6 +37,8 @@ def read_report(root: Path) -> bytes | None:
 
 def read_features(root: Path, num_bins: int) -> tuple[bytes, npt.NDArray[np.uint32]] | None:
     """The features file's header line (the health codec reads it) and its signature rows."""
+    import numpy as np
+
     data = cache.read(root, FEATURES_FILE)
     if data is None:
         return None
@@ -45,6 +50,8 @@ def read_features(root: Path, num_bins: int) -> tuple[bytes, npt.NDArray[np.uint
 
 def write(root: Path, features: bytes, signatures: npt.NDArray[np.uint32], report: bytes) -> bool:
     """Write both cache files; False when either could not be written (each is replaced whole or not)."""
+    import numpy as np
+
     try:
         body = np.ascontiguousarray(signatures, dtype="<u4").tobytes()
     except ValueError:

@@ -122,6 +122,9 @@ class FileInfo:
     path: str  # relative to the root, POSIX
     size: int
     mtime_ns: int
+    ctime_ns: int = (
+        0  # as listed (`tree.walk_files`), for the caches' freshness rule (`cache.fresh`); 0: not kept
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,9 @@ Precision matters as much as recall here: a false alarm blocks a save. Values th
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -69,81 +71,16 @@ _OVERLAP = 256
 # Values that name or stand for a secret without being one.
 _PLACEHOLDER_WORDS = frozenset(
     {
-        "none",
-        "null",
-        "nil",
-        "empty",
-        "unset",
-        "blank",
-        "n/a",
-        "na",
-        "tbd",
-        "todo",
-        "tba",
-        "redacted",
-        "hidden",
-        "masked",
-        "omitted",
-        "removed",
-        "secret",
-        "secrets",
-        "password",
-        "passwords",
-        "passwd",
-        "pwd",
-        "token",
-        "key",
-        "required",
-        "optional",
-        "yes",
-        "no",
-        "true",
-        "false",
-        "on",
-        "off",
-        "enabled",
-        "disabled",
-        "example",
-        "placeholder",
-        "dummy",
-        "sample",
-        "changed",
-        "rotated",
-        "reset",
-        "expired",
-        "revoked",
-        "set",
-        "same",
-        "default",
-        "env",
-        "weak",
-        "strong",
-        "rotation",
-        "policy",
-        "manager",
-        "protected",
-        "encrypted",
-        "shared",
-        "personal",
-        "unknown",
-        "lost",
-        "forgotten",
-        "temporary",
-        "random",
-        "generated",
-        "saved",
-        "stored",
-        "1password",
-        "bitwarden",
-        "keepass",
-        "keepassxc",
-        "lastpass",
-        "dashlane",
-        "keychain",
-        "vault",
-        "sops",
+        "none", "null", "nil", "empty", "unset", "blank", "n/a", "na", "tbd", "todo", "tba", "redacted",
+        "hidden", "masked", "omitted", "removed", "secret", "secrets", "password", "passwords", "passwd",
+        "pwd", "token", "key", "required", "optional", "yes", "no", "true", "false", "on", "off", "enabled",
+        "disabled", "example", "placeholder", "dummy", "sample", "changed", "rotated", "reset", "expired",
+        "revoked", "set", "same", "default", "env", "weak", "strong", "rotation", "policy", "manager",
+        "protected", "encrypted", "shared", "personal", "unknown", "lost", "forgotten", "temporary", "random",
+        "generated", "saved", "stored", "1password", "bitwarden", "keepass", "keepassxc", "lastpass",
+        "dashlane", "keychain", "vault", "sops",
     }
-)
+)  # fmt: skip
 _TEMPLATE_RE = re.compile(r"^(?:\{.*\}|<.*>|\$\{.*\}|\$\(.*\)|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%|\{\{.*\}\})$")
 _REFERENCE_RE = re.compile(
     r"^(?:https?://|file://|/|\./|\.\./|~/|env:|vault:|op://|keychain:|ssm:|arn:)", re.I
@@ -368,7 +305,19 @@ _SCREEN_NEEDLES = (
     "pass", "pwd", "secret", "token", "bearer", "credential", "pin", "priv", "putty", "contrase", "cloudant",
     "cldt", "ibm", "softlayer", "hmac", "authori", "key", "://",
 )  # fmt: skip
-_LONG_RUN_RE = re.compile(r"[A-Za-z0-9_+=-]{20,}")
+# `_SCREEN_RE`'s `[A-Za-z0-9_+=-]{20,}` on ASCII text: its bytes translated to "a" (a run character) or " "
+# (any other), then a C search for 20 "a"s; the regex tries a run at every position (~40 us a note).
+_RUN_TABLE = bytes(
+    0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_+=-") else 0x20 for b in range(256)
+)
+_RUN = b"a" * 20
+# `_SCREEN_RE` without its case folding, for lower-cased ASCII text (the same answer, ~3x faster).
+_SCREEN_LOWER_RE = re.compile(_SCREEN_RE.pattern)
+
+
+def _runs(text: str) -> bytes:
+    """An ASCII `text` with each character as "a" (may be part of a long run) or " " (may not)."""
+    return text.encode("ascii").translate(_RUN_TABLE)
 
 
 def _may_match(text: str) -> bool:
@@ -376,29 +325,54 @@ def _may_match(text: str) -> bool:
     if not text.isascii():
         return True
     low = text.lower()
-    return any(needle in low for needle in _SCREEN_NEEDLES) or _LONG_RUN_RE.search(text) is not None
+    return any(needle in low for needle in _SCREEN_NEEDLES) or _RUN in _runs(text)
 
 
 def _screen(line: str) -> bool:
     """Whether `_SCREEN_RE` matches somewhere in `line` (its answer exactly, faster on ASCII text)."""
-    return _may_match(line) and _SCREEN_RE.search(line) is not None
+    if not line.isascii():
+        return _SCREEN_RE.search(line) is not None
+    return _may_match(line) and _SCREEN_LOWER_RE.search(line.lower()) is not None
+
+
+def _needle_lines(text: str, lines: list[str]) -> list[int]:
+    """The 0-based numbers of the lines of the ASCII `text` (split into `lines`) on which `_may_match` is
+    true, found over the whole text at once: a C search per needle, not every needle tried on every line."""
+    low = text.lower()  # ASCII: the same length, and each line's `lower()` is its slice of this one
+    found: list[int] = []  # where needles and long runs start (none holds a "\n": each lies in one line)
+    for needle in _SCREEN_NEEDLES:
+        at = low.find(needle)
+        while at >= 0:
+            found.append(at)
+            at = low.find(needle, at + 1)
+    runs = _runs(text)
+    at = runs.find(_RUN)
+    while at >= 0:
+        found.append(at)
+        at = runs.find(_RUN, at + len(_RUN))
+    if not found:
+        return []
+    ends = list(itertools.accumulate(len(line) + 1 for line in lines))  # where each next line starts
+    return sorted({bisect.bisect_right(ends, at) for at in found})
 
 
 def find_secrets(text: str, *, screened: bool = False) -> list[SecretHit]:
     """Every line of `text` that looks like it holds a secret: at most one hit per line, in line order.
 
     `screened`: skip the lines no detector can match (`_SCREEN_RE`); the same hits, for scans of a whole
-    memory, where most lines are prose."""
-    if screened and not _may_match(text):  # the whole text first: most notes have none of the needles
-        return []
+    memory, where most lines are prose (on ASCII text, only the lines with a needle are looked at)."""
+    lines = text.split("\n")
+    numbers: Iterable[int] = range(len(lines))
+    if screened and text.isascii():
+        numbers = _needle_lines(text, lines)
     hits: list[SecretHit] = []
-    for line_no, line in enumerate(text.split("\n"), start=1):
-        line = line.rstrip("\r")
+    for i in numbers:
+        line = lines[i].rstrip("\r")
         if not line.strip() or (screened and not _screen(line)):
             continue
         kind = _line_kind(line)
         if kind is not None:
-            hits.append(SecretHit(line_no, kind))
+            hits.append(SecretHit(i + 1, kind))
     return hits
 
 

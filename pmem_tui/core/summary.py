@@ -96,11 +96,12 @@ def _heading_at(lines: list[str], i: int) -> tuple[int, str, int] | None:
     heading = atx(lines[i])
     if heading:
         return heading[0], heading[1].strip(), 1
-    if i + 1 < len(lines) and _paragraph_line(lines[i]):
-        if _SETEXT_1.fullmatch(lines[i + 1]):
-            return 1, lines[i].strip(), 2
-        if _SETEXT_2.fullmatch(lines[i + 1]):
-            return 2, lines[i].strip(), 2
+    if i + 1 < len(lines):
+        # The underline first: a cheap test that most lines fail, before classifying this one.
+        under = lines[i + 1]
+        level = 1 if _SETEXT_1.fullmatch(under) else 2 if _SETEXT_2.fullmatch(under) else 0
+        if level and _paragraph_line(lines[i]):
+            return level, lines[i].strip(), 2
     return None
 
 
@@ -114,13 +115,31 @@ def title_of(text: str) -> str | None:
     return _title(_bodies(text))
 
 
+# The title and the summary are nearly always within a file's first lines: `inspect` splits only these first.
+HEAD_LINES = 24
+
+
 def inspect(text: str) -> tuple[str | None, SummaryInfo]:
-    """`title_of` and `inspect_summary` together, splitting the text once (the scan's hot path)."""
+    """`title_of` and `inspect_summary` together (the scan's hot path): worked out on the first `HEAD_LINES`
+    lines when those decide both (then it is the whole text's answer), else on every line."""
+    _, body = split_bom(text)
+    parts = body.split("\n", HEAD_LINES)
+    if len(parts) > HEAD_LINES:  # more lines than the head
+        head = [x.rstrip() for x in parts[:HEAD_LINES]]
+        title, at = _title_at(head)
+        info = _summary(head, text) if title is not None and at < HEAD_LINES - 1 else None
+        if info is not None:
+            return title, info
     lines = _bodies(text)
-    return _title(lines), _summary(lines)
+    return _title(lines), _summary_of(lines)
 
 
 def _title(lines: list[str]) -> str | None:
+    return _title_at(lines)[0]
+
+
+def _title_at(lines: list[str]) -> tuple[str | None, int]:
+    """The title and the index of its line, or (None, the number of lines)."""
     i = _after_front_matter(lines)
     while i < len(lines):
         end = _fence_end(lines, i)
@@ -130,11 +149,11 @@ def _title(lines: list[str]) -> str | None:
         h = _heading_at(lines, i)
         if h is not None:
             if h[0] == 1 and h[1]:
-                return h[1]
+                return h[1], i
             i += h[2]
             continue
         i += 1
-    return None
+    return None, len(lines)
 
 
 def _bullets(lines: list[str]) -> list[str]:
@@ -167,9 +186,9 @@ def _bullets(lines: list[str]) -> list[str]:
     return [" ".join(p for p in parts if p) for parts in bullets]
 
 
-def _preamble_ok(lines: list[str], start: int) -> tuple[int | None, str]:
+def _preamble_ok(lines: list[str], start: int) -> tuple[int | None, str, int]:
     """Walk the title and introductory metadata from `start`: (index of the summary heading or None, why
-    not)."""
+    not, the index of the line that decided it or the number of lines)."""
     i = start
     seen_title = False
     intro_runs = 0
@@ -185,12 +204,12 @@ def _preamble_ok(lines: list[str], start: int) -> tuple[int | None, str]:
         h = _heading_at(lines, i)
         if h is not None:
             if _is_summary(h):
-                return i, ""
+                return i, "", i
             if h[0] == 1 and not seen_title and intro_runs == 0:
                 seen_title = True
                 i += h[2]
                 continue
-            return None, f"a heading comes first ({line.strip()[:40]})"
+            return None, f"a heading comes first ({line.strip()[:40]})", i
         if _BREAK.fullmatch(line) or COMMENT.fullmatch(line) or line.lstrip().startswith(">"):
             in_run = False
             i += 1
@@ -200,21 +219,21 @@ def _preamble_ok(lines: list[str], start: int) -> tuple[int | None, str]:
             i += 1
             continue
         if not _paragraph_line(line):
-            return None, "other content comes first"
+            return None, "other content comes first", i
         if not in_run:
             intro_runs += 1
             in_run = True
         intro_lines += 1
         intro_chars += len(line.strip())
         if intro_runs > 1 or intro_lines > _MAX_INTRO_LINES or intro_chars > _MAX_INTRO_CHARS:
-            return None, "more than a short introduction comes first"
+            return None, "more than a short introduction comes first", i
         i += 1
-    return None, ""
+    return None, "", len(lines)
 
 
 def inspect_summary(text: str) -> SummaryInfo:
     """MISSING, INVALID (with the reason) or VALID with its bullets; see the module notes for the rules."""
-    return _summary(_bodies(text))
+    return _summary_of(_bodies(text))
 
 
 def _may_name_summary(line: str) -> bool:
@@ -222,9 +241,26 @@ def _may_name_summary(line: str) -> bool:
     return "summary" in low or "摘要" in line
 
 
-def _summary(lines: list[str]) -> SummaryInfo:
-    at, why = _preamble_ok(lines, _after_front_matter(lines))
+def _summary_of(lines: list[str]) -> SummaryInfo:
+    info = _summary(lines)
+    assert info is not None  # every line given: always decided
+    return info
+
+
+def _summary(lines: list[str], head_of: str | None = None) -> SummaryInfo | None:
+    """The summary of a file's `lines`; with `head_of`, `lines` are only the first lines of that text: None
+    when the answer may depend on a line past them (a lookahead, an open fence or front matter, a later
+    summary heading)."""
+    head = head_of is not None
+    start = _after_front_matter(lines)
+    if head and not start and lines and lines[0] == "---":
+        return None  # front matter that may close further down
+    at, why, stop = _preamble_ok(lines, start)
+    if head and stop >= len(lines) - 1:
+        return None  # decided by the last line (or none): its next line may make it a heading
     if at is None:
+        if head and ("summary" in (head_of or "").lower() or "摘要" in (head_of or "")):
+            return None  # a summary heading may come later: looked for in every line
         later = next(
             (
                 n
@@ -251,6 +287,8 @@ def _summary(lines: list[str]) -> SummaryInfo:
         if _heading_at(lines, last) is not None or _BREAK.fullmatch(lines[last]):
             break
         last += 1
+    if head and last >= len(lines) - 1:
+        return None  # the summary may run on past the head
     bullets = tuple(b for b in _bullets(lines[first:last]) if b)
     written = lines[at].strip() if heading[2] == 1 else heading[1]
     count = len(bullets)

@@ -64,17 +64,12 @@ class FileContent:
     valid_utf8: bool
 
 
-def read_text(root: Path, rel: str) -> tuple[str, bool]:
-    """A file's text (invalid bytes kept as surrogates) and whether it was valid UTF-8 (`safeio`: never
-    through a link, never a FIFO or a device, never over the cap)."""
-    data = safeio.read_under(root, rel)
-    return textio.decode(data), textio.is_valid_utf8(data)
-
-
-def inspect_file(root: Path, rel: str) -> FileContent:
-    text, valid = read_text(root, rel)
-    title, info = summary.inspect(text)
-    return FileContent(title, info, valid)
+def inspect_file(root: Path, rel: str, reader: safeio.Reader | None = None) -> FileContent:
+    """A file's title and summary, and whether it is valid UTF-8 (read through `safeio`: never through a link,
+    never a FIFO or a device, never over the cap; `reader`: one kept open over many files)."""
+    data = reader.read(rel) if reader is not None else safeio.read_under(root, rel)
+    title, info = summary.inspect(textio.decode(data))
+    return FileContent(title, info, textio.is_valid_utf8(data))
 
 
 def content_problems(path: str, content: FileContent) -> list[Problem]:
@@ -144,10 +139,10 @@ def _index_entries(facts: cache_mod.FileEntries, text: str) -> list[IndexEntry]:
 
 
 def walk_files(
-    root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset(), ctimes: dict[str, int] | None = None
+    root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset()
 ) -> tuple[list[FileInfo], list[Problem]]:
-    """Every non-hidden regular file below `rel_dir`, never following symlinks (`ctimes`: also collect each
-    file's ctime_ns there, for the deep scan's cache)."""
+    """Every non-hidden regular file below `rel_dir` with its size, mtime_ns and ctime_ns, never following
+    symlinks."""
     files: list[FileInfo] = []
     problems: list[Problem] = []
     stack = [rel_dir]
@@ -172,9 +167,7 @@ def walk_files(
             elif stat.S_ISDIR(st.st_mode):
                 stack.append(rel)
             elif stat.S_ISREG(st.st_mode):
-                files.append(FileInfo(rel, st.st_size, st.st_mtime_ns))
-                if ctimes is not None:
-                    ctimes[rel] = st.st_ctime_ns
+                files.append(FileInfo(rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
             else:
                 what = safeio.describe_mode(st.st_mode)
                 problems.append(Problem("unreadable", rel, f"{what}, not a regular file; never read"))
@@ -237,42 +230,42 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
             problems.append(Problem("duplicate-route", route, f"listed {count} times in {INDEX_FILE}"))
 
     active_files: list[FileInfo] = []
-    ctimes: dict[str, int] | None = {} if facts_cache else None
     for folder in ACTIVE_DIRS:
         if _walkable(root, folder):
-            found, folder_problems = walk_files(root, folder, ctimes=ctimes)
+            found, folder_problems = walk_files(root, folder)
             active_files += [f for f in found if f.path.endswith(".md")]
             problems += folder_problems
     # In ACTIVE_DIRS order, each folder's files sorted by path: the app's patches find a file by bisection.
     active: list[ActiveFile] = []
-    for f in active_files:
-        found_entry = by_route.get(f.path)
-        title: str | None = None
-        info = _UNKNOWN
-        if deep:
-            stamp = (f.size, f.mtime_ns, ctimes.get(f.path, 0) if ctimes is not None else 0)
-            cached = _facts_from(facts_cache.get(f.path, stamp)) if facts_cache else None
-            try:
-                content = cached or inspect_file(root, f.path)
-            except OSError as err:  # a file that became a link, a FIFO, a folder... since the listing
-                problems.append(_read_problem(f.path, err))
-            else:
-                if facts_cache and cached is None:
-                    facts_cache.put(f.path, stamp, _facts_row(content))
-                title, info = content.title, content.summary
-                problems += content_problems(f.path, content)
-        if found_entry is None:
-            problems.append(Problem("orphan", f.path, f"on disk but not in {INDEX_FILE}"))
-        active.append(
-            ActiveFile(
-                found_entry.route if found_entry else f.path,  # the same string: one copy, not two
-                f.size,
-                f.mtime_ns,
-                entry=found_entry,
-                title=title or (found_entry.title if found_entry else None),
-                summary=info,
+    with safeio.Reader(root) as reader:  # the files come folder by folder: one walk per folder
+        for f in active_files:
+            found_entry = by_route.get(f.path)
+            title: str | None = None
+            info = _UNKNOWN
+            if deep:
+                stamp = (f.size, f.mtime_ns, f.ctime_ns)
+                cached = _facts_from(facts_cache.get(f.path, stamp)) if facts_cache else None
+                try:
+                    content = cached or inspect_file(root, f.path, reader)
+                except OSError as err:  # a file that became a link, a FIFO, a folder... since the listing
+                    problems.append(_read_problem(f.path, err))
+                else:
+                    if facts_cache and cached is None:
+                        facts_cache.put(f.path, stamp, _facts_row(content))
+                    title, info = content.title, content.summary
+                    problems += content_problems(f.path, content)
+            if found_entry is None:
+                problems.append(Problem("orphan", f.path, f"on disk but not in {INDEX_FILE}"))
+            active.append(
+                ActiveFile(
+                    found_entry.route if found_entry else f.path,  # the same string: one copy, not two
+                    f.size,
+                    f.mtime_ns,
+                    entry=found_entry,
+                    title=title or (found_entry.title if found_entry else None),
+                    summary=info,
+                )
             )
-        )
     if facts_cache:
         facts_cache.save()
     on_disk = {f.path for f in active_files}

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pmem_tui.cli import main
 from pmem_tui.cli import status as cli_status
 from pmem_tui.cli.parser import build_parser
-from pmem_tui.core import cache, model, status_cache, tree
+from pmem_tui.core import cache, model, safeio, status_cache, tree
 from tests.conftest import cache_file, write
 
 JSON_FILE = status_cache.STATUS_FILES["json"]
@@ -290,10 +290,10 @@ def test_a_read_failure_is_never_stored(
 ) -> None:
     real = tree.inspect_file
 
-    def failing(root: Path, rel: str) -> tree.FileContent:
+    def failing(root: Path, rel: str, reader: safeio.Reader | None = None) -> tree.FileContent:
         if rel.endswith("/standup.md"):
             raise PermissionError(13, "Permission denied")
-        return real(root, rel)
+        return real(root, rel, reader)
 
     monkeypatch.setattr(tree, "inspect_file", failing)
     out = status(memory, "--json")

@@ -7,6 +7,7 @@ import importlib.util
 import os
 import random
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -15,18 +16,27 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pmem_tui.core import index, summary
+from pmem_tui.core import cache, index, summary
 from pmem_tui.core.errors import LifecycleIncomplete, Refused
 from pmem_tui.core.executor import apply
 from pmem_tui.core.fix_planner import archive_reason, plan_fix
-from pmem_tui.core.health import HealthReport, Proposal, check_health, index_routes
+from pmem_tui.core.health import HealthReport, Proposal, check_health
 from pmem_tui.core.health import sketch as sk
+from pmem_tui.core.health.features import index_routes
 from pmem_tui.core.health.text import _PLAIN_SUMMARY, _summary_info, extract_facts, normalized_text
 from pmem_tui.core.health_cache import FEATURES_FILE, REPORT_FILE
 from pmem_tui.core.lifecycle import plan_purge, propose_index_line
 from pmem_tui.core.records import empty_archive_index
 from pmem_tui.core.tree import scan
 from tests.conftest import FROZEN_TODAY, cache_file, write
+
+
+@pytest.fixture(autouse=True)
+def later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache's clock starts 10 s from now, so the files a test wrote (whose ctime is now, whatever `age`
+    does to their mtime) are out of the racy window (`cache.fresh`), as in the scan cache's tests."""
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + 10_000_000_000)
+
 
 TODAY = FROZEN_TODAY
 REPO = Path(__file__).resolve().parents[2]
@@ -509,7 +519,8 @@ def test_a_changed_file_invalidates_its_cache_entry(planted: Path) -> None:
     assert "concluded" not in kinds(check_health(planted), "notes/done.md")
 
 
-def test_a_file_changed_just_now_is_read_again(planted: Path) -> None:
+def test_a_file_changed_just_now_is_read_again(planted: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "clock", time.time_ns)  # the real clock: this test is about the racy window
     check_health(planted)
     (planted / "notes/done.md").write_text("# Done\n\nStatus: open\n", encoding="utf-8")  # mtime: now
     first = check_health(planted)

@@ -6,19 +6,28 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from pmem_tui.cli.health import health_dict, health_lines
-from pmem_tui.core import health
+from pmem_tui.core import cache
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.executor import apply
 from pmem_tui.core.fix_planner import plan_fix
-from pmem_tui.core.health import HealthReport, check_health
+from pmem_tui.core.health import HealthReport, check_health, signals
 from pmem_tui.core.secrets import REDACTED, find_secrets, redact_secrets
 from tests.core.test_health import TODAY, age, build
 from tests.core.test_secrets import NEGATIVES, POSITIVES, fake
+
+
+@pytest.fixture(autouse=True)
+def later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache's clock starts 10 s from now, so the files a test wrote (whose ctime is now, whatever `age`
+    does to their mtime) are out of the racy window (`cache.fresh`), as in the scan cache's tests."""
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + 10_000_000_000)
+
 
 KEY = fake("AKIA·IOSFODNN7EXAMPLE")
 PASSWORD = "hunter22"
@@ -110,8 +119,8 @@ def test_an_orphan_with_a_secret_is_redacted_first(leaky: Path) -> None:
 
 def test_the_signal_is_one_row_of_the_table() -> None:
     fixes = ("secret", "orphan", "dead-route", "duplicate-route", "invalid-summary")
-    assert health.SIGNAL_KINDS[-5:] == fixes
-    row = next(k for k in health.KINDS if k.name == "secret")
+    assert signals.SIGNAL_KINDS[-5:] == fixes
+    row = next(k for k in signals.KINDS if k.name == "secret")
     assert row.category == "keep" and "never its value" in row.reason
 
 

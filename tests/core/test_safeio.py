@@ -134,3 +134,27 @@ def test_a_save_source_is_a_regular_file(tmp_path: Path) -> None:
             safeio.read_source(bad)
     with pytest.raises(safeio.UnsafeFile, match="over the 3 bytes"):
         safeio.read_source(str(src), cap=3)
+
+
+def test_a_reader_reads_what_read_under_reads_and_refuses_what_it_refuses(tmp_path: Path) -> None:
+    """`Reader` keeps a folder open across files: the same bytes, the same refusals, a folder at a time."""
+    root = tmp_path / "mem"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "one.md").write_bytes(b"one")
+    (root / "a" / "b" / "two.md").write_bytes(b"two")
+    (root / "a" / "link.md").symlink_to(root / "a" / "one.md")
+    (root / "a" / "big.md").write_bytes(b"x" * 100)
+    os.mkfifo(root / "a" / "pipe.md")
+    (root / "outside").mkdir()
+    (root / "c").symlink_to(root / "outside")
+    (root / "outside" / "three.md").write_bytes(b"three")
+    with safeio.Reader(root) as reader:
+        for rel in ("a/one.md", "a/b/two.md", "a/one.md"):
+            assert reader.read(rel) == safeio.read_under(root, rel)
+        for rel, cap in (("a/link.md", 10), ("a/pipe.md", 10), ("a/big.md", 10), ("c/three.md", 10)):
+            with pytest.raises(safeio.UnsafeFile) as got:
+                reader.read(rel, cap)
+            with pytest.raises(safeio.UnsafeFile) as expected:
+                safeio.read_under(root, rel, cap)
+            assert (got.value.kind, str(got.value)) == (expected.value.kind, str(expected.value))
+        assert reader.read("a/b/two.md") == b"two"  # still reads after a refusal

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pmem_tui.core import cache, tree
+from pmem_tui.core import cache, safeio, tree
 from pmem_tui.core.tree import SCAN_FILE
 from tests.conftest import cache_file, tree_bytes, write
 
@@ -55,9 +55,9 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = tree.inspect_file
 
-    def counting(root: Path, rel: str) -> tree.FileContent:
+    def counting(root: Path, rel: str, reader: safeio.Reader | None = None) -> tree.FileContent:
         seen.append(rel.rsplit("/", 1)[-1])
-        return real(root, rel)
+        return real(root, rel, reader)
 
     monkeypatch.setattr(tree, "inspect_file", counting)
     return seen

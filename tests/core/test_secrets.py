@@ -206,3 +206,28 @@ def test_the_fast_screen_answers_what_its_regex_answers(line: str) -> None:
     assert secrets._screen(line) == (secrets._SCREEN_RE.search(line) is not None)
     if not secrets._may_match(line):
         assert secrets._SCREEN_RE.search(line) is None
+
+
+_ASCII_LINES = st.lists(
+    st.one_of(
+        _SCREEN_WORDS.filter(str.isascii), st.text(alphabet=st.characters(max_codepoint=127), max_size=30)
+    ),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ASCII_LINES)
+def test_the_whole_text_screen_finds_the_lines_each_line_screen_finds(text: str) -> None:
+    """On ASCII text, the needles and long runs found over the whole text are those of each line."""
+    import re
+
+    from pmem_tui.core import secrets
+
+    lines = text.split("\n")
+    assert secrets._needle_lines(text, lines) == [
+        i for i, line in enumerate(lines) if secrets._may_match(line)
+    ]
+    long_run = re.search(r"[A-Za-z0-9_+=-]{20,}", text) is not None
+    assert (secrets._RUN in secrets._runs(text)) == long_run
+    assert find_secrets(text, screened=True) == find_secrets(text)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmem_tui.core import md_lines, textio
+from pmem_tui.core import md_lines, summary, textio
 from pmem_tui.core.model import SummaryState
 from pmem_tui.core.summary import inspect_summary, title_of
 from tests.campaign import examples
@@ -208,3 +208,20 @@ def test_atx_headings_read_as_the_regex_did(parts: list[str]) -> None:
     found = md_lines.atx(line)
     old = (len(m.group("marks")), (m.group("text") or "").strip()) if m else None
     assert ((found[0], found[1].strip()) if found else None) == old
+
+
+# Lines that move the title and the summary around the head `inspect` looks at first.
+_MD_LINES = st.sampled_from(
+    ["# Title", "Title", "===", "---", "...", "## Summary", "## 摘要", "Summary", "- a bullet", "  more",
+     "* [x] done", "1. item", "```", "~~~", "", "Status: open", "**Owner:** me", "> quote", "<!-- c -->",
+     "| a | b |", "plain prose line", "## Details", "### Deep", "\ufeff# BOM", "***", "   ", "summary here"]
+)  # fmt: skip
+
+
+@settings(max_examples=examples(1500), deadline=None)
+@given(st.lists(_MD_LINES, min_size=0, max_size=60), st.sampled_from(["\n", "\r\n"]))
+def test_inspect_on_the_head_answers_what_every_line_answers(lines: list[str], eol: str) -> None:
+    """`inspect` decides on the first lines when they decide it: the same title and summary as a walk of
+    every line (`title_of`, `inspect_summary`), whatever comes after them."""
+    text = eol.join(lines)
+    assert summary.inspect(text) == (title_of(text), inspect_summary(text))

@@ -286,14 +286,14 @@ def test_a_file_that_changes_type_after_the_listing_is_a_problem(
     world = make_world(tmp_path, template)
     real = tree.inspect_file
 
-    def swapped(root: Path, rel: str) -> tree.FileContent:
+    def swapped(root: Path, rel: str, reader: safeio.Reader | None = None) -> tree.FileContent:
         if rel == "projects/alpha.md":
             if kind == "folder":
                 (root / rel).unlink()
                 (root / rel).mkdir()
             else:
                 plant(world, rel, kind)
-        return real(root, rel)
+        return real(root, rel, reader)
 
     monkeypatch.setattr(tree, "inspect_file", swapped)
     with hang_guard():

@@ -10,10 +10,12 @@ finds it) is listed apart; only `purge` removes it, with its own confirmation (P
 
 Performance
 -----------
-Each file is read at most once per run (through `safeio`). Per-file features are cached by (path, size,
-mtime_ns) in the root's folder of the user's cache folder (`health_cache` stores the bytes, `codec` says
-what they hold); a run in which nothing changed reuses the whole last report and reads no file; a run after
-a change reads only the changed files (and `_core/`, and the candidates a comparison needs).
+Each file is read at most once per run (through `safeio`). Per-file features are cached by path, trusted
+while fresh (`cache.fresh`: size, mtime_ns and ctime_ns unchanged, not racy), in the root's folder of the
+user's cache folder (`health_cache` stores the bytes, `codec` says what they hold); numpy and the sketch load
+only for a run that reads files. A run in which nothing changed reuses the whole last report and reads no
+file; a run after a change reads only the changed files (and `_core/`, and the candidates a comparison
+needs).
 ``use_cache=False`` neither reads nor writes the cache. Nothing under the root is ever written.
 """
 
@@ -28,17 +30,13 @@ import stat
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-
+from pmem_tui.core import cache as cache_layer
 from pmem_tui.core import health_cache, settled, textio, tree, user_input
-from pmem_tui.core.cache import is_racy
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy
-from pmem_tui.core.health import codec, features, signals, similarity
-from pmem_tui.core.health import sketch as sk
-from pmem_tui.core.health.features import FeatureCache, IndexCache
+from pmem_tui.core.health import codec
 from pmem_tui.core.health.report import HealthReport, HealthStats, NearPair, Proposal
 from pmem_tui.core.health.run import Run
 from pmem_tui.core.layout import require_lifecycle
@@ -53,10 +51,16 @@ from pmem_tui.core.model import (
     TrashItem,
 )
 
+if TYPE_CHECKING:  # the engine (and numpy) loads only for a run that reads files, never for a warm one
+    import numpy as np
+    import numpy.typing as npt
+
+    from pmem_tui.core.health.features import FeatureCache
+
 __all__ = ["ENGINE", "check_health"]
 
 # Bump when features, normalization, sketches or a stored record change: old caches are then ignored.
-ENGINE = "health-2"
+ENGINE = "health-3"
 
 
 # -- listing ------------------------------------------------------------------------------------------------
@@ -67,7 +71,7 @@ def _stat(root: Path, rel: str) -> FileInfo | None:
         st = os.stat(root / rel, follow_symlinks=False)
     except OSError:
         return None
-    return FileInfo(rel, st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+    return FileInfo(rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if stat.S_ISREG(st.st_mode) else None
 
 
 @dataclass
@@ -84,15 +88,15 @@ class _Listing:
             f"{ENGINE}\0{today.isoformat()}\0{inactive_days}\0{self.index}\0{self.archive_index}\n".encode()
         )
         for group in (self.active, self.core, self.trash):
-            text = "\n".join(f"{f.path}\0{f.size}\0{f.mtime_ns}" for f in group)
+            text = "\n".join(f"{f.path}\0{f.size}\0{f.mtime_ns}\0{f.ctime_ns}" for f in group)
             h.update(text.encode("utf-8", "surrogatepass"))
             h.update(b"\1")
         return h.hexdigest()
 
     def newest_ns(self) -> int:
-        stamps = [f.mtime_ns for group in (self.active, self.core, self.trash) for f in group]
-        stamps += [f.mtime_ns for f in (self.index, self.archive_index) if f is not None]
-        return max(stamps, default=0)
+        listed = [f for group in (self.active, self.core, self.trash) for f in group]
+        listed += [f for f in (self.index, self.archive_index) if f is not None]
+        return max((max(f.mtime_ns, f.ctime_ns) for f in listed), default=0)
 
 
 def _list(root: Path) -> _Listing:
@@ -157,9 +161,9 @@ def _check(
     require_lifecycle(root, "run a health check")
     user_input.check_days(inactive_days)
     day = today or clock_today()
+    written_at = cache_layer.clock()  # before any file is listed: see `cache.fresh`
     listing = _list(root)
     key = listing.key(day, inactive_days)
-    written_at = time.time_ns()
     if use_cache:
         cached = _cached_report(root, key, listing, day, inactive_days)
         if cached is not None:
@@ -170,6 +174,9 @@ def _check(
                 seconds=time.perf_counter() - started,
             )
             return replace(cached, stats=stats)
+    from pmem_tui.core.health import features, signals, similarity
+    from pmem_tui.core.health.features import FeatureCache, IndexCache
+
     run = Run(root, day, inactive_days)
     cache, old_sig = _cached_features(root) if use_cache else (None, None)
     entries, orphan_lines = features.index_job(run, listing.active, listing.index, cache)
@@ -191,7 +198,9 @@ def _check(
     if use_cache and settled.quiet(root, before):
         index = None
         if listing.index is not None:
-            index = IndexCache(listing.index.size, listing.index.mtime_ns, tuple(entries))
+            index = IndexCache(
+                listing.index.size, listing.index.mtime_ns, listing.index.ctime_ns, tuple(entries)
+            )
         pairs_now = tuple((a, b, s) for (a, b), s in checked_now.items())
         header = FeatureCache(ENGINE, written_at, tuple(files), index, pairs_now)
         stored = StoredReport(ENGINE, key, written_at, proposals, trash, near)
@@ -222,7 +231,10 @@ def _expired_trash(run: Run, listing: _Listing) -> tuple[TrashItem, ...]:
 
 
 def _cached_features(root: Path) -> tuple[FeatureCache | None, npt.NDArray[np.uint32] | None]:
-    loaded = health_cache.read_features(root, sk.NUM_BINS)
+    from pmem_tui.core.health.features import FeatureCache
+    from pmem_tui.core.health.sketch import NUM_BINS
+
+    loaded = health_cache.read_features(root, NUM_BINS)
     if loaded is None:
         return None, None
     head, sig = loaded
@@ -248,7 +260,7 @@ def _cached_report(
     if (
         stored.engine != ENGINE
         or stored.key != key
-        or is_racy(listing.newest_ns(), stored.written_ns)
+        or cache_layer.is_racy(listing.newest_ns(), stored.written_ns)
     ):
         return None
     return HealthReport(root, today, inactive_days, stored.proposals, stored.trash, stored.near)

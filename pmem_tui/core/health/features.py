@@ -6,18 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-
 from pmem_tui.core import index, textio
-from pmem_tui.core.cache import is_racy
-from pmem_tui.core.health import sketch as sk
+from pmem_tui.core.cache import fresh as still_fresh  # `fresh` names the files read in a run
 from pmem_tui.core.health.text import H_FACTS, H_SECRET, Facts, extract_facts
 from pmem_tui.core.layout import propose_index_line
 from pmem_tui.core.model import FileInfo
 from pmem_tui.core.secrets import SecretHit, find_secrets
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from pmem_tui.core.health import sketch as sk
     from pmem_tui.core.health.run import Run
 
 __all__ = ["FeatureCache", "FileFeatures", "IndexCache", "IndexRow", "features", "index_job", "index_routes"]
@@ -34,11 +34,12 @@ SECRET_SCAN_LIMIT = 1 << 20
 
 @dataclass(slots=True)
 class FileFeatures:
-    """What one active file is, for the (size, mtime_ns) it was read at."""
+    """What one active file is, for the (size, mtime_ns, ctime_ns) it was read at."""
 
     path: str
     size: int
     mtime_ns: int
+    ctime_ns: int
     tokens: int  # words
     shingles: int  # distinct word 3-grams
     facts: Facts
@@ -50,6 +51,7 @@ class FileFeatures:
 class IndexCache:
     size: int
     mtime_ns: int
+    ctime_ns: int
     entries: tuple[IndexRow, ...]
 
 
@@ -74,22 +76,26 @@ class Features:
 def features(
     run: Run, active: list[FileInfo], cache: FeatureCache | None, old_sig: npt.NDArray[np.uint32] | None
 ) -> Features:
-    """Every active file's features: from the cache when its (size, mtime_ns) match, else read anew."""
+    """Every active file's features: from the cache while it is fresh (`cache.fresh`), else read anew."""
+    import numpy as np  # numpy and the sketch load only for a run that reads files (not a warm one)
+
+    from pmem_tui.core.health import sketch as sk
+
     cached: dict[str, tuple[int, FileFeatures]] = {}
+    written = 0
     if cache is not None and old_sig is not None:
-        cached = {
-            f.path: (row, f) for row, f in enumerate(cache.files) if not is_racy(f.mtime_ns, cache.written_ns)
-        }
+        cached = {f.path: (row, f) for row, f in enumerate(cache.files)}
+        written = cache.written_ns
     files: list[FileFeatures] = []
     rows: list[int] = []
     fresh_entries: list[FileInfo] = []
     for e in active:
         hit = cached.get(e.path)
-        if hit is not None and hit[1].size == e.size and hit[1].mtime_ns == e.mtime_ns:
+        if hit is not None and still_fresh(_stamp(hit[1]), _stamp(e), written):
             files.append(hit[1])
             rows.append(hit[0])
             continue
-        files.append(FileFeatures(e.path, e.size, e.mtime_ns, 0, 0, NO_FACTS))
+        files.append(FileFeatures(e.path, e.size, e.mtime_ns, e.ctime_ns, 0, 0, NO_FACTS))
         rows.append(-1)
         fresh_entries.append(e)
     fresh_data = run.read_many(fresh_entries)
@@ -116,6 +122,10 @@ def features(
     return Features(files, sig, fresh)
 
 
+def _stamp(f: FileInfo | FileFeatures | IndexCache) -> tuple[int, int, int]:
+    return (f.size, f.mtime_ns, f.ctime_ns)
+
+
 def index_routes(text: str) -> list[IndexRow]:
     """(route, raw line, line number) for every entry of an index text (`index.parse_index`, which has
     its own fast path for the shapes pmem-tui and most agents write)."""
@@ -127,11 +137,7 @@ def _index_entries(run: Run, listed: FileInfo | None, cache: FeatureCache | None
     if listed is None:
         return []
     old = cache.index if cache is not None else None
-    if (
-        old is not None
-        and (old.size, old.mtime_ns) == (listed.size, listed.mtime_ns)
-        and not is_racy(listed.mtime_ns, cache.written_ns if cache else 0)
-    ):
+    if old is not None and cache is not None and still_fresh(_stamp(old), _stamp(listed), cache.written_ns):
         return list(old.entries)
     data = run.read_file(listed.path)
     return [] if data is None else index_routes(textio.decode(data))
@@ -146,15 +152,11 @@ def index_job(
     orphans = [e for e in active if e.path not in routes]
     cached: dict[str, FileFeatures] = {}
     if orphans and cache is not None:
-        cached = {
-            f.path: f
-            for f in cache.files
-            if f.index_line is not None and not is_racy(f.mtime_ns, cache.written_ns)
-        }
+        cached = {f.path: f for f in cache.files if f.index_line is not None}
     lines: dict[str, str | None] = {}
     for e in orphans:
         hit = cached.get(e.path)
-        if hit is not None and (hit.size, hit.mtime_ns) == (e.size, e.mtime_ns):
+        if hit is not None and cache is not None and still_fresh(_stamp(hit), _stamp(e), cache.written_ns):
             lines[e.path] = hit.index_line
             continue
         try:

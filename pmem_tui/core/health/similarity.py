@@ -7,9 +7,6 @@ import hashlib
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from pmem_tui.core.health import sketch as sk
 from pmem_tui.core.health.features import FeatureCache, Features, FileFeatures
 from pmem_tui.core.health.text import normalized_text
 from pmem_tui.core.model import FileInfo
@@ -26,7 +23,7 @@ __all__ = [
     "near_pairs",
 ]
 
-SIM_THRESHOLD = sk.SIM_THRESHOLD
+SIM_THRESHOLD = 0.85  # a near duplicate at or above this similarity (`sketch.similarity`)
 OVERLAP_THRESHOLD = 0.8
 Pair = tuple[str, str]
 
@@ -45,6 +42,8 @@ def exact_groups(run: Run, feats: Features, norm: dict[str, bytes]) -> list[list
     Candidates share a signature and a word count (or, without shingles, are tiny); each is confirmed by
     comparing the sha256 of its normalized text, read only for candidates.
     """
+    from pmem_tui.core.health import sketch as sk  # numpy: only a run that reads files needs it
+
     files = feats.files
     by_key: dict[tuple[int, int], list[int]] = defaultdict(list)
     keys = sk.row_keys(feats.sig).tolist() if len(files) else []
@@ -78,6 +77,10 @@ def near_pairs(
     norm: dict[str, bytes],
 ) -> tuple[list[tuple[int, int, float]], dict[Pair, float]]:
     """Confirmed near-duplicate pairs (row a, row b, similarity), and every pair compared (for the cache)."""
+    import numpy as np
+
+    from pmem_tui.core.health import sketch as sk
+
     files, sig = feats.files, feats.sig
     eligible = np.array([f.shingles >= sk.MIN_SHINGLES for f in files], dtype=bool)
     cand = sk.candidate_pairs(sig, eligible) if len(files) > 1 else np.zeros((0, 2), dtype=np.int64)
@@ -95,7 +98,7 @@ def near_pairs(
         key = (fa.path, fb.path)
         s = checked.get(key)
         if s is None:
-            s = sk.similarity(_normalized(run, fa, norm), _normalized(run, fb, norm))
+            s = sk.similarity(_normalized(run, fa, norm), _normalized(run, fb, norm), SIM_THRESHOLD)
             run.compared += 1
         compared[key] = s
         if s >= SIM_THRESHOLD:
@@ -105,6 +108,10 @@ def near_pairs(
 
 def core_overlaps(run: Run, core: list[FileInfo], feats: Features) -> dict[int, tuple[float, str]]:
     """Row -> (share of its 3-grams found in `_core/`, the core file that holds most of them)."""
+    import numpy as np
+
+    from pmem_tui.core.health import sketch as sk
+
     files, sig, fresh = feats.files, feats.sig, feats.fresh
     core_data = [(c.path, run.read_file(c.path) or b"") for c in core if c.path.endswith(".md")]
     if not core_data or not files:

@@ -18,7 +18,8 @@ keeps a cold health check of 10,000 files within a few times the cost of reading
   A file joins the LSH only with at least `MIN_SHINGLES` shingles.
 * **Verification**: a candidate whose signatures agree on at least `JACCARD_FLOOR` of the bins is compared
   exactly: rapidfuzz's normalized Indel similarity (1 - insertions and deletions / total length) of the two
-  normalized texts. At or above `SIM_THRESHOLD` it is a near duplicate, reported as that percentage.
+  normalized texts. At or above `similarity.SIM_THRESHOLD` it is a near duplicate, reported as that
+  percentage.
 
 Probability that a pair of Jaccard similarity s becomes a candidate: ``1 - (1 - s**4)**32``: 0.87 at s = 0.5,
 0.97 at 0.57 (a 10% word edit keeps about 0.57 of the 3-grams), 0.9996 at 0.75 (3% edits); 0.003 at s = 0.1.
@@ -42,7 +43,6 @@ __all__ = [
     "MIN_SHINGLES",
     "NUM_BINS",
     "ROWS",
-    "SIM_THRESHOLD",
     "Sketches",
     "candidate_pairs",
     "candidates_datasketch",
@@ -57,7 +57,6 @@ BANDS = 32
 ROWS = 4
 MIN_SHINGLES = 8
 JACCARD_FLOOR = 0.3
-SIM_THRESHOLD = 0.85
 # Above this many files in one LSH bucket (boilerplate shared by many notes), the bucket yields only the pairs
 # of its first `_STAR` members with every other member instead of all pairs.
 MAX_BUCKET = 64
@@ -354,6 +353,6 @@ def estimated_jaccard(sig: U32, pairs: I64) -> npt.NDArray[np.float64]:
     return out
 
 
-def similarity(a: bytes, b: bytes, cutoff: float = SIM_THRESHOLD) -> float:
+def similarity(a: bytes, b: bytes, cutoff: float) -> float:
     """Normalized Indel similarity of two normalized texts (0.0 when below `cutoff`)."""
     return float(Indel.normalized_similarity(a, b, score_cutoff=cutoff))
