@@ -1,0 +1,143 @@
+"""Running a query against the index: ranked hits, each with the line of its first match and a snippet.
+
+Ranking: FTS5's bm25 with the title and the summary weighted above the body (`db.WEIGHTS`); a query made
+only of words shorter than the trigram (`query.MIN_FTS`) is ranked by where they occur (title, then summary,
+then the body, by how often). The score is shown higher-is-better.
+
+A hit's snippet is the line of the first match (1-based), trimmed to `SNIPPET_WIDTH` characters around the
+match, with every match in it as (start, end) offsets; control characters in it are blanked, one for one,
+so the offsets hold for any front (the CLI brackets or colours them, the app highlights them).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from pmem_tui.core.search.query import Query, case_sensitive, is_glob, match_expression
+
+SNIPPET_WIDTH = 120
+_LEAD = 30  # characters kept before the first match when a line is trimmed
+_ELLIPSIS = "…"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SHORT_WEIGHTS = (("title", 10.0), ("summary", 5.0))  # where a short word counts most (as bm25's)
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str
+    location: str  # active, core, archive or trash
+    line: int  # 1-based line of the first match
+    snippet: str
+    spans: tuple[tuple[int, int], ...]  # the matches in `snippet`, (start, end) offsets
+    score: float  # higher is better
+
+
+def _contains(column: str, term: str) -> tuple[str, str]:
+    """An SQL test that `column` holds `term`, in smart case (SQLite's `lower` folds ASCII only)."""
+    if case_sensitive(term):
+        return f"instr({column}, ?) > 0", term
+    return f"instr(lower({column}), ?) > 0", term.lower()
+
+
+# `|| ''`: FTS5 would answer `column GLOB pattern` from its trigram index, which holds no unindexed column.
+def _where(query: Query, locations: tuple[str, ...]) -> tuple[list[str], list[object]]:
+    tests = [f"location IN ({', '.join('?' for _ in locations)})"]
+    args: list[object] = list(locations)
+    for term in query.terms:  # the trigram's match is caseless and needs 3 characters: these check the rest
+        if case_sensitive(term) or len(term) < 3:
+            test, arg = _contains("body", term)
+            tests.append(test)
+            args.append(arg)
+    if query.paths:
+        alternatives = []
+        for value in query.paths:
+            if is_glob(value):
+                alternatives.append("(path || '') GLOB ?")
+                args.append(value)
+                if "/" not in value:  # like ripgrep's -g: a glob without a slash matches the file's name
+                    alternatives.append("(path || '') GLOB ?")
+                    args.append("*/" + value)
+            else:
+                test, arg = _contains("path", value)
+                alternatives.append(test)
+                args.append(arg)
+        tests.append("(" + " OR ".join(alternatives) + ")")
+    return tests, args
+
+
+def rows(
+    conn: sqlite3.Connection, query: Query, locations: tuple[str, ...], limit: int
+) -> list[tuple[int, str, str, float]]:
+    """(rowid, path, location, score) of the best `limit` documents, best first."""
+    tests, args = _where(query, locations)
+    expression = match_expression(query)
+    if expression is not None:
+        sql = (
+            "SELECT rowid, path, location, -rank FROM docs WHERE docs MATCH ? AND "
+            + " AND ".join(tests)
+            + " ORDER BY rank, path LIMIT ?"
+        )
+        return conn.execute(sql, [expression, *args, limit]).fetchall()
+    score_parts: list[str] = []
+    score_args: list[object] = []
+    for term in query.terms:
+        for column, weight in _SHORT_WEIGHTS:
+            test, arg = _contains(column, term)
+            score_parts.append(f"({test}) * {weight}")
+            score_args.append(arg)
+        # how often it occurs in the body, per kilobyte (a dense mention beats a passing one)
+        needle = term if case_sensitive(term) else term.lower()
+        hay = "body" if case_sensitive(term) else "lower(body)"
+        count = f"(length({hay}) - length(replace({hay}, ?, ''))) / {len(needle)}"
+        score_parts.append(f"{count} * 1000.0 / (length(body) + 1000)")
+        score_args.append(needle)
+    sql = (
+        f"SELECT rowid, path, location, {' + '.join(score_parts)} AS score FROM docs WHERE "
+        + " AND ".join(tests)
+        + " ORDER BY score DESC, path LIMIT ?"
+    )
+    return conn.execute(sql, [*score_args, *args, limit]).fetchall()
+
+
+def matcher(query: Query) -> re.Pattern[str]:
+    """Every term of the query, each in its own case rule (smart case), longest first."""
+    parts = [
+        re.escape(t) if case_sensitive(t) else f"(?i:{re.escape(t)})"
+        for t in sorted(set(query.terms), key=len, reverse=True)
+    ]
+    return re.compile("|".join(parts))
+
+
+def snippet(text: str, pattern: re.Pattern[str]) -> tuple[int, str, tuple[tuple[int, int], ...]]:
+    """(line number, snippet, spans) of the first match of `pattern` in `text` (line 1 when none)."""
+    first = pattern.search(text)
+    at = first.start() if first else 0
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", at)
+    line_end = len(text) if line_end < 0 else line_end
+    line_no = text.count("\n", 0, line_start) + 1
+    cut_start = line_start
+    if first and at - line_start > _LEAD and line_end - line_start > SNIPPET_WIDTH:
+        cut_start = max(line_start, min(at - _LEAD, line_end - SNIPPET_WIDTH))
+    cut_end = min(line_end, cut_start + SNIPPET_WIDTH)
+    before = _ELLIPSIS if cut_start > line_start else ""
+    after = _ELLIPSIS if cut_end < line_end else ""
+    body = _CONTROL.sub(" ", text[cut_start:cut_end].rstrip("\r"))
+    spans = tuple(
+        (m.start() - cut_start + len(before), m.end() - cut_start + len(before))
+        for m in pattern.finditer(text, cut_start, cut_start + len(body))
+        if m.end() > m.start()
+    )
+    return line_no, before + body + after, spans
+
+
+def hits(conn: sqlite3.Connection, query: Query, locations: tuple[str, ...], limit: int) -> list[Hit]:
+    pattern = matcher(query)
+    found = []
+    for rowid, path, where, score in rows(conn, query, locations, limit):
+        body = conn.execute("SELECT body FROM docs WHERE rowid = ?", (rowid,)).fetchone()
+        line, text, spans = snippet(body[0] if body else "", pattern)
+        found.append(Hit(path, where, line, text, spans, float(f"{float(score or 0.0):.4g}")))
+    return found
