@@ -53,19 +53,34 @@ def _busy(err: sqlite3.Error) -> bool:
 
 
 class SearchIndex:
-    """One connection to a root's index. Use it from one thread at a time (each worker may open its own)."""
+    """One connection to a root's index. Use it from one thread at a time (each worker may open its own).
+    A writer (`open`) builds, refreshes and repairs the index; a reader (`reader`) only searches it."""
 
-    def __init__(self, root: Path, path: str | None, progress: Progress | None = None) -> None:
+    def __init__(
+        self, root: Path, path: str | None, conn: sqlite3.Connection, progress: Progress | None, writer: bool
+    ) -> None:
         self.root = Path(root)
         self.path = path
+        self.conn = conn
         self.progress = progress
+        self.writer = writer
         self.rebuilt = False  # the index was built from scratch (missing, damaged, another version)
-        self.conn, self.rebuilt = db.connect(path)
 
     @classmethod
     def open(cls, root: Path, progress: Progress | None = None) -> SearchIndex:
         """The root's index, from the user's cache folder (in memory when none can be used)."""
-        return cls(root, db.location_of(root), progress)
+        path = db.location_of(root)
+        conn, made = db.connect(path)
+        idx = cls(root, path, conn, progress, writer=True)
+        idx.rebuilt = made
+        return idx
+
+    @classmethod
+    def reader(cls, root: Path) -> SearchIndex | None:
+        """The root's index as it stands, to search only (None: there is none yet, or it is damaged)."""
+        path = db.location_of(root, create=False)
+        conn = db.connect_reader(path)
+        return None if conn is None else cls(root, path, conn, None, writer=False)
 
     def close(self) -> None:
         self.conn.close()
@@ -89,7 +104,7 @@ class SearchIndex:
         try:
             return run()
         except sqlite3.DatabaseError as err:
-            if _busy(err):
+            if _busy(err) or not self.writer:
                 raise
             self._rebuild()
             indexer.refresh(self.conn, self.root, self.progress)

@@ -28,11 +28,11 @@ WEIGHTS = (0.0, 0.0, 10.0, 5.0, 1.0)
 _SIDE_FILES = ("-wal", "-shm", "-journal")
 
 _CREATE = (
-    """CREATE TABLE files(
+    """CREATE TABLE IF NOT EXISTS files(
         path TEXT PRIMARY KEY, location TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
         ctime_ns INTEGER NOT NULL, seen_ns INTEGER NOT NULL, state TEXT NOT NULL, docid INTEGER
     ) WITHOUT ROWID""",
-    "CREATE VIRTUAL TABLE docs USING fts5("
+    "CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5("
     "path UNINDEXED, location UNINDEXED, title, summary, body, tokenize='trigram')",
     f"INSERT INTO docs(docs, rank) VALUES('rank', 'bm25({', '.join(map(str, WEIGHTS))})')",
     f"PRAGMA user_version = {SCHEMA}",
@@ -43,9 +43,9 @@ class Damaged(Exception):
     """The database cannot be trusted: it is removed and rebuilt."""
 
 
-def location_of(root: str | os.PathLike[str]) -> str | None:
+def location_of(root: str | os.PathLike[str], create: bool = True) -> str | None:
     """Where the root's index lives (None: no cache folder can be used; the index then lives in memory)."""
-    where = cache.folder(root, create=True)
+    where = cache.folder(root, create=create)
     return None if where is None else os.path.join(where, DB_FILE)
 
 
@@ -104,7 +104,8 @@ def _schema_ok(conn: sqlite3.Connection) -> bool:
 
 def connect(path: str | None) -> tuple[sqlite3.Connection, bool]:
     """A connection to the index at `path` (None: in memory), and whether it was made anew (empty). A
-    damaged or foreign file is removed first."""
+    damaged or foreign file is removed first. Creating is idempotent: two processes may both find the file
+    empty (the second waits for the first's transaction, then creates nothing)."""
     if path is not None and _damaged_on_disk(path):
         remove(path)
     for attempt in range(2):
@@ -123,6 +124,23 @@ def connect(path: str | None) -> tuple[sqlite3.Connection, bool]:
                 raise
             remove(path)
     raise AssertionError("unreachable")
+
+
+def connect_reader(path: str | None) -> sqlite3.Connection | None:
+    """A connection that only reads an index another connection builds (the app's queries while its worker
+    builds): None while there is none yet; never creates, removes or repairs anything."""
+    if path is None or _damaged_on_disk(path) or not os.path.isfile(path):
+        return None
+    conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA busy_timeout = 10000")
+        if not _schema_ok(conn):
+            conn.close()
+            return None
+    except sqlite3.DatabaseError:
+        conn.close()
+        return None
+    return conn
 
 
 def create(conn: sqlite3.Connection) -> None:

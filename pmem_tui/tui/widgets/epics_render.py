@@ -54,7 +54,6 @@ _VERB = {
 }
 
 
-
 def step_name(step: Step) -> str:
     return step.value.replace("_", " ")
 
