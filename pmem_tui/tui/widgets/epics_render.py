@@ -54,6 +54,7 @@ _VERB = {
 }
 
 
+
 def step_name(step: Step) -> str:
     return step.value.replace("_", " ")
 

@@ -40,6 +40,8 @@ FIRST_SCREENFUL = 64  # rows computed before the first frame when the list's hei
 _KEY = attrgetter("key")
 
 
+
+
 class _ListMessage(Message):
     """Sent by the list itself, whoever moved it: Textual stops a message after its sender's widget, and
     the pane (the list's parent, which runs the filter) would swallow it there."""
