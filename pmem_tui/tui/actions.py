@@ -346,7 +346,11 @@ SEARCH: tuple[Action, ...] = (  # `SearchScreen`: typing goes to its input; the 
     Action("search.up", "k", "cursor_up", "Up", "", show=False),
     Action("search.archive", "a", "archive", "Archive", "archive the result's file, through its preview"),
     Action(
-        "search.delete", "d", "delete", "Delete", "delete the result's archived file to the trash, as d does"
+        "search.delete",
+        "d",
+        "delete",
+        "Delete",
+        "delete to the trash (an active file: its archive preview first, as in the panes)",
     ),
     Action("search.recover", "r", "recover", "Recover", "recover the result's archived or trashed file"),
     Action("search.close", "escape", "close", "Close", "back to the panes"),
