@@ -357,3 +357,10 @@ def test_hostile_queries_never_raise_but_bad_query(
 
 
 _HOSTILE: dict[str, Path] = {}
+
+
+def test_caseless_beyond_ascii(tmp_path: Path) -> None:
+    root = memory(tmp_path / "m", {"notes/ru.md": "# Заметки\n\nПривет, мир. Élan vital.\n"})
+    assert paths(root, "привет") == ["notes/ru.md"]
+    assert paths(root, "élan") == ["notes/ru.md"]
+    assert paths(root, "Привет") == ["notes/ru.md"] and paths(root, "ПРИВЕТ") == []

@@ -35,21 +35,23 @@ class Hit:
 
 
 def _contains(column: str, term: str) -> tuple[str, str]:
-    """An SQL test that `column` holds `term`, in smart case (SQLite's `lower` folds ASCII only)."""
-    if case_sensitive(term):
+    """An SQL test that `column` holds `term`, in smart case. SQLite's `lower` folds ASCII only: a caseless
+    term with other cased letters (é, Ж) is checked by Python (`db.contains_casefolded`)."""
+    if case_sensitive(term) or term.upper() == term:  # a capital, or no cased letter at all (CJK, digits)
         return f"instr({column}, ?) > 0", term
-    return f"instr(lower({column}), ?) > 0", term.lower()
+    if term.isascii():
+        return f"instr(lower({column}), ?) > 0", term
+    return f"pmem_contains({column}, ?)", term
 
 
 # `|| ''`: FTS5 would answer `column GLOB pattern` from its trigram index, which holds no unindexed column.
 def _where(query: Query, locations: tuple[str, ...]) -> tuple[list[str], list[object]]:
     tests = [f"location IN ({', '.join('?' for _ in locations)})"]
     args: list[object] = list(locations)
-    for term in query.terms:  # the trigram's match is caseless and needs 3 characters: these check the rest
-        if case_sensitive(term) or len(term) < 3:
-            test, arg = _contains("body", term)
-            tests.append(test)
-            args.append(arg)
+    for term in query.terms:  # the trigrams narrow the candidates: each is checked for every term
+        test, arg = _contains("body", term)
+        tests.append(test)
+        args.append(arg)
     if query.paths:
         alternatives = []
         for value in query.paths:
@@ -88,11 +90,10 @@ def rows(
             score_parts.append(f"({test}) * {weight}")
             score_args.append(arg)
         # how often it occurs in the body, per kilobyte (a dense mention beats a passing one)
-        needle = term if case_sensitive(term) else term.lower()
-        hay = "body" if case_sensitive(term) else "lower(body)"
-        count = f"(length({hay}) - length(replace({hay}, ?, ''))) / {len(needle)}"
+        hay = "body" if case_sensitive(term) else "lower(body)"  # ASCII folded only: a rank, not a test
+        count = f"(length({hay}) - length(replace({hay}, ?, ''))) / {len(term)}"
         score_parts.append(f"{count} * 1000.0 / (length(body) + 1000)")
-        score_args.append(needle)
+        score_args.append(term)
     sql = (
         f"SELECT rowid, path, location, {' + '.join(score_parts)} AS score FROM docs WHERE "
         + " AND ".join(tests)
