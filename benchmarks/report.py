@@ -34,6 +34,11 @@ HEALTH_COLD_RATIO = 5.0
 HEALTH_WARM_RATIO = 2.0
 MEMORY_RATIO = 1.5
 MEMORY_BIG_RATIO = 3.0
+SEARCH_FIRST_RATIO = 3.0
+SEARCH_REFRESH_RATIO = 1.5
+SEARCH_CLI_RATIO = 2.0
+SEARCH_QUERY_P95_MS = 50.0
+SEARCH_KEY_P95_MS = 50.0
 REPEAT_HZ = 30  # key repeat rate of the held-key figure
 MARK_BEGIN = "<!-- benchmark:begin -->"
 MARK_END = "<!-- benchmark:end -->"
@@ -69,6 +74,15 @@ L_COLD = "`check_health` cold (no cache; writes it)"
 L_WARM = "`check_health` warm (nothing changed)"
 L_RSS_FLOOR = "empty Textual app: max RSS"
 L_RSS = "app settled: max RSS"
+L_SEARCH_READ = "plain Python process reading every file (active, core, archive, trash)"
+L_SEARCH_FIRST = "`search` process, first index (empty cache: reads and indexes every file)"
+L_SEARCH_STAT = "plain Python process: scandir+stat of every file"
+L_SEARCH_REFRESH = "search index brought up to date, nothing changed (process)"
+L_SEARCH_IMPORTS = "`python -c pass` + the import floor (argparse, json, sqlite3, one query)"
+L_SEARCH_CLI = "`search QUERY --json` (process, index up to date)"
+L_SEARCH_QUERY_FLOOR = "open index: count its files (in-process)"
+L_SEARCH_QUERY = "a query on the index (in-process; words, pairs, 2-letter, path:, in:)"
+L_SEARCH_KEY = "search screen: keystroke → its results on screen"
 
 
 def expected_rows(files: int, big: int) -> list[tuple[str, str, int | None]]:
@@ -85,6 +99,10 @@ def expected_rows(files: int, big: int) -> list[tuple[str, str, int | None]]:
     rows += [("5", L_READ_PROCESS, files), ("5", L_STATUS, files), ("5", L_STATUS_UI, files)]
     rows += [("6", L_STAT, files), ("6", L_READ, files), ("6", L_COLD, files), ("6", L_WARM, files)]
     rows += [("7", L_RSS_FLOOR, None)] + [("7", L_RSS, n) for n in sizes]
+    rows += [("8", label, n) for n in sizes for label in (L_SEARCH_READ, L_SEARCH_FIRST)]
+    rows += [("8", L_SEARCH_STAT, files), ("8", L_SEARCH_REFRESH, files), ("8", L_SEARCH_IMPORTS, None)]
+    rows += [("8", label, n) for n in sizes for label in (L_SEARCH_CLI, L_SEARCH_QUERY_FLOOR, L_SEARCH_QUERY)]
+    rows += [("8", L_SEARCH_KEY, n) for n in sizes]
     return rows
 
 

@@ -20,7 +20,11 @@ the measures (`benchmarks/measures.py`), and prints the table (`benchmarks/repor
    Textual or Rich (`-X importtime`);
 6. `check_health` cold (no cache) against reading every active file, and warm (nothing changed) against a
    scandir+stat of them (in one process, interleaved round by round);
-7. peak memory (max RSS of the process of target 1, the app settled) against the empty Textual app.
+7. peak memory (max RSS of the process of target 1, the app settled) against the empty Textual app;
+8. search (issue 18): the first index against reading every file, the re-index when nothing changed against
+   a scandir+stat process, the `search` process against an empty one plus its import floor, a query
+   in-process (p95), and a keystroke in the search screen to its results (p95), at both sizes (the first
+   index at `--big` once: its figure is stated, the target is at `--files`).
 
 Medians over `--runs` runs (at least 7 for the recorded table) for process-level figures, and median and
 p95 over `--samples` events for latencies. `--out FILE` writes the table into FILE (between the
@@ -76,13 +80,14 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> Res
                 "2, 3, 4: latencies in the app",
                 lambda: measures.measure_tui(res, mems, args.samples, args.save_samples, env, args.big_saves),
             ),
+            ("8: search", lambda: measures.measure_search(res, mems, args.runs, args.samples, env)),
         ]
         for name, step in steps:
             t = time.perf_counter()
             log(f"measuring {name} ...")
             step()
             log(f"  done in {time.perf_counter() - t:.1f} s")
-    order = {t: i for i, t in enumerate("1234567")}
+    order = {t: i for i, t in enumerate("12345678")}
     res.rows.sort(key=lambda r: order.get(r.target, 9))
     res.info["load"] = (start_load, f"{os.getloadavg()[0]:.2f}")
     return res

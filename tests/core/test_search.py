@@ -364,3 +364,17 @@ def test_caseless_beyond_ascii(tmp_path: Path) -> None:
     assert paths(root, "привет") == ["notes/ru.md"]
     assert paths(root, "élan") == ["notes/ru.md"]
     assert paths(root, "Привет") == ["notes/ru.md"] and paths(root, "ПРИВЕТ") == []
+
+
+def test_a_broad_query_ranks_the_likeliest(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over `RANKED` matches, the title and summary matches and the first body ones are ranked, and the
+    note says the query is broad (a keystroke never waits for a whole-memory sort)."""
+    from pmem_tui.core.search import find
+
+    monkeypatch.setattr(find, "RANKED", 2)
+    monkeypatch.setattr(find, "SCANNED", 2)
+    results = search(root, "zeppelin")
+    assert results.broad and results.note is not None and results.note.startswith("Many matches")
+    assert [h.path for h in results.hits][:2] == ["notes/title.md", "notes/summary.md"]
+    short = search(root, "e")
+    assert short.broad and len(short.hits) <= 3

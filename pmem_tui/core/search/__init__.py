@@ -33,19 +33,20 @@ DEFAULT_LOCATIONS = ("active", "core")  # without --archive / in:
 class Results:
     hits: tuple[Hit, ...]
     counts: Counts
+    broad: bool = False  # too many matches to rank them all: the likeliest ones were ranked
 
     @property
     def note(self) -> str | None:
         """What the index could not look into, in one sentence (None: nothing)."""
+        broad = "Many matches: the best of the first ones found are shown; add words to narrow it."
         parts = []
         if self.counts.not_text:
             parts.append(f"{self.counts.not_text} not UTF-8 text")
         if self.counts.unreadable:
             parts.append(f"{self.counts.unreadable} could not be read")
-        if not parts:
-            return None
         total = self.counts.not_text + self.counts.unreadable
-        return f"{total} file{'s' if total != 1 else ''} not indexed: {', '.join(parts)}."
+        skipped = f"{total} file{'s' if total != 1 else ''} not indexed: {', '.join(parts)}." if parts else ""
+        return " ".join(filter(None, (broad if self.broad else "", skipped))) or None
 
 
 def _busy(err: sqlite3.Error) -> bool:
@@ -130,12 +131,12 @@ class SearchIndex:
 
         def run() -> Results:
             try:
-                found = find.hits(self.conn, query, where, limit)
+                found, broad = find.hits(self.conn, query, where, limit)
             except sqlite3.OperationalError as err:
                 if "fts5" in str(err) or "syntax" in str(err) or "unterminated" in str(err):
                     raise BadQuery(f"This query cannot be searched for ({err}); put it in quotes.") from None
                 raise
-            return Results(tuple(found), indexer.counts(self.conn))
+            return Results(tuple(found), indexer.counts(self.conn), broad)
 
         return self._guarded(run)
 

@@ -1,9 +1,9 @@
 """The search index's database: one SQLite file in the root's cache folder, its schema, and its repair.
 
-    <cache folder of the root>/search-v2.sqlite   (`core/cache_home.py`: never under the memory root)
+    <cache folder of the root>/search-v3.sqlite   (`core/cache_home.py`: never under the memory root)
 
     files(path, location, size, mtime_ns, ctime_ns, seen_ns, state, docid)   what was indexed, and when
-    docs   FTS5 (trigram, no positions): path, location (not tokenized), title, summary, body (the whole text)
+    docs   FTS5 (trigram): path, location (not tokenized), title, summary, body (the whole text)
 
 It is a cache: nothing in it is needed, so it is written without syncs (WAL, `synchronous=OFF`), and one
 that is damaged (garbage, truncated, a folder or a link in its place, another schema) is removed and built
@@ -21,8 +21,8 @@ from collections.abc import Iterator
 
 from pmem_tui.core import cache
 
-DB_FILE = "search-v2.sqlite"
-SCHEMA = 2  # `PRAGMA user_version`: a file of another version is rebuilt
+DB_FILE = "search-v3.sqlite"
+SCHEMA = 3  # `PRAGMA user_version`: a file of another version is rebuilt
 # bm25 weights, in the columns' order: the title and the summary count above the body.
 WEIGHTS = (0.0, 0.0, 10.0, 5.0, 1.0)
 _SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -33,7 +33,7 @@ _CREATE = (
         ctime_ns INTEGER NOT NULL, seen_ns INTEGER NOT NULL, state TEXT NOT NULL, docid INTEGER
     ) WITHOUT ROWID""",
     "CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5("
-    "path UNINDEXED, location UNINDEXED, title, summary, body, tokenize='trigram', detail=column)",
+    "path UNINDEXED, location UNINDEXED, title, summary, body, tokenize='trigram')",
     f"INSERT INTO docs(docs, rank) VALUES('rank', 'bm25({', '.join(map(str, WEIGHTS))})')",
     # No merging while files are added (a third off a build); FTS5's crisis merges still bound the segments.
     "INSERT INTO docs(docs, rank) VALUES('automerge', 0)",

@@ -15,13 +15,17 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from pmem_tui.core.search.query import Query, case_sensitive, is_glob, match_expression
+from pmem_tui.core.search.db import WEIGHTS
+from pmem_tui.core.search.query import MIN_FTS, Query, case_sensitive, is_glob, match_expression
 
 SNIPPET_WIDTH = 120
 _LEAD = 30  # characters kept before the first match when a line is trimmed
 _ELLIPSIS = "…"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SHORT_WEIGHTS = (("title", 10.0), ("summary", 5.0))  # where a short word counts most (as bm25's)
+_WEIGHTS = ", ".join(map(str, WEIGHTS))
+RANKED = 1000  # matches ranked at most: a broader query ranks its title, summary and first body matches
+SCANNED = 300  # a scan for short words stops after this many matches, which it then ranks
 
 
 @dataclass(frozen=True)
@@ -48,10 +52,11 @@ def _contains(column: str, term: str) -> tuple[str, str]:
 def _where(query: Query, locations: tuple[str, ...]) -> tuple[list[str], list[object]]:
     tests = [f"location IN ({', '.join('?' for _ in locations)})"]
     args: list[object] = list(locations)
-    for term in query.terms:  # the trigrams narrow the candidates: each is checked for every term
-        test, arg = _contains("body", term)
-        tests.append(test)
-        args.append(arg)
+    for term in query.terms:  # the trigram index matches 3 characters and more, in any case: the rest here
+        if len(term) < MIN_FTS or case_sensitive(term):
+            test, arg = _contains("body", term)
+            tests.append(test)
+            args.append(arg)
     if query.paths:
         alternatives = []
         for value in query.paths:
@@ -69,19 +74,33 @@ def _where(query: Query, locations: tuple[str, ...]) -> tuple[list[str], list[ob
     return tests, args
 
 
+def _count_to(conn: sqlite3.Connection, sql: str, args: list[object], cap: int) -> int:
+    """How many rows `sql` yields, counted up to `cap + 1` only (cheap however broad the query)."""
+    row = conn.execute(f"SELECT count(*) FROM ({sql} LIMIT {cap + 1})", args).fetchone()
+    return int(row[0])
+
+
 def rows(
     conn: sqlite3.Connection, query: Query, locations: tuple[str, ...], limit: int
-) -> list[tuple[int, str, str, float]]:
-    """(rowid, path, location, score) of the best `limit` documents, best first."""
+) -> tuple[list[tuple[int, str, str, float]], bool]:
+    """(rowid, path, location, score) of the best `limit` documents, best first; and whether the query was
+    too broad to rank every match (over `RANKED` of them: then the title and summary matches and the first
+    body matches are ranked among themselves, so that a keystroke never waits for a whole-memory sort)."""
     tests, args = _where(query, locations)
+    where = " AND ".join(tests)
     expression = match_expression(query)
     if expression is not None:
-        sql = (
-            "SELECT rowid, path, location, -rank FROM docs WHERE docs MATCH ? AND "
-            + " AND ".join(tests)
-            + " ORDER BY rank, path LIMIT ?"
-        )
-        return conn.execute(sql, [expression, *args, limit]).fetchall()
+        match = f"FROM docs WHERE docs MATCH ? AND {where}"
+        if _count_to(conn, f"SELECT 1 {match}", [expression, *args], RANKED) <= RANKED:
+            sql = f"SELECT rowid, path, location, -rank {match} ORDER BY rank, path LIMIT ?"
+            return conn.execute(sql, [expression, *args, limit]).fetchall(), False
+        found: dict[int, tuple[int, str, str, float]] = {}
+        for columns in ("{title summary}", "{body}"):  # bm25 only for the rows returned
+            narrowed = expression.replace("{title summary body}", columns, 1)
+            sql = f"SELECT rowid, path, location, -bm25(docs, {_WEIGHTS}) {match} LIMIT ?"
+            for row in conn.execute(sql, [narrowed, *args, limit]):
+                found.setdefault(row[0], row)
+        return sorted(found.values(), key=lambda r: (-r[3], r[1]))[:limit], True
     score_parts: list[str] = []
     score_args: list[object] = []
     for term in query.terms:
@@ -94,12 +113,16 @@ def rows(
         count = f"(length({hay}) - length(replace({hay}, ?, ''))) / {len(term)}"
         score_parts.append(f"{count} * 1000.0 / (length(body) + 1000)")
         score_args.append(term)
+    # A scan: it stops after SCANNED matches (a common short word), which are then ranked.
+    scan = f"SELECT rowid, path, location, body, title, summary FROM docs WHERE {where} LIMIT {SCANNED + 1}"
+    score = " + ".join(score_parts)
     sql = (
-        f"SELECT rowid, path, location, {' + '.join(score_parts)} AS score FROM docs WHERE "
-        + " AND ".join(tests)
-        + " ORDER BY score DESC, path LIMIT ?"
+        f"SELECT rowid, path, location, {score} AS score, count(*) OVER () FROM ({scan}) "
+        "ORDER BY score DESC, path LIMIT ?"
     )
-    return conn.execute(sql, [*score_args, *args, limit]).fetchall()
+    found_rows = conn.execute(sql, [*score_args, *args, limit]).fetchall()
+    broad = bool(found_rows) and found_rows[0][4] > SCANNED
+    return [row[:4] for row in found_rows], broad
 
 
 def matcher(query: Query) -> re.Pattern[str]:
@@ -134,11 +157,15 @@ def snippet(text: str, pattern: re.Pattern[str]) -> tuple[int, str, tuple[tuple[
     return line_no, before + body + after, spans
 
 
-def hits(conn: sqlite3.Connection, query: Query, locations: tuple[str, ...], limit: int) -> list[Hit]:
+def hits(
+    conn: sqlite3.Connection, query: Query, locations: tuple[str, ...], limit: int
+) -> tuple[list[Hit], bool]:
+    """The best hits, and whether the query was too broad to rank every match (`rows`)."""
     pattern = matcher(query)
     found = []
-    for rowid, path, where, score in rows(conn, query, locations, limit):
+    ranked, broad = rows(conn, query, locations, limit)
+    for rowid, path, where, score in ranked:
         body = conn.execute("SELECT body FROM docs WHERE rowid = ?", (rowid,)).fetchone()
         line, text, spans = snippet(body[0] if body else "", pattern)
         found.append(Hit(path, where, line, text, spans, float(f"{float(score or 0.0):.4g}")))
-    return found
+    return found, broad
