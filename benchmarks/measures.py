@@ -48,6 +48,7 @@ from report import (
     L_SAVES,
     L_SEARCH_CLI,
     L_SEARCH_FIRST,
+    L_SEARCH_FIRST_BIG,
     L_SEARCH_IMPORTS,
     L_SEARCH_KEY,
     L_SEARCH_QUERY,
@@ -472,7 +473,7 @@ def measure_search(res: Results, mems: list[Memory], runs: int, samples: int, en
             timed_row(
                 res,
                 "8",
-                L_SEARCH_FIRST,
+                L_SEARCH_FIRST if k == 0 else L_SEARCH_FIRST_BIG,
                 n,
                 t_first,
                 floor=floor,
@@ -480,7 +481,7 @@ def measure_search(res: Results, mems: list[Memory], runs: int, samples: int, en
                 ratio_limit=SEARCH_FIRST_RATIO if k == 0 else None,
             )
             if k == 0:  # nothing changed: the index brought up to date, against a scandir+stat process
-                stat_cmd = [py, str(PROBES / "floor_stat_all.py"), root]
+                stat_cmd = [py, str(PROBES / "floor_read_all.py"), root, "--stat"]
                 refresh = [py, str(PROBES / "search_refresh.py"), root]
                 run_timed(stat_cmd, senv)
                 run_timed(refresh, senv)

@@ -47,7 +47,6 @@ MARK_END = "<!-- benchmark:end -->"
 L_EMPTY_START = "empty Textual app (one Static): process start → first frame"
 L_START = "app: process start → Index rows + preview on screen"
 L_FULL = "app: process start → every row listed (the full scan's rows on screen)"
-INFO_LABELS = frozenset({L_FULL})  # rows shown for context, with no target of their own
 L_OPENED = "active memory files opened before the first usable frame"
 L_WIDGETS = "widgets in the DOM (rows are virtual)"
 L_KEY_FLOOR = "minimal app: key → frame (one Static updated)"
@@ -76,6 +75,7 @@ L_RSS_FLOOR = "empty Textual app: max RSS"
 L_RSS = "app settled: max RSS"
 L_SEARCH_READ = "plain Python process reading every file (active, core, archive, trash)"
 L_SEARCH_FIRST = "`search` process, first index (empty cache: reads and indexes every file)"
+L_SEARCH_FIRST_BIG = "`search` process, first index at the big size (one run; its figure stated)"
 L_SEARCH_STAT = "plain Python process: scandir+stat of every file"
 L_SEARCH_REFRESH = "search index brought up to date, nothing changed (process)"
 L_SEARCH_IMPORTS = "`python -c pass` + the import floor (argparse, json, sqlite3, one query)"
@@ -83,6 +83,7 @@ L_SEARCH_CLI = "`search QUERY --json` (process, index up to date)"
 L_SEARCH_QUERY_FLOOR = "open index: count its files (in-process)"
 L_SEARCH_QUERY = "a query on the index (in-process; words, pairs, 2-letter, path:, in:)"
 L_SEARCH_KEY = "search screen: keystroke → its results on screen"
+INFO_LABELS = frozenset({L_FULL, L_SEARCH_FIRST_BIG})  # rows shown for context, with no target of their own
 
 
 def expected_rows(files: int, big: int) -> list[tuple[str, str, int | None]]:
@@ -99,7 +100,8 @@ def expected_rows(files: int, big: int) -> list[tuple[str, str, int | None]]:
     rows += [("5", L_READ_PROCESS, files), ("5", L_STATUS, files), ("5", L_STATUS_UI, files)]
     rows += [("6", L_STAT, files), ("6", L_READ, files), ("6", L_COLD, files), ("6", L_WARM, files)]
     rows += [("7", L_RSS_FLOOR, None)] + [("7", L_RSS, n) for n in sizes]
-    rows += [("8", label, n) for n in sizes for label in (L_SEARCH_READ, L_SEARCH_FIRST)]
+    rows += [("8", L_SEARCH_READ, n) for n in sizes] + [("8", L_SEARCH_FIRST, files)]
+    rows += [("8", L_SEARCH_FIRST_BIG, big)] if big else []
     rows += [("8", L_SEARCH_STAT, files), ("8", L_SEARCH_REFRESH, files), ("8", L_SEARCH_IMPORTS, None)]
     rows += [("8", label, n) for n in sizes for label in (L_SEARCH_CLI, L_SEARCH_QUERY_FLOOR, L_SEARCH_QUERY)]
     rows += [("8", L_SEARCH_KEY, n) for n in sizes]

@@ -3,8 +3,8 @@
 Plain output is one line per hit, best first: ``location  path:line: snippet``, the matches in the snippet
 marked with ``[`` ``]`` (in colour instead on a terminal with ``NO_COLOR`` unset). ``--json`` prints
 ``{"results": [{"path", "location", "line", "snippet", "score"}]}`` (and ``"note"``, a sentence, when some
-files could not be indexed). The index (SQLite FTS5, in the user's cache folder) is brought up to date
-first: only the files whose stamp changed are read.
+files could not be indexed or the query was too broad to rank every match). The index (SQLite FTS5, in
+the user's cache folder) is brought up to date first: only the files whose stamp changed are read.
 
 Exit 0 with hits, 1 with none (like grep and ripgrep; ``{"results": []}`` is still printed with ``--json``),
 2 for bad usage (an empty query, an unknown ``in:``, a bad ``--limit``). Imports no Textual, no Rich and

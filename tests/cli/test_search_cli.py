@@ -31,6 +31,13 @@ def root(tmp_path: Path) -> Path:
     )
 
 
+def python(*argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, *argv], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+
+
 def tree(root: Path) -> list[tuple[str, bytes]]:
     return sorted((p.relative_to(root).as_posix(), p.read_bytes()) for p in root.rglob("*") if p.is_file())
 
@@ -95,14 +102,7 @@ def test_no_match_exits_1_and_says_archive_was_left_out(
 )
 def test_bad_usage_is_one_sentence_exit_2_tree_unchanged(root: Path, argv: list[str]) -> None:
     before = tree(root)
-    proc = subprocess.run(
-        [sys.executable, "-m", "pmem_tui", "--root", str(root), *argv],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=120,
-        check=False,
-    )
+    proc = python("-m", "pmem_tui", "--root", str(root), *argv)
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
     assert proc.stderr.count("\n") <= 3 and "Traceback" not in proc.stderr
@@ -126,13 +126,6 @@ def test_search_imports_no_ui_and_no_health_engine(root: Path) -> None:
         "assert rc == 0 and not bad, bad\n"
         "print('ok', file=sys.stderr)\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=120,
-        check=False,
-    )
+    proc = python("-c", code)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.endswith("ok\n")

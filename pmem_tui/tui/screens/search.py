@@ -30,7 +30,7 @@ from pmem_tui.tui.actions import SEARCH, bindings
 from pmem_tui.tui.messages import SearchHitAction, SearchOpen
 from pmem_tui.tui.widgets.key_bar import KeyBar
 
-LIMIT = 200  # results listed: a person refines the query rather than scroll further
+LIMIT = 50  # results listed: a person refines the query rather than scroll further (each is a snippet cut)
 PLACEHOLDER = 'words, "a phrase", path:notes/*, in:archive'
 
 
