@@ -378,3 +378,29 @@ def test_a_broad_query_ranks_the_likeliest(root: Path, monkeypatch: pytest.Monke
     assert [h.path for h in results.hits][:2] == ["notes/title.md", "notes/summary.md"]
     short = search(root, "e")
     assert short.broad and len(short.hits) <= 3
+
+
+def test_an_index_another_process_holds_is_one_sentence(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pmem_tui.core.errors import Refused
+
+    search(root, "zeppelin")
+    write(root, "notes/new.md", "zeppelin again\n")  # this search has a file to write
+    monkeypatch.setattr(search_db, "BUSY_MS", 50)
+    where = search_db.location_of(root)
+    assert where is not None
+    holder = sqlite3.connect(where, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(Refused, match="being updated by another pmem-tui"):
+            search(root, "zeppelin")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert "notes/new.md" in paths(root, "zeppelin")
+
+
+def test_a_cache_folder_that_cannot_hold_it_searches_in_memory(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_db, "location_of", lambda root, create=True: "/proc/no/such/folder/x.sqlite")
+    assert "notes/title.md" in paths(root, "zeppelin")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from pmem_tui.core.errors import Refused
 from pmem_tui.core.search import db, find, indexer
 from pmem_tui.core.search.find import Hit
 from pmem_tui.core.search.indexer import Counts, Progress
@@ -71,7 +72,11 @@ class SearchIndex:
     def open(cls, root: Path, progress: Progress | None = None) -> SearchIndex:
         """The root's index, from the user's cache folder (in memory when none can be used)."""
         path = db.location_of(root)
-        conn, made = db.connect(path)
+        try:
+            conn, made = db.connect(path)
+        except sqlite3.Error:  # the cache folder cannot hold it (read-only, full...): this run's own
+            path = None
+            conn, made = db.connect(None)
         idx = cls(root, path, conn, progress, writer=True)
         idx.rebuilt = made
         return idx
@@ -105,7 +110,11 @@ class SearchIndex:
         try:
             return run()
         except sqlite3.DatabaseError as err:
-            if _busy(err) or not self.writer:
+            if _busy(err):
+                raise Refused(
+                    "The search index is being updated by another pmem-tui; try again in a moment."
+                ) from None
+            if not self.writer:
                 raise
             self._rebuild()
             indexer.refresh(self.conn, self.root, self.progress)
@@ -145,8 +154,7 @@ def search(
     root: Path, text: str, *, archive: bool = False, limit: int = 50, progress: Progress | None = None
 ) -> Results:
     """Open the root's index, bring it up to date, and search it (the CLI's one call)."""
-    query = parse(text)  # a bad query is refused before any file is read
-    del query
+    parse(text)  # a bad query is refused before any file is read
     with SearchIndex.open(root, progress) as idx:
         idx.refresh()
         return idx.search(text, archive=archive, limit=limit)

@@ -26,6 +26,7 @@ SCHEMA = 3  # `PRAGMA user_version`: a file of another version is rebuilt
 # bm25 weights, in the columns' order: the title and the summary count above the body.
 WEIGHTS = (0.0, 0.0, 10.0, 5.0, 1.0)
 _SIDE_FILES = ("-wal", "-shm", "-journal")
+BUSY_MS = 10_000  # how long a writer waits for another process's transaction (a batch of the first build)
 
 _CREATE = (
     """CREATE TABLE IF NOT EXISTS files(
@@ -96,7 +97,7 @@ def contains_casefolded(text: str | None, term: str) -> bool:
 
 def _configure(conn: sqlite3.Connection, on_disk: bool) -> None:
     conn.create_function("pmem_contains", 2, contains_casefolded, deterministic=True)
-    conn.execute("PRAGMA busy_timeout = 10000")  # another pmem-tui process updating it: wait for it
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")  # another pmem-tui process updating it: wait for it
     if on_disk:
         conn.execute("PRAGMA journal_mode = WAL")  # readers see the last commit while a build writes
     conn.execute("PRAGMA synchronous = OFF")  # a cache: a crash costs a rebuild, never a wrong answer
@@ -117,7 +118,9 @@ def connect(path: str | None) -> tuple[sqlite3.Connection, bool]:
     if path is not None and _damaged_on_disk(path):
         remove(path)
     for attempt in range(2):
-        conn = sqlite3.connect(path or ":memory:", timeout=10, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            path or ":memory:", timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False
+        )
         try:
             _configure(conn, path is not None)
             fresh = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
@@ -139,9 +142,9 @@ def connect_reader(path: str | None) -> sqlite3.Connection | None:
     builds): None while there is none yet; never creates, removes or repairs anything."""
     if path is None or _damaged_on_disk(path) or not os.path.isfile(path):
         return None
-    conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
     try:
-        conn.execute("PRAGMA busy_timeout = 10000")
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         conn.create_function("pmem_contains", 2, contains_casefolded, deterministic=True)
         if not _schema_ok(conn):
             conn.close()

@@ -165,8 +165,11 @@ def update_paths(conn: sqlite3.Connection, root: Path, paths: Iterable[str]) -> 
     """Re-index the files the watcher named (each: changed, new or gone). False when one of them is a
     folder, whose files are not named: the caller then runs `refresh`, which finds them by their stamps."""
     started = cache.clock()
+    folders = tuple(folder for folder, _where, _md in _AREAS)
     with transaction(conn):
         for path in sorted(set(paths)):
+            if not any(path == f or path.startswith(f + "/") for f in folders) or "/." in "/" + path:
+                continue  # never indexed: the index files, `.pmem/`, hidden names, anything outside the areas
             try:
                 kind = safeio.entry_kind(root, path)
             except ValueError:
