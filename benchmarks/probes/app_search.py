@@ -16,7 +16,7 @@ from _frames import Frames, app_probe_args, settle, wait_ready, write_result
 
 from pmem_tui.tui.app import PmemApp
 
-QUERIES = ("standup", "billing decision", "retro", "atlas", "deploy")
+QUERIES = ("standup", "billing", "decision", "retro", "atlas", "deploy")  # letters only: no space key
 TIMEOUT = 20.0
 
 
@@ -40,7 +40,7 @@ async def session(root: Path, samples: int, size: tuple[int, int]) -> dict[str, 
             typed = ""
             for ch in query:
                 typed += ch
-                r = await frames.press("space" if ch == " " else ch, {"frame": shown(typed)}, TIMEOUT)
+                r = await frames.press(ch, {"frame": shown(typed)}, TIMEOUT)
                 keys.append(r["frame"])
                 await settle(app, pilot)
             while typed:

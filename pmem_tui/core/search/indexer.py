@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pmem_tui.core import cache, safeio, summary, textio, tree
+from pmem_tui.core import cache, safeio, textio, tree
 from pmem_tui.core.model import (
     ACTIVE_DIRS,
     ARCHIVE_DIR,
@@ -117,6 +117,8 @@ def _index_one(conn: sqlite3.Connection, root: Path, path: str, where: str, seen
         return
     docid = None
     if text is not None:
+        from pmem_tui.core import summary  # only when a file is read: a search with nothing new skips it
+
         title, info = summary.inspect(text)
         cur = conn.execute(
             "INSERT INTO docs(path, location, title, summary, body) VALUES (?, ?, ?, ?, ?)",
