@@ -49,6 +49,16 @@ from report import (
     L_RSS,
     L_RSS_FLOOR,
     L_SAVES,
+    L_SEARCH_CLI,
+    L_SEARCH_FIRST,
+    L_SEARCH_FIRST_BIG,
+    L_SEARCH_IMPORTS,
+    L_SEARCH_KEY,
+    L_SEARCH_QUERY,
+    L_SEARCH_QUERY_FLOOR,
+    L_SEARCH_READ,
+    L_SEARCH_REFRESH,
+    L_SEARCH_STAT,
     L_START,
     L_STAT,
     L_STAT_PROCESS,
@@ -64,6 +74,11 @@ from report import (
     PREVIEW_P95_MS,
     REPEAT_HZ,
     SAVE_P95_MS,
+    SEARCH_CLI_RATIO,
+    SEARCH_FIRST_RATIO,
+    SEARCH_KEY_P95_MS,
+    SEARCH_QUERY_P95_MS,
+    SEARCH_REFRESH_RATIO,
     STARTUP_BIG_RATIO,
     STARTUP_RATIO,
     STATUS_RATIO,
@@ -483,4 +498,105 @@ def latency_rows(
                 median_limit=median_ms,
                 p95_limit=p95_ms,
                 timeouts=timeouts,
+            )
+
+
+# -- 8: search --------------------------------------------------------------------------------------
+
+
+def measure_search(res: Results, mems: list[Memory], runs: int, samples: int, env: dict[str, str]) -> None:
+    """Each figure next to its floor, round by round; the search's own cache folder (cold: emptied)."""
+    with tempfile.TemporaryDirectory(prefix="pmem-search-cache-") as tmp:
+        cache = Path(tmp) / "cache"
+        senv = {**env, "PMEM_TUI_CACHE_DIR": str(cache)}
+        py = sys.executable
+        imports = [py, str(PROBES / "floor_search_imports.py")]
+        run_timed(imports, senv)
+        t_imports = [run_timed(imports, senv) for _ in range(runs)]
+        floor_imports = floor_row(res, "8", L_SEARCH_IMPORTS, None, t_imports)
+        for k, mem in enumerate(mems):
+            root = str(mem.root)
+            n = len(mem.active)
+            search = [py, "-m", "pmem_tui", "--root", root, "search", "the", "--json", "--archive"]
+            read = [py, str(PROBES / "floor_read_all.py"), root]
+            # The first index: the target is at the first size; at the big one, one run states its figure.
+            rounds = runs if k == 0 else 1
+            t_read, t_first = [], []
+            run_timed(read, senv)
+            for _ in range(rounds):
+                t_read.append(run_timed(read, senv))
+                shutil.rmtree(cache, ignore_errors=True)
+                t_first.append(run_timed(search, senv))
+            floor = floor_row(res, "8", L_SEARCH_READ, n, t_read)
+            timed_row(
+                res,
+                "8",
+                L_SEARCH_FIRST if k == 0 else L_SEARCH_FIRST_BIG,
+                n,
+                t_first,
+                floor=floor,
+                floor_label="read-all process",
+                ratio_limit=SEARCH_FIRST_RATIO if k == 0 else None,
+            )
+            if k == 0:  # nothing changed: the index brought up to date, against a scandir+stat process
+                stat_cmd = [py, str(PROBES / "floor_read_all.py"), root, "--stat"]
+                refresh = [py, str(PROBES / "search_refresh.py"), root]
+                run_timed(stat_cmd, senv)
+                run_timed(refresh, senv)
+                t_stat, t_refresh = [], []
+                for _ in range(runs):
+                    t_stat.append(run_timed(stat_cmd, senv))
+                    t_refresh.append(run_timed(refresh, senv))
+                stat_row = floor_row(res, "8", L_SEARCH_STAT, n, t_stat)
+                timed_row(
+                    res,
+                    "8",
+                    L_SEARCH_REFRESH,
+                    n,
+                    t_refresh,
+                    floor=stat_row,
+                    floor_label="scandir+stat process",
+                    ratio_limit=SEARCH_REFRESH_RATIO,
+                )
+            t_cli = [run_timed(search, senv) for _ in range(runs)]
+            timed_row(
+                res,
+                "8",
+                L_SEARCH_CLI,
+                n,
+                t_cli,
+                floor=floor_imports,
+                floor_label="empty process + imports",
+                ratio_limit=SEARCH_CLI_RATIO,
+            )
+            data = run_probe("search_query.py", [root, str(samples)], senv)
+            qfloor = floor_row(res, "8", L_SEARCH_QUERY_FLOOR, n, data["floor"])
+            timed_row(
+                res,
+                "8",
+                L_SEARCH_QUERY,
+                n,
+                data["query"],
+                floor=qfloor,
+                floor_label="count",
+                p95_limit=SEARCH_QUERY_P95_MS,
+                note=f"({data['hits']:,} hits in {data['queries']} queries)",
+            )
+            keys = run_probe("app_search.py", [root, str(samples), "--size", SIZE], senv)
+            key_floor = res.find("2", L_KEY_FLOOR) or floor_row(
+                res,
+                "2",
+                L_KEY_FLOOR,
+                None,
+                run_probe("floor_keys.py", [str(samples), "--size", SIZE], env)["floor_key"],
+            )
+            timed_row(
+                res,
+                "8",
+                L_SEARCH_KEY,
+                n,
+                keys["search_key"],
+                floor=key_floor,
+                floor_label="minimal app",
+                p95_limit=SEARCH_KEY_P95_MS,
             )

@@ -35,6 +35,11 @@ HEALTH_COLD_RATIO = 4.0  # to the read-all process
 HEALTH_WARM_RATIO = 2.0  # to the scandir+stat process
 MEMORY_RATIO = 1.5
 MEMORY_BIG_RATIO = 3.0
+SEARCH_FIRST_RATIO = 3.0
+SEARCH_REFRESH_RATIO = 1.5
+SEARCH_CLI_RATIO = 2.0
+SEARCH_QUERY_P95_MS = 50.0
+SEARCH_KEY_P95_MS = 50.0
 REPEAT_HZ = 30  # key repeat rate of the held-key figure
 MARK_BEGIN = "<!-- benchmark:begin -->"
 MARK_END = "<!-- benchmark:end -->"
@@ -75,6 +80,17 @@ L_WARM = "diagnostic: `check_health` warm (in-process; nothing changed)"
 INFO_LABELS = frozenset({L_FULL, L_COLD, L_WARM})
 L_RSS_FLOOR = "empty Textual app: max RSS"
 L_RSS = "app settled: max RSS"
+L_SEARCH_READ = "plain Python process reading every file (active, core, archive, trash)"
+L_SEARCH_FIRST = "`search` process, first index (empty cache: reads and indexes every file)"
+L_SEARCH_FIRST_BIG = "`search` process, first index at the big size (one run; its figure stated)"
+L_SEARCH_STAT = "plain Python process: scandir+stat of every file"
+L_SEARCH_REFRESH = "search index brought up to date, nothing changed (process)"
+L_SEARCH_IMPORTS = "`python -c pass` + the import floor (argparse, json, sqlite3, one query)"
+L_SEARCH_CLI = "`search QUERY --json` (process, index up to date)"
+L_SEARCH_QUERY_FLOOR = "open index: count its files (in-process)"
+L_SEARCH_QUERY = "a query on the index (in-process; words, pairs, 2-letter, path:, in:)"
+L_SEARCH_KEY = "search screen: keystroke → its results on screen"
+INFO_LABELS = frozenset({L_FULL, L_SEARCH_FIRST_BIG})  # rows shown for context, with no target of their own
 
 
 def expected_rows(files: int, big: int) -> list[tuple[str, str, int | None]]:
@@ -92,6 +108,11 @@ def expected_rows(files: int, big: int) -> list[tuple[str, str, int | None]]:
     rows += [("5", L_STATUS_UI, files), ("6", L_HEALTH_COLD, files), ("6", L_HEALTH_WARM, files)]
     rows += [("6", L_STAT, files), ("6", L_READ, files), ("6", L_COLD, files), ("6", L_WARM, files)]
     rows += [("7", L_RSS_FLOOR, None)] + [("7", L_RSS, n) for n in sizes]
+    rows += [("8", L_SEARCH_READ, n) for n in sizes] + [("8", L_SEARCH_FIRST, files)]
+    rows += [("8", L_SEARCH_FIRST_BIG, big)] if big else []
+    rows += [("8", L_SEARCH_STAT, files), ("8", L_SEARCH_REFRESH, files), ("8", L_SEARCH_IMPORTS, None)]
+    rows += [("8", label, n) for n in sizes for label in (L_SEARCH_CLI, L_SEARCH_QUERY_FLOOR, L_SEARCH_QUERY)]
+    rows += [("8", L_SEARCH_KEY, n) for n in sizes]
     return rows
 
 

@@ -22,13 +22,17 @@ the measures (`benchmarks/measures.py`), and prints the table (`benchmarks/repor
 6. `health --json` as a process, cold against the same read-all process and warm against a process that
    scandirs and stats every file; `check_health` in one process (cold, warm, and its in-process floors) as
    diagnostics without targets;
-7. peak memory (max RSS of the process of target 1, the app settled) against the empty Textual app.
+7. peak memory (max RSS of the process of target 1, the app settled) against the empty Textual app;
+8. search (issue 18): the first index against reading every file, the re-index when nothing changed against
+   a scandir+stat process, the `search` process against an empty one plus its import floor, a query
+   in-process (p95), and a keystroke in the search screen to its results (p95), at both sizes (the first
+   index at `--big` once: its figure is stated, the target is at `--files`).
 
 Medians over `--runs` runs (at least 7 for the recorded table) for process-level figures, and median and
 p95 over `--samples` events for latencies. `--out FILE` writes the table into FILE (between the
 `<!-- benchmark:begin -->` and `<!-- benchmark:end -->` markers when they exist, keeping the rest).
 `--work DIR` keeps the generated memories in DIR and reuses them in later runs (the probes restore every
-file they edit). `--only start,cli,diagnostics,app` runs only some of the steps. Not part of the unit
+file they edit). `--only start,cli,diagnostics,app,search` runs only some of the steps. Not part of the unit
 suite: `tests/test_benchmarks_smoke.py` runs it on 200 files.
 """
 
@@ -88,6 +92,7 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> Res
                 "2, 3, 4: latencies in the app",
                 lambda: measures.measure_tui(res, mems, args.samples, args.save_samples, env, args.big_saves),
             ),
+            "search": ("8: search", lambda: measures.measure_search(res, mems, args.runs, args.samples, env)),
         }
         for key in args.only or list(steps):
             name, step = steps[key]
@@ -95,7 +100,7 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> Res
             log(f"measuring {name} ...")
             step()
             log(f"  done in {time.perf_counter() - t:.1f} s")
-    order = {t: i for i, t in enumerate("1234567")}
+    order = {t: i for i, t in enumerate("12345678")}
     res.rows.sort(key=lambda r: order.get(r.target, 9))
     res.info["load"] = (start_load, f"{os.getloadavg()[0]:.2f}")
     return res
@@ -121,7 +126,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--only",
         type=lambda v: v.split(","),
         metavar="STEPS",
-        help="only these steps, comma-separated: start, cli, diagnostics, app (default: all)",
+        help="only these steps, comma-separated: start, cli, diagnostics, app, search (default: all)",
     )
     args = parser.parse_args(argv)
     args.argv = list(argv if argv is not None else sys.argv[1:])

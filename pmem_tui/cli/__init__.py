@@ -6,7 +6,7 @@ reported an error after its commit point exits 3 (its outcome on stdout, the dis
 Non-TUI commands never import Textual: the app is imported only when no command is given.
 
 `parser` builds the argument parser; `status`, `lifecycle` (the actions: a preview, `--yes` applies),
-`health` and `loader` run their commands; `args` holds the options' argparse types.
+`health`, `search` and `loader` run their commands; `args` holds the options' argparse types.
 """
 
 from __future__ import annotations
@@ -40,6 +40,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from pmem_tui.cli import health
 
         return health.run(args, root)
+    if cmd == "search":
+        from pmem_tui.cli import search
+
+        return search.run(args, root)
     from pmem_tui.cli import lifecycle
 
     return lifecycle.run(args, root)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from pmem_tui import __version__
-from pmem_tui.cli import health, loader
+from pmem_tui.cli import health, loader, search
 from pmem_tui.cli.args import path_option
 
 
@@ -87,4 +87,5 @@ def build_parser() -> argparse.ArgumentParser:
 
     loader.add_parser(sub)  # these two never import Textual either
     health.add_parser(sub, common)
+    search.add_parser(sub, common)
     return parser

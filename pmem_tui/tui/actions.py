@@ -149,6 +149,16 @@ MAIN: tuple[Action, ...] = (
     Action("redo", "ctrl+y", "app.redo", "Redo", "redo what {undo} undid, with its preview", command="Redo"),
     Action("health", "H", "app.health", "Health", "health review", command="Health review"),
     Action(
+        "search",
+        "ctrl+f",
+        "app.search",
+        "Search",
+        'search the text of every memory file: words, "phrases", path:GLOB, in:archive / in:trash',
+        show=False,
+        priority=True,  # also from the filter's input (whose own ctrl+f deletes a word)
+        command="Search file contents",
+    ),
+    Action(
         "problems",
         "exclamation_mark",
         "problems",
@@ -315,6 +325,30 @@ HEALTH: tuple[Action, ...] = (
     Action("health.purge", "P", "purge", "Purge expired", "purge expired trash (its own confirmation)"),
     Action("health.quit", "q", "app.quit", "Quit", "quit"),
 )
+SEARCH: tuple[Action, ...] = (  # `SearchScreen`: typing goes to its input; the results take the keys below
+    Action("search.open", "enter", "open", "Open", "open the result in its pane, the preview at the match"),
+    Action(
+        "search.results",
+        "down,tab",
+        "to_results",
+        "Results",
+        "from the query to the results (j / k, ↓ / ↑ move; / or shift+tab: back to the query)",
+        keys_shown="↓ / tab",
+    ),
+    Action("search.query", "slash,shift+tab", "to_query", "Query", "", show=False),
+    Action("search.down", "j", "cursor_down", "Down", "", show=False),
+    Action("search.up", "k", "cursor_up", "Up", "", show=False),
+    Action("search.archive", "a", "archive", "Archive", "archive the result's file, through its preview"),
+    Action(
+        "search.delete",
+        "d",
+        "delete",
+        "Delete",
+        "delete to the trash (an active file: its archive preview first, as in the panes)",
+    ),
+    Action("search.recover", "r", "recover", "Recover", "recover the result's archived or trashed file"),
+    Action("search.close", "escape", "close", "Close", "back to the panes"),
+)
 EPICS_MOVE = Action(
     "epics.move",
     "",
@@ -361,6 +395,7 @@ HELP: tuple[Section, ...] = (
     Section("Main screen", _documented(MOVE, *PANES_KEYS, *MAIN, MARK, CLEAR, *GLOBAL)),
     Section("Preview modal", _documented(*MODAL)),
     Section("Health review", _documented(*HEALTH)),
+    Section("Search", _documented(*SEARCH)),
     Section("Epics pane", _documented(*EPICS)),
 )
 
@@ -368,7 +403,18 @@ HELP: tuple[Section, ...] = (
 PINNED = ("help", "app.help", "quit", "app.quit")
 
 
-ALL: tuple[Action, ...] = (*MAIN, *GLOBAL, *LIST_ALL, *FILTER, *PREVIEW, *SCREENS, *MODAL, *HEALTH, *EPICS)
+ALL: tuple[Action, ...] = (
+    *MAIN,
+    *GLOBAL,
+    *LIST_ALL,
+    *FILTER,
+    *PREVIEW,
+    *SCREENS,
+    *MODAL,
+    *HEALTH,
+    *SEARCH,
+    *EPICS,
+)
 keys.set_table({a.id: a.key for a in ALL if a.key})  # for the sentences that name a key
 
 
@@ -379,6 +425,7 @@ SCOPES: tuple[tuple[Action, ...], ...] = (
     (*MAIN, *GLOBAL, *EPIC_TABLE, *EPICS_VIEW),  # the Epics pane
     (*HEALTH, *GLOBAL, *LIST, MARK),  # the health review and its list
     (*MODAL, *GLOBAL),
+    (*SEARCH, *GLOBAL),
 )
 
 

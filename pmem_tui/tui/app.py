@@ -35,7 +35,16 @@ from pmem_tui.tui.config import Config, apply_config
 from pmem_tui.tui.editor import Editor, run_editor
 from pmem_tui.tui.focus import KeyReadOrder, reroute_stray_key
 from pmem_tui.tui.keys import use_keymap
-from pmem_tui.tui.messages import EditRequested, FilesChanged, KeepRequested, PreviewShown, ScanDone
+from pmem_tui.tui.messages import (
+    EditRequested,
+    FilesChanged,
+    IndexProgress,
+    KeepRequested,
+    PreviewShown,
+    ScanDone,
+    SearchHitAction,
+    SearchOpen,
+)
 from pmem_tui.tui.panes import ExtraPane
 from pmem_tui.tui.plan_app import PlanApp
 from pmem_tui.tui.rows import Row, head_rows
@@ -57,6 +66,7 @@ if TYPE_CHECKING:
     from pmem_tui.tui.modals.plan_modal import PlanModal
     from pmem_tui.tui.patch import IndexSignature
     from pmem_tui.tui.screens.health import HealthScreen
+    from pmem_tui.tui.search_flow import SearchFlow
 else:
 
     class _LazyModule:
@@ -119,6 +129,7 @@ class PmemApp(KeyReadOrder, PlanApp):
         self._full_scan_started = False
         self.rows_updated_in_place = 0
         self.monotonic: Callable[[], float] = time.monotonic  # the debouncer's clock (tests drive it)
+        self._search: SearchFlow | None = None  # the search index and screen (`search_flow.py`), on first use
 
     # -- lifecycle of the app -----------------------------------------------------------------
 
@@ -224,6 +235,8 @@ class PmemApp(KeyReadOrder, PlanApp):
         for screen in self._health_screens():
             if message.changed != frozenset():
                 screen.snapshot_changed()
+        if message.snapshot.exists:
+            self.search_flow.start()  # the index catches up once the panes are on screen
 
     # -- the watcher --------------------------------------------------------------------------
 
@@ -258,6 +271,8 @@ class PmemApp(KeyReadOrder, PlanApp):
         for modal in self._plan_modals():
             modal.notice_change(changed)
         self.request_rescan(changed)
+        if self._search is not None:
+            self._search.files_changed(changed)
 
     def _apply_patch(self, rows: list[Row], snap: Snapshot) -> None:
         """Known files or index lines changed in place: redraw their rows only."""
@@ -304,6 +319,28 @@ class PmemApp(KeyReadOrder, PlanApp):
 
             source = self.health_source or run_health
             self.push_screen(HealthScreen(source, self.root, self.today, self.kept))
+
+    # -- search (`search_flow.py`) ----------------------------------------------------------------
+
+    @property
+    def search_flow(self) -> SearchFlow:
+        if self._search is None:
+            from pmem_tui.tui.search_flow import SearchFlow
+
+            self._search = SearchFlow(self, lambda: self.main_screen)
+        return self._search
+
+    def action_search(self) -> None:
+        self.search_flow.open_screen()
+
+    def on_index_progress(self, message: IndexProgress) -> None:
+        self.search_flow.index_progress(message)
+
+    def on_search_open(self, message: SearchOpen) -> None:
+        self.search_flow.open_hit(message)
+
+    def on_search_hit_action(self, message: SearchHitAction) -> None:
+        self.search_flow.hit_action(message)
 
     def on_keep_requested(self, message: KeepRequested) -> None:
         self.kept.update(message.paths)

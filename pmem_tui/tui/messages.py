@@ -83,3 +83,31 @@ class KeepRequested(Message):
     """The health review asks the app to keep these paths out of its proposals for the session."""
 
     paths: tuple[str, ...]
+
+
+@dataclass
+class IndexProgress(Message):
+    """The search index's worker: how far its build has come (`done` of `total` files read), or that it is
+    up to date (`ready`)."""
+
+    done: int
+    total: int
+    ready: bool
+
+
+@dataclass
+class SearchOpen(Message):
+    """The search screen asks the app to show a file (`location`: its path under the root) in its pane,
+    the preview scrolled to `needle` (the match)."""
+
+    location: str
+    needle: str
+
+
+@dataclass
+class SearchHitAction(Message):
+    """The search screen asks the app for a lifecycle action (`archive`, `delete`, `recover`) on the file
+    at `location`, through its usual preview."""
+
+    action: str
+    location: str

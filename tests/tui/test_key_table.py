@@ -19,6 +19,7 @@ from pmem_tui.tui.modals.plan_modal import PlanModal
 from pmem_tui.tui.screens.health import HealthScreen
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
+from pmem_tui.tui.screens.search import SearchScreen
 from pmem_tui.tui.screens.too_small import TooSmallScreen
 from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.widgets.epics import EpicsView, EpicTable
@@ -31,6 +32,7 @@ WIDGETS = (
     PmemApp,
     MainScreen,
     HealthScreen,
+    SearchScreen,
     MemoryList,
     PaneView,
     FilterInput,

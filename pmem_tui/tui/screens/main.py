@@ -123,6 +123,31 @@ class MainScreen(Screen[None]):
             return self.current_pane(), []
         return view.pane, view.list.selection()
 
+    def row_at(self, location: str) -> tuple[str, Row] | None:
+        """The pane and row of the file at `location` (its path under the root), in key order."""
+        for name in self.pane_ids:
+            pane = name.removeprefix("pane-")
+            if pane in ROW_PANES:
+                row = next((r for r in self.view(pane).list.all_rows if r.location == location), None)
+                if row is not None:
+                    return pane, row
+        return None
+
+    def reveal(self, location: str, needle: str) -> bool:
+        """Show the file at `location` in its pane, selected, the preview scrolled to `needle` (search)."""
+        found = self.row_at(location)
+        if found is None:
+            return False
+        pane, row = found
+        view = self.view(pane)
+        if view.list.filter_query:
+            view.clear_filter()  # the filter may hide the row
+        self.preview.reveal = (location, needle)
+        self._show(pane_id(pane))
+        view.list.select_key(row.key)
+        self.preview.show_row(row)
+        return True
+
     def hidden_marks_note(self) -> str | None:
         """The marked rows of the pane that its filter hides: a batch includes them, so its preview says
         so and names every one (None: none hidden)."""

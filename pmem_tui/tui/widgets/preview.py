@@ -203,6 +203,7 @@ class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
         self._subject: Row | RenderableType | None = None
         self._rendered_width = 0
         self.loading_row: Row | None = None
+        self.reveal: tuple[str, str] | None = None  # (file, text): scroll there when that file is shown
         self._last_start = 0.0
 
     @property
@@ -290,8 +291,21 @@ class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
         self._lines = [Strip(styled(line), width) for line in lines]
         self._rendered_width = width
         set_virtual_size(self, Size(width, len(self._lines)))  # no relayout: only the content changed
-        self.scroll_to(y=0, animate=False)
+        self.scroll_to(y=self._revealed_line(), animate=False)
         self.refresh()
+
+    def _revealed_line(self) -> int:
+        """The line to scroll to: the first one below the facts' rule showing the search's match (0: the
+        top, for any other file)."""
+        subject, reveal = self._subject, self.reveal
+        if reveal is None or not isinstance(subject, Row) or subject.location != reveal[0]:
+            return 0
+        self.reveal = None
+        needle = reveal[1].casefold()
+        lines = self.text.split("\n")
+        below = next((i for i, line in enumerate(lines) if line.strip().startswith("───")), 0)
+        at = next((i for i in range(below, len(lines)) if needle in lines[i].casefold()), below)
+        return max(at - 2, 0)
 
     def on_resize(self) -> None:
         width = self.scrollable_content_region.width

@@ -1,0 +1,171 @@
+"""Running a query against the index: ranked hits, each with the line of its first match and a snippet.
+
+Ranking: FTS5's bm25 with the title and the summary weighted above the body (`db.WEIGHTS`); a query made
+only of words shorter than the trigram (`query.MIN_FTS`) is ranked by where they occur (title, then summary,
+then the body, by how often). The score is shown higher-is-better.
+
+A hit's snippet is the line of the first match (1-based), trimmed to `SNIPPET_WIDTH` characters around the
+match, with every match in it as (start, end) offsets; control characters in it are blanked, one for one,
+so the offsets hold for any front (the CLI brackets or colours them, the app highlights them).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from pmem_tui.core.search.db import WEIGHTS
+from pmem_tui.core.search.query import MIN_FTS, Query, case_sensitive, is_glob, match_expression
+
+SNIPPET_WIDTH = 120
+_LEAD = 30  # characters kept before the first match when a line is trimmed
+_ELLIPSIS = "…"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SHORT_WEIGHTS = (("title", 10.0), ("summary", 5.0))  # where a short word counts most (as bm25's)
+_WEIGHTS = ", ".join(map(str, WEIGHTS))
+RANKED = 1000  # matches ranked at most: a broader query ranks its title, summary and first body matches
+SCANNED = 300  # a scan for short words stops after this many matches, which it then ranks
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str
+    location: str  # active, core, archive or trash
+    line: int  # 1-based line of the first match
+    snippet: str
+    spans: tuple[tuple[int, int], ...]  # the matches in `snippet`, (start, end) offsets
+    score: float  # higher is better
+
+
+def _contains(column: str, term: str) -> tuple[str, str]:
+    """An SQL test that `column` holds `term`, in smart case. SQLite's `lower` folds ASCII only: a caseless
+    term with other cased letters (é, Ж) is checked by Python (`db.contains_casefolded`)."""
+    if case_sensitive(term) or term.upper() == term:  # a capital, or no cased letter at all (CJK, digits)
+        return f"instr({column}, ?) > 0", term
+    if term.isascii():
+        return f"instr(lower({column}), ?) > 0", term
+    return f"pmem_contains({column}, ?)", term
+
+
+# `|| ''`: FTS5 would answer `column GLOB pattern` from its trigram index, which holds no unindexed column.
+def _where(query: Query, locations: tuple[str, ...]) -> tuple[list[str], list[object]]:
+    tests = [f"location IN ({', '.join('?' for _ in locations)})"]
+    args: list[object] = list(locations)
+    for term in query.terms:  # the trigram index matches 3 characters and more, in any case: the rest here
+        if len(term) < MIN_FTS or case_sensitive(term):
+            test, arg = _contains("body", term)
+            tests.append(test)
+            args.append(arg)
+    if query.paths:
+        alternatives = []
+        for value in query.paths:
+            if is_glob(value):
+                alternatives.append("(path || '') GLOB ?")
+                args.append(value)
+                if "/" not in value:  # like ripgrep's -g: a glob without a slash matches the file's name
+                    alternatives.append("(path || '') GLOB ?")
+                    args.append("*/" + value)
+            else:
+                test, arg = _contains("path", value)
+                alternatives.append(test)
+                args.append(arg)
+        tests.append("(" + " OR ".join(alternatives) + ")")
+    return tests, args
+
+
+def _count_to(conn: sqlite3.Connection, sql: str, args: list[object], cap: int) -> int:
+    """How many rows `sql` yields, counted up to `cap + 1` only (cheap however broad the query)."""
+    row = conn.execute(f"SELECT count(*) FROM ({sql} LIMIT {cap + 1})", args).fetchone()
+    return int(row[0])
+
+
+def rows(
+    conn: sqlite3.Connection, query: Query, locations: tuple[str, ...], limit: int
+) -> tuple[list[tuple[int, str, str, float]], bool]:
+    """(rowid, path, location, score) of the best `limit` documents, best first; and whether the query was
+    too broad to rank every match (over `RANKED` of them: then the title and summary matches and the first
+    body matches are ranked among themselves, so that a keystroke never waits for a whole-memory sort)."""
+    tests, args = _where(query, locations)
+    where = " AND ".join(tests)
+    expression = match_expression(query)
+    if expression is not None:
+        match = f"FROM docs WHERE docs MATCH ? AND {where}"
+        if _count_to(conn, f"SELECT 1 {match}", [expression, *args], RANKED) <= RANKED:
+            sql = f"SELECT rowid, path, location, -rank {match} ORDER BY rank, path LIMIT ?"
+            return conn.execute(sql, [expression, *args, limit]).fetchall(), False
+        found: dict[int, tuple[int, str, str, float]] = {}
+        for columns in ("{title summary}", "{body}"):  # bm25 only for the rows returned
+            narrowed = expression.replace("{title summary body}", columns, 1)
+            sql = f"SELECT rowid, path, location, -bm25(docs, {_WEIGHTS}) {match} LIMIT ?"
+            for row in conn.execute(sql, [narrowed, *args, limit]):
+                found.setdefault(row[0], row)
+        return sorted(found.values(), key=lambda r: (-r[3], r[1]))[:limit], True
+    score_parts: list[str] = []
+    score_args: list[object] = []
+    for term in query.terms:
+        for column, weight in _SHORT_WEIGHTS:
+            test, arg = _contains(column, term)
+            score_parts.append(f"({test}) * {weight}")
+            score_args.append(arg)
+        # how often it occurs in the body, per kilobyte (a dense mention beats a passing one)
+        hay = "body" if case_sensitive(term) else "lower(body)"  # ASCII folded only: a rank, not a test
+        count = f"(length({hay}) - length(replace({hay}, ?, ''))) / {len(term)}"
+        score_parts.append(f"{count} * 1000.0 / (length(body) + 1000)")
+        score_args.append(term)
+    # A scan: it stops after SCANNED matches (a common short word), which are then ranked.
+    scan = f"SELECT rowid, path, location, body, title, summary FROM docs WHERE {where} LIMIT {SCANNED + 1}"
+    score = " + ".join(score_parts)
+    sql = (
+        f"SELECT rowid, path, location, {score} AS score, count(*) OVER () FROM ({scan}) "
+        "ORDER BY score DESC, path LIMIT ?"
+    )
+    found_rows = conn.execute(sql, [*score_args, *args, limit]).fetchall()
+    broad = bool(found_rows) and found_rows[0][4] > SCANNED
+    return [row[:4] for row in found_rows], broad
+
+
+def matcher(query: Query) -> re.Pattern[str]:
+    """Every term of the query, each in its own case rule (smart case), longest first."""
+    parts = [
+        re.escape(t) if case_sensitive(t) else f"(?i:{re.escape(t)})"
+        for t in sorted(set(query.terms), key=len, reverse=True)
+    ]
+    return re.compile("|".join(parts))
+
+
+def snippet(text: str, pattern: re.Pattern[str]) -> tuple[int, str, tuple[tuple[int, int], ...]]:
+    """(line number, snippet, spans) of the first match of `pattern` in `text` (line 1 when none)."""
+    first = pattern.search(text)
+    at = first.start() if first else 0
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", at)
+    line_end = len(text) if line_end < 0 else line_end
+    line_no = text.count("\n", 0, line_start) + 1
+    cut_start = line_start
+    if first and at - line_start > _LEAD and line_end - line_start > SNIPPET_WIDTH:
+        cut_start = max(line_start, min(at - _LEAD, line_end - SNIPPET_WIDTH))
+    cut_end = min(line_end, cut_start + SNIPPET_WIDTH)
+    before = _ELLIPSIS if cut_start > line_start else ""
+    after = _ELLIPSIS if cut_end < line_end else ""
+    body = _CONTROL.sub(" ", text[cut_start:cut_end].rstrip("\r"))
+    spans = tuple(
+        (m.start() - cut_start + len(before), m.end() - cut_start + len(before))
+        for m in pattern.finditer(text, cut_start, cut_start + len(body))
+        if m.end() > m.start()
+    )
+    return line_no, before + body + after, spans
+
+
+def hits(
+    conn: sqlite3.Connection, query: Query, locations: tuple[str, ...], limit: int
+) -> tuple[list[Hit], bool]:
+    """The best hits, and whether the query was too broad to rank every match (`rows`)."""
+    pattern = matcher(query)
+    found = []
+    ranked, broad = rows(conn, query, locations, limit)
+    for rowid, path, where, score in ranked:
+        body = conn.execute("SELECT body FROM docs WHERE rowid = ?", (rowid,)).fetchone()
+        line, text, spans = snippet(body[0] if body else "", pattern)
+        found.append(Hit(path, where, line, text, spans, float(f"{float(score or 0.0):.4g}")))
+    return found, broad

@@ -1,0 +1,249 @@
+"""`ctrl+f`: find text in every memory file (`core/search`). Results as you type, best first, each its path,
+line and the line of its first match with the matches highlighted.
+
+Each keystroke runs the query in a worker on the index as it stands (`SearchIndex.reader`: never the one
+that builds it); a result that comes back after a newer keystroke is dropped. While the app's worker builds
+the index (its first build, or a rebuild) the screen says so with a progress bar, and the results grow as it
+goes. The screen never calls the app: `enter` posts `SearchOpen` (the app shows the file in its pane, the
+preview at the match), `a` / `d` / `r` post `SearchHitAction` (the app plans it, with its usual preview).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Input, OptionList, ProgressBar, Static
+from textual.widgets.option_list import Option
+
+from pmem_tui.core.errors import PmemError
+from pmem_tui.core.search import Hit, Results, SearchIndex
+from pmem_tui.core.textio import display
+from pmem_tui.tui.actions import SEARCH, bindings
+from pmem_tui.tui.messages import SearchHitAction, SearchOpen
+from pmem_tui.tui.widgets.key_bar import KeyBar
+
+LIMIT = 50  # results listed: a person refines the query rather than scroll further (each is a snippet cut)
+PLACEHOLDER = 'words, "a phrase", path:notes/*, in:archive'
+
+
+def hit_text(hit: Hit) -> Text:
+    """A result's two lines: where it is, and its snippet with the matches highlighted."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(display(hit.path), style="bold")
+    text.append(f":{hit.line}", style="cyan")
+    if hit.location != "active":
+        text.append(f"  {hit.location}", style="yellow")
+    text.append("\n  ")
+    at = 0
+    for start, end in hit.spans:
+        text.append(hit.snippet[at:start])
+        text.append(hit.snippet[start:end], style="bold reverse")
+        at = end
+    text.append(hit.snippet[at:])
+    return text
+
+
+def run_query(root: Path, query: str) -> Results | str:
+    """The results of `query` on the index as it stands, or the sentence saying why there are none."""
+    idx = SearchIndex.reader(root)
+    if idx is None:
+        return "The search index is being built; results appear as it grows."
+    try:
+        with idx:
+            return idx.search(query, archive=True, limit=LIMIT)
+    except PmemError as err:
+        return str(err)
+    except sqlite3.Error:
+        return "The search index is being rebuilt; try again in a moment."
+
+
+class SearchScreen(Screen[None]):
+    DEFAULT_CSS = """
+    SearchScreen #search-input { margin: 0 1; }
+    SearchScreen #search-status { height: 1; padding: 0 2; color: $text-muted; }
+    SearchScreen #search-progress { height: 1; padding: 0 2; }
+    SearchScreen #search-results { height: 1fr; border: none; padding: 0 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings(SEARCH)]
+
+    class Found(Message):
+        def __init__(self, generation: int, results: Results | str) -> None:
+            super().__init__()
+            self.generation = generation
+            self.results = results
+
+    def __init__(self, root: Path, progress: tuple[int, int] | None = None, query: str = "") -> None:
+        super().__init__()
+        self.root = root
+        self.progress = progress  # (done, total) while the app's worker builds the index
+        self.initial = query
+        self.hits: list[Hit] = []
+        self.generation = 0
+        self.shown_generation = 0
+        self.error = ""  # why there are no results (a refused query, the index not there yet)
+        self.note = ""  # what the index could not look into
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Search", style="bold"), id="search-title")
+        yield Input(self.initial, placeholder=PLACEHOLDER, id="search-input")
+        yield Static(id="search-status")
+        yield ProgressBar(id="search-progress", show_eta=False)
+        yield OptionList(id="search-results")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self._show_progress()
+        self._status()
+        self.input.focus()
+        if self.initial:
+            self._start(self.initial)
+
+    @property
+    def input(self) -> Input:
+        return self.query_one("#search-input", Input)
+
+    @property
+    def results(self) -> OptionList:
+        return self.query_one("#search-results", OptionList)
+
+    # -- the index's progress (the app hands it over) ---------------------------------------------
+
+    def index_progress(self, done: int, total: int, ready: bool) -> None:
+        self.progress = None if ready else (done, total)
+        self._show_progress()
+        self._status()
+        if self.input.value.strip():
+            self._start(self.input.value)  # the index grew or changed: the results too
+
+    def _show_progress(self) -> None:
+        bar = self.query_one("#search-progress", ProgressBar)
+        bar.display = self.progress is not None
+        if self.progress is not None:
+            bar.update(total=max(self.progress[1], 1), progress=self.progress[0])
+
+    def _status(self) -> None:
+        parts = []
+        if self.progress is not None:
+            done, total = self.progress
+            parts.append(f"Indexing: {done:,} of {total:,} files read; results may be incomplete.")
+        if self.error:
+            parts.append(self.error)
+        elif self.input.value.strip():
+            n = len(self.hits)
+            parts.append(f"{n}{'+' if n >= LIMIT else ''} result{'s' if n != 1 else ''}")
+            if self.note:
+                parts.append(self.note)
+        else:
+            parts.append("Type to search every memory file, the archive and the trash included.")
+        self.query_one("#search-status", Static).update(Text("  ".join(parts)))
+
+    # -- the query --------------------------------------------------------------------------------
+
+    @on(Input.Changed, "#search-input")
+    def _changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._start(event.value)
+
+    def _start(self, query: str) -> None:
+        self.generation += 1
+        if not query.strip():
+            self._show(self.generation, [], "")
+            return
+        self._query(self.generation, query)
+
+    @work(thread=True, group="search-query", exit_on_error=False, description="search")
+    def _query(self, generation: int, query: str) -> None:
+        self.post_message(self.Found(generation, run_query(self.root, query)))
+
+    def on_search_screen_found(self, message: SearchScreen.Found) -> None:
+        message.stop()
+        if message.generation < self.shown_generation or message.generation != self.generation:
+            return  # typed over: a newer query is on its way
+        if isinstance(message.results, str):
+            self._show(message.generation, [], message.results)
+        else:
+            self.note = message.results.note or ""
+            self._show(message.generation, list(message.results.hits), "")
+
+    def _show(self, generation: int, hits: list[Hit], error: str) -> None:
+        self.shown_generation = generation
+        self.hits = hits
+        self.error = error
+        results = self.results
+        highlighted = results.highlighted
+        results.clear_options()
+        results.add_options([Option(hit_text(h)) for h in hits])
+        if hits:
+            results.highlighted = min(highlighted or 0, len(hits) - 1) if highlighted is not None else 0
+        self._status()
+
+    # -- keys -------------------------------------------------------------------------------------
+
+    def _hit(self) -> Hit | None:
+        index = self.results.highlighted
+        return self.hits[index] if index is not None and 0 <= index < len(self.hits) else None
+
+    @on(Input.Submitted, "#search-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_open()
+
+    @on(OptionList.OptionSelected, "#search-results")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        hit = self._hit()
+        if hit is None:
+            self.app.bell()
+            return
+        needle = hit.snippet[hit.spans[0][0] : hit.spans[0][1]] if hit.spans else ""
+        self.post_message(SearchOpen(hit.path, needle))
+
+    def action_to_results(self) -> None:
+        if self.hits:
+            self.results.focus()
+
+    def action_to_query(self) -> None:
+        self.input.focus()
+
+    def action_cursor_down(self) -> None:
+        self.results.action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.results.action_cursor_up()
+
+    def _lifecycle(self, action: str) -> None:
+        hit = self._hit()
+        if hit is None:
+            self.app.bell()
+            return
+        self.post_message(SearchHitAction(action, hit.path))
+
+    def action_archive(self) -> None:
+        self._lifecycle("archive")
+
+    def action_delete(self) -> None:
+        self._lifecycle("delete")
+
+    def action_recover(self) -> None:
+        self._lifecycle("recover")
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The results' keys act on the results only: in the query they are letters typed."""
+        if action in ("archive", "delete", "recover", "cursor_down", "cursor_up", "to_query"):
+            return self.results.has_focus
+        return True

@@ -1,0 +1,179 @@
+"""`ctrl+f`: the search screen. Results as you type (stale ones dropped), highlighted snippets, enter opens
+the file in its pane with the preview at the match, the lifecycle keys through their previews, the index's
+progress while it is built, and the watcher's changes indexed file by file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_actions import modal, preview_of
+from textual.pilot import Pilot
+from textual.widgets import OptionList, ProgressBar, Static
+from tui_helpers import RecordingApp, fill, settle, until
+
+from pmem_tui.core.search import SearchIndex
+from pmem_tui.tui.commands import system_commands
+from pmem_tui.tui.messages import IndexProgress
+from pmem_tui.tui.modals.plan_modal import PlanModal
+from pmem_tui.tui.screens.search import SearchScreen
+
+SIZE = (100, 30)
+LONG = "notes/long-log.md"
+
+
+@pytest.fixture
+def root(demo_root: Path) -> Path:
+    lines = [f"line {n} of the log, nothing to find here" for n in range(1, 120)]
+    lines[99] = "line 100: the quokka finally arrived"
+    (demo_root / LONG).write_text("# Long log\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    return demo_root
+
+
+async def ready(pilot: Pilot[Any], app: RecordingApp) -> None:
+    """The app's first scan is on screen and its index worker has built the index."""
+    await settle(pilot)
+    assert await until(pilot, lambda: app._search is not None and not app._search._busy)
+
+
+async def open_search(pilot: Pilot[Any], app: RecordingApp, query: str = "") -> SearchScreen:
+    await ready(pilot, app)
+    await pilot.press("ctrl+f")
+    assert await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+    screen = app.screen
+    assert isinstance(screen, SearchScreen)
+    if query:
+        await fill(pilot, query)
+        assert await until(pilot, lambda: screen.shown_generation == screen.generation)
+    return screen
+
+
+def status(screen: SearchScreen) -> str:
+    return str(screen.query_one("#search-status", Static).render())
+
+
+async def test_results_as_you_type_with_highlighted_snippets(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot, app, "quokka")
+        assert [(h.path, h.line) for h in screen.hits] == [(LONG, 102)]
+        assert "1 result" in status(screen)
+        prompt = screen.query_one(OptionList).get_option_at_index(0).prompt
+        assert f"{LONG}:102" in str(prompt)
+        assert any(
+            str(span.style) == "bold reverse" and str(prompt)[span.start : span.end] == "quokka"
+            for span in prompt.spans
+        )  # type: ignore[union-attr]
+        await fill(pilot, "quokka nosuchthing")
+        assert await until(pilot, lambda: screen.shown_generation == screen.generation)
+        assert screen.hits == [] and "0 results" in status(screen)
+        await fill(pilot, "in:nowhere x")
+        assert await until(pilot, lambda: screen.shown_generation == screen.generation)
+        assert "in:nowhere is not a place" in status(screen)
+
+
+async def test_stale_results_are_dropped(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot, app, "quokka")
+        shown = list(screen.hits)
+        screen.post_message(SearchScreen.Found(screen.generation - 1, "an older query's answer"))
+        await pilot.pause()
+        assert screen.hits == shown and "older" not in status(screen)
+
+
+async def test_enter_opens_the_file_in_its_pane_at_the_match(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_search(pilot, app, "quokka")
+        await pilot.press("enter")
+        main = app.main_screen
+        assert main is not None and app.screen is main
+        view = main.current_view()
+        assert view is not None and view.list.current_row is not None
+        assert view.list.current_row.location == LONG
+        assert await until(pilot, lambda: "quokka" in main.preview.text and main.preview.scroll_y > 50)
+        top = main.preview.text.split("\n")[round(main.preview.scroll_y) :]
+        assert any("quokka" in line for line in top[:5])  # the match is at the top of the preview
+
+
+async def test_results_keys_move_and_escape_closes(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot, app, "the")
+        assert len(screen.hits) > 2
+        await pilot.press("down")
+        assert screen.results.has_focus and screen.results.highlighted == 0
+        await pilot.press("j", "j", "k")
+        assert screen.results.highlighted == 1
+        await pilot.press("slash")
+        assert screen.input.has_focus
+        await pilot.press("escape")
+        assert app.screen is app.main_screen
+
+
+async def test_archive_a_result_through_its_preview(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot, app, "quokka")
+        await pilot.press("down", "a")
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal))
+        assert modal(app).heading == "Archive notes/long-log.md"
+        await pilot.press("escape")
+        assert await until(pilot, lambda: app.screen is screen)
+        assert (root / LONG).exists()
+
+
+async def test_delete_and_recover_an_archived_result(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot, app, "in:archive the")
+        assert screen.hits and all(h.location == "archive" for h in screen.hits)
+        await pilot.press("down", "r")
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal))
+        assert modal(app).heading.startswith("Recover")
+        await pilot.press("escape")
+        assert await until(pilot, lambda: app.screen is screen)
+        await pilot.press("d")
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal))
+        assert modal(app).heading.startswith("Delete") and "_trash" in preview_of(modal(app))
+
+
+async def test_progress_bar_while_the_index_is_built(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot, app)
+        bar = screen.query_one(ProgressBar)
+        assert not bar.display
+        app.post_message(IndexProgress(40, 100, ready=False))
+        await pilot.pause()
+        assert bar.display and bar.progress == 40 and bar.total == 100
+        assert "Indexing: 40 of 100 files read" in status(screen)
+        app.post_message(IndexProgress(0, 0, ready=True))
+        await pilot.pause()
+        assert not bar.display and "Indexing" not in status(screen)
+
+
+async def test_the_watchers_changes_are_indexed_file_by_file(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        refreshed: list[int] = []
+        real = SearchIndex.refresh
+        monkeypatch.setattr(SearchIndex, "refresh", lambda self: refreshed.append(1) or real(self))
+        (root / "notes/fresh.md").write_text("# Fresh\n\nA wombat appears.\n", encoding="utf-8")
+        assert app._search is not None
+        app._search.files_changed(frozenset({"notes/fresh.md"}))
+        await ready(pilot, app)
+        screen = await open_search(pilot, app, "wombat")
+        assert [h.path for h in screen.hits] == ["notes/fresh.md"]
+        assert refreshed == []  # one file read, no walk of the memory
+
+
+def test_search_is_in_the_palette(root: Path) -> None:
+    app = RecordingApp(root)
+    names = [c.title for c in system_commands(app, app.screen if app._screen_stack else None, None)]  # type: ignore[arg-type]
+    assert "Search file contents" in names
