@@ -153,6 +153,8 @@ def _record(root: Path, fs: FS, message: str) -> Recorded:
         return Recorded()
     head = _head_or_damaged(root)
     objects = store.open_objects(root)
+    if head is not None:
+        objects.commit(head)  # the last record must read: a new one on a lost parent would hide the damage
     files: dict[str, str] = {}
     rows: dict[str, stat_table.Row] = {}
     new_blobs: dict[str, bytes] = {}

@@ -197,7 +197,7 @@ def check(root: Path) -> str | None:
     (or there is no store)."""
     root = Path(root)
     if not stat_table.store_exists(root):
-        return None
+        return f"{HISTORY_DIR} is not a folder" if os.path.lexists(root / HISTORY_DIR) else None
     try:
         head = record._head_or_damaged(root)
         if head is None:

@@ -59,10 +59,24 @@ def read_head(root: Path | str, ref: str = MAIN_REF) -> str | None:
     store, no record yet, or a damaged ref)."""
     try:
         data = safeio.read_under(root, f"{HISTORY_DIR}/{ref}", 100).strip()
+    except FileNotFoundError:
+        data = _packed_ref(root, ref)  # `git gc` moves refs into `packed-refs`
     except OSError:
         return None
     text = data.decode("ascii", "replace")
     return text if len(text) == 40 and all(c in "0123456789abcdef" for c in text) else None
+
+
+def _packed_ref(root: Path | str, ref: str) -> bytes:
+    try:
+        data = safeio.read_under(root, f"{HISTORY_DIR}/packed-refs", safeio.MIB)
+    except OSError:
+        return b""
+    for line in data.splitlines():
+        sha, _, name = line.partition(b" ")
+        if name == ref.encode():
+            return sha
+    return b""
 
 
 def walk(root: Path | str) -> dict[str, Stamp]:
