@@ -56,8 +56,10 @@ def add_parser(
 
 def run(args: argparse.Namespace, root: Path) -> int:
     # The engine (numpy, rapidfuzz) loads only when health runs, not for every command's parser.
+    from pmem_tui.cli.history import record_seen
     from pmem_tui.core.health import check_health
 
+    record_seen(root)  # what changed on disk goes into the history first
     report = check_health(root, inactive_days=args.inactive_days, use_cache=not args.no_cache)
     if args.json:
         text = display(json.dumps(health_dict(report), ensure_ascii=False, indent=2))

@@ -23,6 +23,7 @@ from pmem_tui.core.history.names import MAIN_REF, REVIEWED_REF, original_path
 from pmem_tui.core.history.record import ORIGIN_TRAILER
 
 __all__ = [
+    "REVIEWED_REF",
     "Change",
     "Changed",
     "Record",
