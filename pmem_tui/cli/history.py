@@ -70,10 +70,9 @@ def record_seen(root: Path | str) -> bool:
 
     done = record.record(Path(root))
     if done.problem is not None:
-        print(
-            f"pmem-tui: History could not record what changed on disk: {printable(done.problem)}.",
-            file=sys.stderr,
-        )
+        said = f"History could not record what changed on disk: {printable(done.problem)}."
+        print(f"pmem-tui: {said}", file=sys.stderr)
+    return done.commit is not None
 
 
 def run(args: argparse.Namespace, root: Path) -> int:
