@@ -62,17 +62,26 @@ def add_parsers(
 def record_seen(root: Path | str) -> bool:
     """Record what changed on disk since the last record, when the root has a history store (never made
     here); a store that cannot record says so on stderr and the command goes on. True when it recorded."""
+    recorded, problem = _seen(root)
+    _say(problem)
+    return recorded
+
+
+def _seen(root: Path | str) -> tuple[bool, str | None]:
     from pmem_tui.core.history import stat_table
 
     if not stat_table.store_exists(root) or stat_table.unchanged(root)[0]:
-        return False
+        return False, None
     from pmem_tui.core.history import record
 
     done = record.record(Path(root))
-    if done.problem is not None:
-        said = f"History could not record what changed on disk: {printable(done.problem)}."
+    return done.commit is not None, done.problem
+
+
+def _say(problem: str | None) -> None:
+    if problem is not None:
+        said = f"History could not record what changed on disk: {printable(problem)}."
         print(f"pmem-tui: {said}", file=sys.stderr)
-    return done.commit is not None
 
 
 def run(args: argparse.Namespace, root: Path) -> int:
@@ -108,8 +117,9 @@ def _emit_json(data: dict[str, Any]) -> None:
 def _list(root: Path, args: argparse.Namespace, path: str | None) -> int:
     from pmem_tui.core.history import log
 
-    record_seen(root)
-    found = log.versions(root, path)
+    problem = _seen(root)[1]
+    found = log.versions(root, path)  # a damaged store: this sentence only
+    _say(problem)
     if args.json:
         _emit_json({"versions": [v.to_json() for v in found]})
         return 0
@@ -207,7 +217,9 @@ def _prune(root: Path, args: argparse.Namespace, words: list[str]) -> int:
 def _changes(root: Path, args: argparse.Namespace) -> int:
     from pmem_tui.core.history import log, record, stat_table
 
-    record_seen(root)
+    problem = _seen(root)[1]
+    changed = log.changes_since_review(root)  # a damaged store: this sentence only
+    _say(problem)
     if args.mark_reviewed:
         marked = record.mark_reviewed(root)
         if args.json:
@@ -215,7 +227,6 @@ def _changes(root: Path, args: argparse.Namespace) -> int:
         else:
             print("Marked reviewed." if marked else "No history yet: nothing to mark.")
         return 0
-    changed = log.changes_since_review(root)
     if args.json:
         _emit_json(
             {

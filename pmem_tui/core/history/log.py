@@ -9,17 +9,19 @@ whose original path (`names.original_path`) is that path was added, changed, mov
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import difflib
 import hashlib
 import marshal
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from pmem_tui.core import cache, textio
-from pmem_tui.core.errors import Refused
+from pmem_tui.core.errors import PmemError, Refused
 from pmem_tui.core.history import stat_table, store
-from pmem_tui.core.history.names import MAIN_REF, REVIEWED_REF, original_path
+from pmem_tui.core.history.names import REVIEWED_REF, original_path
 from pmem_tui.core.history.record import ORIGIN_TRAILER
 
 __all__ = [
@@ -232,7 +234,7 @@ def origin_of(message: str) -> str:
     return message.split("\n", 1)[0].split(":", 1)[0]
 
 
-def records(root: Path) -> list[Record]:
+def _records(root: Path) -> list[Record]:
     """Every record, newest first (empty when there is no store). DamagedStore when one cannot be read."""
     reader = _Reader(Path(root))
     try:
@@ -242,10 +244,25 @@ def records(root: Path) -> list[Record]:
 
 
 def _head(root: Path) -> str | None:
-    return stat_table.read_head(root, MAIN_REF)
+    from pmem_tui.core.history.record import head_or_damaged
+
+    return head_or_damaged(root)
 
 
-def versions(root: Path, path: str | None = None) -> list[Version]:
+@contextlib.contextmanager
+def reading() -> Iterator[None]:
+    """A store that cannot be read is one sentence (a `Refused`), whatever dulwich raised."""
+    try:
+        yield
+    except PmemError:
+        raise
+    except Exception as err:
+        from pmem_tui.core.history.record import sentence
+
+        raise Refused(f"{sentence(err)}; `pmem-tui doctor --yes` rebuilds what it can.") from err
+
+
+def _versions(root: Path, path: str | None = None) -> list[Version]:
     """The versions of the file whose original path is `path` (every file's, for None), newest first."""
     reader = _Reader(Path(root))
     try:
@@ -263,14 +280,14 @@ def versions(root: Path, path: str | None = None) -> list[Version]:
         reader.save()
 
 
-def resolve(root: Path, version: str) -> str:
+def _resolve(root: Path, version: str) -> str:
     """The record id a version names (its full id or a unique prefix of at least 4 hex digits). Refused, in
     one sentence, for anything else."""
     text = version.strip().lower()
     if not 4 <= len(text) <= 40 or any(c not in "0123456789abcdef" for c in text):
         shown = textio.printable(version)[:60]
         raise Refused(f"{shown!r} is not a version id: versions are the hex ids `history` lists.")
-    found = [rec.id for rec in records(root) if rec.id.startswith(text)]
+    found = [rec.id for rec in _records(root) if rec.id.startswith(text)]
     if not found:
         raise Refused(f"There is no version {text} in this memory's history.")
     if len(found) > 1:
@@ -289,10 +306,10 @@ def _locate(files: dict[str, str], path: str) -> str | None:
     return next((p for p in sorted(files) if original_path(p) == path), None)
 
 
-def version_bytes(root: Path, version: str, path: str) -> bytes:
+def _version_bytes(root: Path, version: str, path: str) -> bytes:
     """The exact bytes of `path` (an original path, or where the file was) at `version`. Refused when that
     record holds no such file."""
-    commit_id = resolve(root, version)
+    commit_id = _resolve(root, version)
     reader = _Reader(Path(root))
     where = _locate(_tree_map(reader, commit_id), path)
     if where is None:
@@ -300,15 +317,15 @@ def version_bytes(root: Path, version: str, path: str) -> bytes:
     return reader.blob(_tree_map(reader, commit_id)[where])
 
 
-def diff(root: Path, path: str, from_version: str | None = None, to_version: str | None = None) -> str:
+def _diff(root: Path, path: str, from_version: str | None = None, to_version: str | None = None) -> str:
     """A unified diff of `path` between two versions: by default its newest version and the one before it;
     with only --from, from there to the newest. Refused when the path has no versions."""
-    found = versions(root, path)
+    found = _versions(root, path)
     if not found:
         raise Refused(f"{textio.printable(path)} has no versions in this memory's history.")
-    to_id = resolve(root, to_version) if to_version else found[0].id
+    to_id = _resolve(root, to_version) if to_version else found[0].id
     if from_version:
-        from_id: str | None = resolve(root, from_version)
+        from_id: str | None = _resolve(root, from_version)
     else:
         ids = [v.id for v in found]
         later = ids.index(to_id) if to_id in ids else 0
@@ -338,7 +355,7 @@ def unified(path: str, old: bytes, new: bytes, old_id: str | None, new_id: str |
     return "".join(line + "\n" for line in lines)
 
 
-def changes_since_review(root: Path) -> list[Changed]:
+def _changes_since_review(root: Path) -> list[Changed]:
     """Every file that changed between the record last marked reviewed (none: the very first) and the newest,
     newest change first."""
     root = Path(root)
@@ -390,3 +407,42 @@ def line_counts(old: bytes, new: bytes) -> tuple[int, int]:
         elif line.startswith("-") and not line.startswith("---"):
             removed += 1
     return added, removed
+
+
+# The public readers: a damaged store is one sentence.
+
+
+def records(root: Path) -> list[Record]:
+    """Every record, newest first (empty when there is no store)."""
+    with reading():
+        return _records(root)
+
+
+def versions(root: Path, path: str | None = None) -> list[Version]:
+    """The versions of the file whose original path is `path` (every file's, for None), newest first."""
+    with reading():
+        return _versions(root, path)
+
+
+def resolve(root: Path, version: str) -> str:
+    """The record id a version names (its full id or a unique prefix of at least 4 hex digits)."""
+    with reading():
+        return _resolve(root, version)
+
+
+def version_bytes(root: Path, version: str, path: str) -> bytes:
+    """The exact bytes of `path` (an original path, or where the file was) at `version`."""
+    with reading():
+        return _version_bytes(root, version, path)
+
+
+def diff(root: Path, path: str, from_version: str | None = None, to_version: str | None = None) -> str:
+    """A unified diff of `path` between two versions (default: its newest and the one before)."""
+    with reading():
+        return _diff(root, path, from_version, to_version)
+
+
+def changes_since_review(root: Path) -> list[Changed]:
+    """Every file changed since the record last marked reviewed, newest change first."""
+    with reading():
+        return _changes_since_review(root)

@@ -83,7 +83,7 @@ def record(
         store.init(fs)  # also completes a store whose making was interrupted
         return _record_locked(root, fs, message_for(origin, title, detail))
     except Exception as err:
-        return Recorded(problem=_sentence(err))
+        return Recorded(problem=sentence(err))
 
 
 def record_if_changed(root: Path) -> Recorded:
@@ -92,7 +92,7 @@ def record_if_changed(root: Path) -> Recorded:
         if not stat_table.store_exists(root) or stat_table.unchanged(root)[0]:
             return Recorded()
     except Exception as err:
-        return Recorded(problem=_sentence(err))
+        return Recorded(problem=sentence(err))
     return record(root)
 
 
@@ -128,7 +128,8 @@ def mark_reviewed(root: Path, fs: FS | None = None) -> str | None:
     return head
 
 
-def _sentence(err: BaseException) -> str:
+def sentence(err: BaseException) -> str:
+    """What went wrong with the store, as the middle of a sentence."""
     if isinstance(err, OSError):
         from pmem_tui.core.errors import describe_os_error
 
@@ -151,7 +152,7 @@ def _record(root: Path, fs: FS, message: str) -> Recorded:
     same, started, stamps, table = stat_table.unchanged(root)
     if same:
         return Recorded()
-    head = _head_or_damaged(root)
+    head = head_or_damaged(root)
     objects = store.open_objects(root)
     if head is not None:
         objects.commit(head)  # the last record must read: a new one on a lost parent would hide the damage
@@ -197,7 +198,8 @@ def _record(root: Path, fs: FS, message: str) -> Recorded:
     return Recorded(commit=commit_id)
 
 
-def _head_or_damaged(root: Path) -> str | None:
+def head_or_damaged(root: Path) -> str | None:
+    """The newest record's id; None when there is none yet; DamagedStore when the ref names no record."""
     from pmem_tui.core.history import store
 
     head = stat_table.read_head(root)

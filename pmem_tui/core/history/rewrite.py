@@ -86,7 +86,11 @@ class PrunePlan:
 
 def plan_forget(root: Path, path: str, version: str) -> ForgetPlan:
     """What forgetting `path`'s content at `version` would rewrite (refused when it holds none)."""
-    root = Path(root)
+    with log.reading():
+        return _plan_forget(Path(root), path, version)
+
+
+def _plan_forget(root: Path, path: str, version: str) -> ForgetPlan:
     commit_id = log.resolve(root, version)
     reader = log._Reader(root)
     files = log._tree_map(reader, commit_id)
@@ -110,7 +114,7 @@ def apply_forget(root: Path, plan: ForgetPlan, fs: FS | None = None) -> str:
     """Rewrite without the content, repack, and say what was done (one sentence)."""
     root = Path(root)
     fs = fs or FS(root)
-    with _lock(root):
+    with log.reading(), _lock(root):
         _rewrite(root, fs, lambda files: {p: b for p, b in files.items() if b != plan.blob}, keep_from=None)
     _drop_caches(root)
     return f"The content of {plan.path} at version {plan.version[:12]} is gone from the history."
@@ -129,7 +133,7 @@ def apply_prune(root: Path, plan: PrunePlan, fs: FS | None = None) -> str:
         return "Nothing was pruned."
     root = Path(root)
     fs = fs or FS(root)
-    with _lock(root):
+    with log.reading(), _lock(root):
         recs = log.records(root)
         keep_from = next(r.id for r in recs if r.time < plan.cutoff)
         _rewrite(root, fs, lambda files: files, keep_from=keep_from)
@@ -199,13 +203,13 @@ def check(root: Path) -> str | None:
     if not stat_table.store_exists(root):
         return f"{HISTORY_DIR} is not a folder" if os.path.lexists(root / HISTORY_DIR) else None
     try:
-        head = record._head_or_damaged(root)
+        head = record.head_or_damaged(root)
         if head is None:
             return None
         objects = store.open_objects(root)
         _readable_chain(objects, head)
     except Exception as err:
-        return record._sentence(err)
+        return record.sentence(err)
     return None
 
 
