@@ -43,7 +43,7 @@ __all__ = [
 
 ORIGIN_TRAILER = "Pmem-Origin: "
 LOCK_TIMEOUT_S = 5.0
-REPACK_AT = 24  # packs: past this many, a record merges them into one (deltas: the store stays small)
+REPACK_AT = 24  # packs: past this many, a record merges the small ones into one (`store.merge_packs`)
 
 
 @dataclass(frozen=True)
@@ -194,7 +194,7 @@ def _record(root: Path, fs: FS, message: str) -> Recorded:
     store.set_ref(fs, MAIN_REF, commit_id)
     stat_table.save(root, started, commit_id, rows)
     if objects.pack_count + 1 > REPACK_AT:
-        store.repack(root, fs)
+        store.merge_packs(root, fs)
     return Recorded(commit=commit_id)
 
 

@@ -19,12 +19,13 @@ import io
 import os
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from dulwich.object_format import DEFAULT_OBJECT_FORMAT
 from dulwich.object_store import DiskObjectStore
 from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
-from dulwich.pack import write_pack_index, write_pack_objects
+from dulwich.pack import Pack, write_pack_index, write_pack_objects
 
 from pmem_tui.core import safeio
 from pmem_tui.core.fsops import FS
@@ -42,6 +43,7 @@ __all__ = [
     "init",
     "make_blob",
     "make_commit",
+    "merge_packs",
     "open_objects",
     "read_head",
     "repack",
@@ -51,6 +53,7 @@ __all__ = [
 
 AUTHOR = b"pmem-tui <pmem-tui@localhost>"
 PACK_DIR = f"{HISTORY_DIR}/objects/pack"
+DELTA_WINDOW = 4  # candidates each object is tried against as a delta base (each try costs ~1 ms)
 _FILE_MODE = 0o100644
 _DIR_MODE = 0o040000
 _HEAD = b"ref: refs/heads/main\n"
@@ -138,15 +141,23 @@ def open_objects(root: Path) -> Objects:
 
 def write_objects(fs: FS, objects: list[ShaFile]) -> None:
     """Write `objects` as one pack (then its index), through `fs`. Nothing to write: nothing is written."""
-    if not objects:
-        return
+    if objects:
+        _write_pack(fs, objects, deltify=False)
+
+
+def _write_pack(fs: FS, objects: list[ShaFile], *, deltify: bool) -> str:
+    """One pack of `objects` and its index, through `fs` (the pack first: it counts once its index is
+    there); returns the pack's base name. `deltify`: as deltas of each other where that is smaller."""
     pack = io.BytesIO()
-    entries, checksum = write_pack_objects(pack, objects, DEFAULT_OBJECT_FORMAT)
+    entries, checksum = write_pack_objects(
+        pack, objects, DEFAULT_OBJECT_FORMAT, deltify=deltify, delta_window_size=DELTA_WINDOW
+    )
     index = io.BytesIO()
     write_pack_index(index, sorted((sha, off, crc) for sha, (off, crc) in entries.items()), checksum)
-    base = f"{PACK_DIR}/pack-{checksum.hex()}"
-    fs.write_atomic(f"{base}.pack", pack.getvalue())
-    fs.write_atomic(f"{base}.idx", index.getvalue())
+    base = f"pack-{checksum.hex()}"
+    fs.write_atomic(f"{PACK_DIR}/{base}.pack", pack.getvalue())
+    fs.write_atomic(f"{PACK_DIR}/{base}.idx", index.getvalue())
+    return base
 
 
 def set_ref(fs: FS, ref: str, commit: str) -> None:
@@ -202,9 +213,9 @@ def make_blob(data: bytes) -> Blob:
 
 
 def repack(root: Path, fs: FS) -> None:
-    """One pack of everything the refs reach (with deltas: the store stays small), then the old packs go."""
+    """One pack of everything the refs reach (with deltas), then every other pack goes: what no record
+    holds any more (`forget`, `prune`) is then gone from the store."""
     objects = open_objects(root)
-    old_packs = sorted(n for n in os.listdir(root / PACK_DIR) if n.endswith((".pack", ".idx")))
     wanted: dict[bytes, ShaFile] = {}
     for ref in (MAIN_REF, REVIEWED_REF):
         head = read_head(root, ref)
@@ -213,17 +224,43 @@ def repack(root: Path, fs: FS) -> None:
             wanted[commit.id] = commit
             add_tree(objects, commit.tree, wanted)
             head = commit.parents[0].decode("ascii") if commit.parents else None
-    if not wanted:
+    if wanted:
+        keep = _write_pack(fs, list(wanted.values()), deltify=True)
+        _remove_packs(root, fs, lambda base: base != keep)
+
+
+def merge_packs(root: Path, fs: FS) -> None:
+    """Every pack but the largest merged into one, with deltas among their objects (a record writes one small
+    pack; many of them would slow every read, and versions of one file stored whole would make the store
+    grow with the file's size rather than with what changed)."""
+    bases = sorted(
+        (os.path.getsize(root / PACK_DIR / f"{name[:-4]}.pack"), name[:-4])
+        for name in os.listdir(root / PACK_DIR)
+        if name.endswith(".idx") and os.path.exists(root / PACK_DIR / f"{name[:-4]}.pack")
+    )
+    small = {base for _, base in bases[:-1]}
+    if len(small) < 2:
         return
-    pack = io.BytesIO()
-    entries, checksum = write_pack_objects(pack, list(wanted.values()), DEFAULT_OBJECT_FORMAT, deltify=True)
-    index = io.BytesIO()
-    write_pack_index(index, sorted((sha, off, crc) for sha, (off, crc) in entries.items()), checksum)
-    base = f"pack-{checksum.hex()}"
-    fs.write_atomic(f"{PACK_DIR}/{base}.pack", pack.getvalue())
-    fs.write_atomic(f"{PACK_DIR}/{base}.idx", index.getvalue())
-    for name in sorted(old_packs, key=lambda n: not n.endswith(".idx")):  # an index before its pack
-        if not name.startswith(base):
+    merged: dict[bytes, ShaFile] = {}
+    for base in sorted(small):
+        pack = Pack(str(root / PACK_DIR / base), object_format=DEFAULT_OBJECT_FORMAT)
+        try:
+            for obj in pack.iterobjects():
+                merged.setdefault(obj.id, obj)
+        finally:
+            pack.close()
+    keep = _write_pack(fs, list(merged.values()), deltify=True)
+    _remove_packs(root, fs, lambda base: base in small and base != keep)
+
+
+def _remove_packs(root: Path, fs: FS, remove: Callable[[str], bool]) -> None:
+    """Remove the packs `remove` names, and any pack left without its index by a crash (an index before
+    its pack, so no index ever names a missing pack)."""
+    names = set(os.listdir(root / PACK_DIR))
+    for name in sorted(names, key=lambda n: not n.endswith(".idx")):
+        base, dot, ext = name.rpartition(".")
+        orphan = ext == "pack" and f"{base}.idx" not in names
+        if dot and ext in ("pack", "idx") and (remove(base) or orphan):
             fs.remove(f"{PACK_DIR}/{name}", missing_ok=True)
 
 
