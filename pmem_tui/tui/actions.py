@@ -160,6 +160,15 @@ MAIN: tuple[Action, ...] = (
     Action("redo", "ctrl+y", "app.redo", "Redo", "redo what ctrl+z undid, with its preview", command="Redo"),
     Action("health", "H", "app.health", "Health", "health review", command="Health review"),
     Action(
+        "history",
+        "v",
+        "app.file_history",
+        "History",
+        "the selected file's history: its versions, a diff between any two, restore one through the save "
+        "preview",
+        command="File history",
+    ),
+    Action(
         "problems",
         "exclamation_mark",
         "problems",
@@ -347,6 +356,32 @@ EPICS_VIEW: tuple[Action, ...] = (  # `EpicsView`
     Action("epics.reload", "ctrl+r", "reload", "Reload", "reload the project's permanent memory"),
 )
 EPICS: tuple[Action, ...] = (EPICS_MOVE, *EPIC_TABLE, *EPICS_VIEW)
+CHANGES: tuple[Action, ...] = (  # `ChangesView` (its rows: `LIST`; `v` is the main screen's)
+    Action(
+        "changes.reviewed",
+        "R",
+        "mark_reviewed",
+        "Reviewed",
+        "mark what is shown reviewed: the pane then lists only what changes after it (writes only "
+        ".pmem/history)",
+    ),
+)
+HISTORY_VIEW: tuple[Action, ...] = (  # `HistoryScreen` (its list: `LIST`, space marks one version)
+    Action(
+        "history.mark",
+        "",
+        "",
+        "",
+        "mark one version: the diff is then between it and the version under the cursor (without a mark: "
+        "the version and the file now); again: unmark",
+        keys_shown="space",
+    ),
+    Action(
+        "history.restore", "r", "restore", "Restore", "restore the selected version, through the save preview"
+    ),
+    Action("history.back", "escape,v", "back", "Back", "back to the panes"),
+    Action("history.quit", "q", "app.quit", "Quit", "quit"),
+)
 
 MOVE = Action(
     "move",
@@ -368,13 +403,27 @@ HELP: tuple[Section, ...] = (
     Section("Preview modal", _documented(*MODAL)),
     Section("Health review", _documented(*HEALTH)),
     Section("Epics pane", _documented(*EPICS)),
+    Section("Changes pane", _documented(*CHANGES)),
+    Section("History view", _documented(*HISTORY_VIEW)),
 )
 
 # Always in the key bar, at its right end, whatever the width (by action: each screen binds its own quit).
 PINNED = ("help", "app.help", "quit", "app.quit")
 
 
-ALL: tuple[Action, ...] = (*MAIN, *GLOBAL, *LIST_ALL, *FILTER, *PREVIEW, *SCREENS, *MODAL, *HEALTH, *EPICS)
+ALL: tuple[Action, ...] = (
+    *MAIN,
+    *GLOBAL,
+    *LIST_ALL,
+    *FILTER,
+    *PREVIEW,
+    *SCREENS,
+    *MODAL,
+    *HEALTH,
+    *EPICS,
+    *CHANGES,
+    *HISTORY_VIEW,
+)
 
 
 # The actions whose keys can run on the same screen: a user's key is not taken twice in one (`config.py`).
@@ -384,6 +433,8 @@ SCOPES: tuple[tuple[Action, ...], ...] = (
     (*MAIN, *GLOBAL, *EPIC_TABLE, *EPICS_VIEW),  # the Epics pane
     (*HEALTH, *GLOBAL, *LIST, MARK),  # the health review and its list
     (*MODAL, *GLOBAL),
+    (*MAIN, *GLOBAL, *LIST, *CHANGES),  # the Changes pane
+    (*HISTORY_VIEW, *GLOBAL, *LIST, MARK),  # the History view and its list
 )
 
 

@@ -22,7 +22,7 @@ from pmem_tui.core.model import Snapshot
 from pmem_tui.tui.rows import Row, archive_rows, core_rows, index_rows, trash_rows
 
 # What every pane of rows offers (the filter, a new file, the preview, escape), besides its own actions.
-_ROW_KEYS = ("filter", "new", "preview.focus", "pane.clear_filter")
+_ROW_KEYS = ("filter", "new", "preview.focus", "pane.clear_filter", "history")
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("trash", "Trash", (*_ROW_KEYS, "recover", "purge", "mark"),
              ("path", "deleted", "recovery"), trash_rows, "The trash is empty."),
     PaneSpec("epics", "Epics", only_when="when the project has one"),  # `widgets/epics.py`
+    PaneSpec("changes", "Changes", ("history", "preview.focus")),  # `widgets/changes.py`
 )
 # fmt: on
 

@@ -40,8 +40,6 @@ FIRST_SCREENFUL = 64  # rows computed before the first frame when the list's hei
 _KEY = attrgetter("key")
 
 
-
-
 class _ListMessage(Message):
     """Sent by the list itself, whoever moved it: Textual stops a message after its sender's widget, and
     the pane (the list's parent, which runs the filter) would swallow it there."""
@@ -165,6 +163,14 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
             self._cache.clear()
             self.refresh()
             self.post_message(self.MarksChanged(self))
+
+    def only_mark(self, key: str | None) -> None:
+        """Keep at most this one mark (a list where a mark means "compare with this one")."""
+        keep = {key} & self._marked if key is not None else set()
+        if keep != self._marked:
+            self._marked = keep
+            self._cache.clear()
+            self.refresh()
 
     def set_rows(self, rows: list[Row]) -> None:
         """Replace the rows, keeping the selected key, the marks and the scroll position."""
