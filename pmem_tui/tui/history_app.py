@@ -32,7 +32,7 @@ RECORD_DELAY_S = 1.0
 class HistoryApp(PlanApp):
     def __init__(self, root: Path) -> None:
         super().__init__(root)
-        self.record_delay = RECORD_DELAY_S  # tests set 0
+        self.record_delay = RECORD_DELAY_S  # tests shorten it
         self.records_seen = 0  # records attempted and answered (tests wait on it)
         self._record_timer: Timer | None = None
         self._history_problem: str | None = None  # the last sentence said (said once, not at every record)
