@@ -111,6 +111,8 @@ def fix_words(p: Proposal) -> str:
     assert p.fix is not None
     if p.fix_action == "redact":
         return f"save it with {p.fix} redacted (the save's preview first)"
+    if p.fix_action == "forget":
+        return f"`pmem-tui history forget {p.path} --version {p.fix[:12]}` (its preview first)"
     verb = "add to" if p.fix_action == "add" else "drop from"
     return f"{verb} {INDEX_FILE}: {display(p.fix)}"
 

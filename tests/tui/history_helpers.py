@@ -39,3 +39,21 @@ def memory_with_history(parent: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     record_at(monkeypatch, T0 + 2 * HOUR)
     append(root, EDITED, "- a second line, written after the last record.")
     return root
+
+
+SECRET_NOTE = "notes/deploy-keys.md"
+SECRET_LINE = "- db password: hunter22"
+
+
+def memory_with_a_kept_secret(parent: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The demo memory with a note that held a password when it was recorded (T0), rewritten without it since
+    (recorded at T0 + 1 h): only the history keeps the secret."""
+    root = make_demo(parent)
+    note = root / SECRET_NOTE
+    note.write_text(f"# Deploy keys\n\nWhere the keys live.\n{SECRET_LINE}\n", encoding="utf-8")
+    record_at(monkeypatch, T0)
+    assert record.record(root, create=True).commit is not None
+    note.write_text("# Deploy keys\n\nWhere the keys live: in the vault.\n", encoding="utf-8")
+    record_at(monkeypatch, T0 + HOUR)
+    assert record.record(root).commit is not None
+    return root

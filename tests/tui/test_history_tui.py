@@ -6,16 +6,27 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from history_helpers import EDITED, LINE, T0, append, memory_with_history
+from history_helpers import (
+    EDITED,
+    LINE,
+    SECRET_LINE,
+    SECRET_NOTE,
+    T0,
+    append,
+    memory_with_a_kept_secret,
+    memory_with_history,
+)
 from textual.pilot import Pilot
 from tui_helpers import RecordingApp, settle, until
 
 from pmem_tui.core.history import log, names, record, stat_table
 from pmem_tui.tui.messages import FilesChanged
 from pmem_tui.tui.modals.plan_modal import PlanModal
+from pmem_tui.tui.screens.health import HealthScreen
 from pmem_tui.tui.screens.history import HistoryScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.widgets.changes import ChangesView
+from pmem_tui.tui.widgets.memory_list import MemoryList
 
 SIZE = (120, 36)
 SECOND = "- a second line, written after the last record."
@@ -198,3 +209,44 @@ async def test_restore_of_a_deleted_version_is_one_sentence(tmp_path: Path, root
         await pilot.press("r")
         assert not isinstance(app.screen, PlanModal)
         assert app.errors() and "not in version" in app.errors()[-1]
+
+
+async def test_health_offers_forget_for_a_secret_in_a_kept_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = memory_with_a_kept_secret(tmp_path, monkeypatch)
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("H")
+        screen = app.screen
+        assert isinstance(screen, HealthScreen)
+        assert await until(pilot, lambda: screen.loads > 0)
+        p = screen.report.proposal(SECRET_NOTE) if screen.report is not None else None
+        assert p is not None and p.kinds == ("secret-in-history", "orphan") and p.fix_action == "forget"
+        assert screen.query_one("#health-list", MemoryList).select_key(f"proposal:{SECRET_NOTE}")
+        await pilot.press("f")
+        modal = app.screen
+        assert isinstance(modal, PlanModal)
+        shown = flat(modal.preview_text)
+        assert f"Forget the content of {SECRET_NOTE} at version {p.fix[:12]}" in shown  # type: ignore[index]
+        assert "hunter22" not in shown
+        live = (root / SECRET_NOTE).read_bytes()
+        await pilot.press("n")  # cancel: the history still holds it
+        await settle(pilot)
+        assert app.screen is screen and len(log.versions(root, SECRET_NOTE)) == 2
+        await pilot.press("f")
+        assert isinstance(app.screen, PlanModal)
+        loads = screen.loads
+        await pilot.press("y")
+        assert await until(pilot, lambda: "is gone from the history" in app.notes_text())
+        assert await until(pilot, lambda: screen.loads > loads and not screen.checking)
+        after = screen.report.proposal(SECRET_NOTE) if screen.report is not None else None
+        assert after is not None and after.kinds == ("orphan",)  # the secret is gone; the orphan's fix next
+        assert (root / SECRET_NOTE).read_bytes() == live  # the memory file is not touched
+        assert all(
+            SECRET_LINE.encode() not in log.version_bytes(root, v.id, SECRET_NOTE)
+            for v in log.versions(root, SECRET_NOTE)
+            if v.kind != "deleted"
+        )
+        assert not app.errors()

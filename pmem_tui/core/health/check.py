@@ -36,7 +36,7 @@ from pmem_tui.core import health_cache, settled, textio, tree, user_input
 from pmem_tui.core.cache import is_racy
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy
-from pmem_tui.core.health import codec, features, signals, similarity
+from pmem_tui.core.health import codec, features, kept, signals, similarity
 from pmem_tui.core.health import sketch as sk
 from pmem_tui.core.health.features import FeatureCache, IndexCache
 from pmem_tui.core.health.report import HealthReport, HealthStats, NearPair, Proposal
@@ -158,7 +158,7 @@ def _check(
     user_input.check_days(inactive_days)
     day = today or clock_today()
     listing = _list(root)
-    key = listing.key(day, inactive_days)
+    key = listing.key(day, inactive_days) + kept.kept_secrets_key(root)  # a forget changes only the history
     written_at = time.time_ns()
     if use_cache:
         cached = _cached_report(root, key, listing, day, inactive_days)
@@ -181,7 +181,9 @@ def _check(
     exact = similarity.exact_groups(run, feats, norm)
     pairs, checked_now = similarity.near_pairs(run, feats, checked, exact, norm)
     overlaps = similarity.core_overlaps(run, listing.core, feats)
-    evidence = signals.Evidence(day, inactive_days, feats.files, entries, exact, pairs, overlaps)
+    evidence = signals.Evidence(
+        day, inactive_days, feats.files, entries, exact, pairs, overlaps, kept.kept_secrets(root)
+    )
     proposals = signals.propose(evidence)
     files = feats.files
     near = tuple(
