@@ -84,7 +84,7 @@ class HistoryScreen(Screen[None]):
                 yield MemoryList(
                     "history",
                     empty_text="Reading the history…",
-                    caps=(0.3, 0.14, 0.25, 0.1, 0.12),
+                    caps=(0.28, 0.13, 0.22, 0.1, 0.14),
                     path_column=None,
                     id="history-list",
                 )
