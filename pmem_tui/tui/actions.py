@@ -160,15 +160,6 @@ MAIN: tuple[Action, ...] = (
     Action("redo", "ctrl+y", "app.redo", "Redo", "redo what ctrl+z undid, with its preview", command="Redo"),
     Action("health", "H", "app.health", "Health", "health review", command="Health review"),
     Action(
-        "history",
-        "v",
-        "app.file_history",
-        "History",
-        "the selected file's history: its versions, a diff between any two, restore one through the save "
-        "preview",
-        command="File history",
-    ),
-    Action(
         "problems",
         "exclamation_mark",
         "problems",
@@ -185,6 +176,15 @@ MAIN: tuple[Action, ...] = (
         "focus the preview (scroll it with the movement keys; tab goes back)",
         priority=True,
         command="Focus preview",
+    ),
+    Action(
+        "history",
+        "v",
+        "app.file_history",
+        "History",
+        "the selected file's history: its versions, a diff between any two, restore one through the save "
+        "preview",
+        command="File history",
     ),
     Action("quit", "q", "app.quit", "Quit", "quit"),
 )

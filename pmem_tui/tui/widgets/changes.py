@@ -123,20 +123,26 @@ class ChangesView(Vertical):
         self.list.empty_text = message.data.empty
         self.list.set_rows(list(message.data.rows))
         self._update_tab_label()
-        if self._visible():
-            self.show_current()
+        self.show_current()
 
-    def _update_tab_label(self) -> None:
+    def _tab(self) -> tuple[TabbedContent, TabPane] | None:
         pane = next((a for a in self.ancestors if isinstance(a, TabPane)), None)
         tabbed = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
-        if pane is None or tabbed is None or pane.id is None:
+        return (tabbed, pane) if pane is not None and tabbed is not None and pane.id is not None else None
+
+    def _update_tab_label(self) -> None:
+        tab = self._tab()
+        if tab is None:
             return
+        tabbed, pane = tab
         label = Text(f"{tab_title(PANE_ID)} ")
         label.append(str(len(self.data.rows)) if self.data is not None else "…", style="bold")
         tabbed.get_tab(pane).label = label
 
     def _visible(self) -> bool:
-        return self.is_mounted and all(w.display for w in (self, *self.ancestors) if isinstance(w, Widget))
+        """The pane is the one in view (only then does it speak to the shared preview)."""
+        tab = self._tab()
+        return self.is_mounted and tab is not None and tab[0].active == tab[1].id
 
     # -- the highlighted change ---------------------------------------------------------------
 
@@ -147,6 +153,8 @@ class ChangesView(Vertical):
 
     def show_current(self) -> None:
         """Ask the preview to show the highlighted change's diff (read in a worker), or the pane's status."""
+        if not self._visible():
+            return
         data = self.data
         row = self.list.current_row
         if data is None or row is None:
