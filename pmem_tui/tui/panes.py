@@ -2,10 +2,10 @@
 
 A pane of rows (Index, Core, Archive, Trash) is drawn by `widgets/pane.PaneView` from its spec: the column
 titles, the rows builder (`rows.py`), the text of an empty pane, whether space marks rows. A pane that draws
-itself (Epics, Changes) names no rows builder: its module hands the app an `ExtraPane` that builds its widget, and the
-pane is shown only when the app has one. Either way the spec gives the pane its key (`1`.. in table order,
-`actions.MAIN`), its tab title and the keys the key bar offers on it (`keys`: ids in `tui/actions.py`; an
-action no pane lists is offered on every pane).
+itself (Epics, Changes) names no rows builder: its module hands the app an `ExtraPane` that builds its
+widget, and the pane is shown only when the app has one (the app always has the Changes pane). Either way
+the spec gives the pane its key (`1`.. in table order, `actions.MAIN`), its tab title and the keys the key
+bar offers on it (`keys`: ids in `tui/actions.py`; an action no pane lists is offered on every pane).
 """
 
 from __future__ import annotations

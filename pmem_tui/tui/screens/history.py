@@ -84,8 +84,9 @@ class HistoryScreen(Screen[None]):
                 yield MemoryList(
                     "history",
                     empty_text="Reading the history…",
-                    caps=(0.28, 0.13, 0.22, 0.1, 0.14),
-                    path_column=None,
+                    caps=(0.28, 0.2, 0.22, 0.1, 0.14),
+                    path_column=0,  # the time: narrower, the size and id go before it is cut
+                    droppable=(3, 4),
                     id="history-list",
                 )
             yield PreviewView(self.root, id="history-diff")

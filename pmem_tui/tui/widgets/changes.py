@@ -89,7 +89,8 @@ class ChangesView(Vertical):
         self.list = MemoryList(
             PANE_ID,
             empty_text="Reading the history…",
-            caps=(0.27, 0.125, 0.245, 0.185),  # every column whole at 120 columns (a short path)
+            caps=(0.27, 0.2, 0.245, 0.185),  # every column whole at 120 columns (a short path)
+            droppable=(2, 3),  # narrower, time and origin go before the path is cut (the preview says them)
             markable=False,
             id="list-changes",
         )
