@@ -44,6 +44,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from pmem_tui.cli import search
 
         return search.run(args, root)
+    if cmd in ("history", "changes", "snapshot"):
+        from pmem_tui.cli import history
+
+        return history.run(args, root)
     from pmem_tui.cli import lifecycle
 
     return lifecycle.run(args, root)

@@ -56,8 +56,10 @@ def add_parser(
 
 def run(args: argparse.Namespace, root: Path) -> int:
     # The engine (numpy, rapidfuzz) loads only when health runs, not for every command's parser.
+    from pmem_tui.cli.history import record_seen
     from pmem_tui.core.health import check_health
 
+    record_seen(root)  # what changed on disk goes into the history first
     report = check_health(root, inactive_days=args.inactive_days, use_cache=not args.no_cache)
     if args.json:
         text = display(dumps_indented(health_dict(report)))
@@ -109,6 +111,8 @@ def fix_words(p: Proposal) -> str:
     assert p.fix is not None
     if p.fix_action == "redact":
         return f"save it with {p.fix} redacted (the save's preview first)"
+    if p.fix_action == "forget":
+        return f"`pmem-tui history forget {p.path} --version {p.fix[:12]}` (its preview first)"
     verb = "add to" if p.fix_action == "add" else "drop from"
     return f"{verb} {INDEX_FILE}: {display(p.fix)}"
 

@@ -1,8 +1,9 @@
-"""The actions: ``save``, ``archive``, ``delete``, ``recover``, ``purge``, ``upgrade`` and ``doctor``.
+"""The actions: save, archive, delete, recover, purge, upgrade, doctor and restore.
 
 Each plans in core and prints its preview (in colour on a terminal, `core/ansi.py`), changing nothing; with
 ``--yes`` the executor applies the plan. Exit 3 when the action was done but the disk reported an error after
-its commit point (`core/after_commit.py`).
+its commit point (`core/after_commit.py`). What the history could not record is said on stderr, one sentence
+(the action is done: exit 0). `doctor` also checks the history store and, with ``--yes``, rebuilds it.
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ def run(args: argparse.Namespace, root: Path) -> int:
         plan = lifecycle.plan_upgrade(root)
     elif cmd == "doctor":
         plan = doctor.plan_doctor(root)
+        code = _run_plan(plan, root, args.yes)
+        return _history_doctor(root, args.yes) or code
+    elif cmd == "restore":
+        from pmem_tui.core.history import plans
+
+        plan = plans.plan_restore(root, args.path, args.version)
+        if args.json:
+            return _run_plan_json(plan, root, args.yes)
     else:  # pragma: no cover - argparse rejects unknown commands
         raise AssertionError(cmd)
     return _run_plan(plan, root, args.yes)
@@ -61,12 +70,56 @@ def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
 
     result = apply(plan, root)
     print(result.outcome)
+    if result.history is not None:
+        from pmem_tui.core.textio import printable
+
+        sys.stdout.flush()
+        print(f"pmem-tui: {printable(result.history)}", file=sys.stderr)
     if result.warning is not None:  # done, but the disk reported an error (`core/after_commit.py`)
         from pmem_tui.core.textio import printable
 
         sys.stdout.flush()
         print(f"pmem-tui: {printable(result.warning)}", file=sys.stderr)
         return EXIT_DONE_WITH_DISK_ERROR
+    return 0
+
+
+def _run_plan_json(plan: Plan, root: Path, yes: bool) -> int:
+    """`restore --json`: {"action", "title", "applied", "outcome", "history", "preview": [lines]}."""
+    import json
+
+    from pmem_tui.core.report import plan_lines
+
+    out: dict[str, object] = {"action": plan.action, "title": plan.title, "applied": False, "outcome": None}
+    out["history"] = None
+    out["preview"] = plan_lines(plan, colour=False)
+    code = 0
+    if yes and not plan.is_empty:
+        from pmem_tui.core.executor import apply
+
+        result = apply(plan, root)
+        out.update(applied=True, outcome=result.outcome, history=result.history)
+        code = EXIT_DONE_WITH_DISK_ERROR if result.warning is not None else 0
+    print(json.dumps(out, ensure_ascii=False, indent=2))
+    return code
+
+
+def _history_doctor(root: Path, yes: bool) -> int:
+    """Doctor's part for the history: say what is wrong with the store; with --yes, rebuild what it can."""
+    from pmem_tui.core.history import rewrite
+    from pmem_tui.core.textio import printable
+
+    problem = rewrite.check(root)
+    if problem is None:
+        return 0
+    if not yes:
+        print(
+            f"History: {printable(problem)}; run again with --yes to rebuild it (the damaged store is kept)."
+        )
+        return 0
+    said = rewrite.repair(root)
+    if said is not None:
+        print(printable(said))
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from pmem_tui import __version__
-from pmem_tui.cli import health, loader, search
+from pmem_tui.cli import health, history, loader, search
 from pmem_tui.cli.args import path_option
 
 
@@ -81,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     action("purge", "permanently remove expired trash items")
     action("upgrade", "create the missing lifecycle folders and archive index")
     action("doctor", "finish or undo an interrupted action and repair what a crash left")
+    p = action("restore", "put a memory file back to a recorded version (preview; --yes applies)")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--version", dest="version", metavar="V", required=True, help="a version `history` lists")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     yes_help = {"save": "apply instead of previewing"}  # the others' --help has always shown a bare --yes
     for name, p in actions.items():
         p.add_argument("--yes", action="store_true", help=yes_help.get(name))
@@ -88,4 +92,5 @@ def build_parser() -> argparse.ArgumentParser:
     loader.add_parser(sub)  # these two never import Textual either
     health.add_parser(sub, common)
     search.add_parser(sub, common)
+    history.add_parsers(sub, common)
     return parser

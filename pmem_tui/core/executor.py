@@ -6,6 +6,12 @@ finish or undo it) -> run the steps through the file-system shim (each file is r
 before it is replaced) -> the commit point (every step written and synced: never undone after it)
 -> clear the journal (`after_commit`).
 
+History (`history.record`, the layer right below this one) is recorded twice, through the same `FS`: what
+changed on disk since the last record ("seen on disk"), under the lock before the journal; and the action's
+result, after its last step and before its journal is cleared (a crash before that record leaves the
+journal, and doctor's apply records the finished action). A history that cannot record never stops the
+action: `ApplyResult.history` says so in one sentence.
+
 A step that fails is undone at once from the journal (the same derivation `doctor` uses). If the
 undo fails in turn (a disk that keeps failing) or the process dies, the journal stays and every
 later action is refused until `pmem-tui doctor` finishes or undoes it.
@@ -47,6 +53,8 @@ class ApplyResult:
     outcome: str
     # Set when the action was done but the disk reported an error on the way (one sentence).
     warning: str | None = None
+    # Set when the history could not record the memory before or after the action (one sentence).
+    history: str | None = None
 
 
 def lock_for(root: Path) -> filelock.BaseFileLock:
@@ -110,6 +118,9 @@ def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
         _check_plan(plan, root)
     except OSError as err:
         raise DiskError(f"{NOTHING_CHANGED}: {describe_os_error(err)}.") from err
+    from pmem_tui.core.history import record as history  # not on the app's start-up path
+
+    history_before = history.before_action(root, fs)
     shas = {p: fp.sha256 for p, fp in plan.reads.items() if fp is not None}
     try:
         journal.write_intent(fs, plan.action, plan.title, plan.ops, shas, _detail(plan))
@@ -132,8 +143,10 @@ def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
     except StalePlan as err:
         raise StalePlan(_undo_now(root, fs, plan, str(err), progress[0], stale=True)[0]) from err
     # Every step was written and synced: from here on the action is done and never undone.
+    history_after = history.after_action(root, fs, plan)
     late = after_commit.clear_journal(fs)
-    return ApplyResult(plan, plan.outcome, after_commit.warning(late) if late else None)
+    noted = history_before or history_after
+    return ApplyResult(plan, plan.outcome, after_commit.warning(late) if late else None, noted)
 
 
 def _detail(plan: Plan) -> dict[str, Any]:
@@ -281,7 +294,13 @@ def _apply_doctor(plan: Plan, root: Path, fs: FS) -> ApplyResult:
         raise DiskError(
             f"Doctor stopped because {describe_os_error(err)}; what it did is safe, run it again."
         ) from err
-    return ApplyResult(plan, plan.outcome)
+    from pmem_tui.core.history import record as history
+
+    # An action doctor finished is recorded as that action (rolled back: its before state, already recorded).
+    origin = intent.action if intent is not None else "doctor"
+    done = history.record(root, origin, title=f"{plan.title} (doctor)", fs=fs)
+    noted = None if done.problem is None else f"History could not record doctor's repair: {done.problem}."
+    return ApplyResult(plan, plan.outcome, history=noted)
 
 
 def _parent(rel: str) -> str:

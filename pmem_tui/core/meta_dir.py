@@ -2,11 +2,13 @@
 
     .pmem/.gitignore    `*`: git ignores the folder, this file included (memory roots are often repositories)
     .pmem/lock          the lock an action holds while it applies
+    .pmem/history/      the history store (`history`): a bare git repository, every version of every file
     .pmem/journal/      the intent journal (`journal`)
 
 Caches are not kept here (`cache_home`). An action makes what is missing of this folder when it applies (the
 executor, before it takes the lock), and its preview names each path it will make (`to_create`, PM-AGENT-3);
-the executor refuses a plan whose preview does not name one of them. Nothing here is ever rewritten: a
+the executor refuses a plan whose preview does not name one of them. Doctor makes no history store (it
+records in one that exists). Nothing here is ever rewritten: a
 `.gitignore` someone edited stays as they left it.
 """
 
@@ -22,9 +24,12 @@ from pmem_tui.core.journal import JOURNAL_DIR, LOCK_FILE
 from pmem_tui.core.model import META_DIR
 from pmem_tui.core.plan import Op
 
-__all__ = ["GITIGNORE", "GITIGNORE_BYTES", "ensure", "to_create"]
+__all__ = ["GITIGNORE", "GITIGNORE_BYTES", "HISTORY_DIR", "ensure", "to_create"]
 
 GITIGNORE = f"{META_DIR}/.gitignore"
+# The history store: made by an action's first record, before its journal (kept equal to
+# `history.names.HISTORY_DIR`, tested: the history package sits above this layer).
+HISTORY_DIR = f"{META_DIR}/history"
 GITIGNORE_BYTES = b"# pmem-tui's own folder (the lock and the journal of actions): never committed.\n*\n"
 
 
@@ -34,7 +39,7 @@ def to_create(root: Path, action: str, ops: Sequence[Op]) -> tuple[str, ...]:
     journal; every other action journals its steps."""
     if not ops:
         return ()
-    wanted = (META_DIR, GITIGNORE, LOCK_FILE) + (() if action == "doctor" else (JOURNAL_DIR,))
+    wanted = (META_DIR, GITIGNORE, LOCK_FILE) + (() if action == "doctor" else (HISTORY_DIR, JOURNAL_DIR))
     return tuple(rel for rel in wanted if not os.path.lexists(root / rel))
 
 

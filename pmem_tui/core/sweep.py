@@ -1,7 +1,8 @@
 """What interrupted writes and older versions leave in a root, for `doctor` to remove (and nothing else).
 
 * temporary files of an interrupted atomic write (`.pmem-tmp-*`), anywhere below the root except inside the
-  journal (which `journal.leftovers` covers), `.pmem/`'s own top level included (its `.gitignore`);
+  journal (which `journal.leftovers` covers), `.pmem/`'s own top level included (its `.gitignore`), and the
+  history store (`.pmem/history/`: its packs and refs are written the same way);
 * `.pmem/cache/`, where pmem-tui kept its caches before they moved to the user's cache folder
   (`cache_home`): only the files it wrote there (by name, regular files), then the folder if nothing else is
   left in it. A symlinked folder, a subfolder or a file of another name is never touched.
@@ -15,12 +16,14 @@ import stat
 from pathlib import Path
 
 from pmem_tui.core.fsops import TEMP_PREFIX
+from pmem_tui.core.meta_dir import HISTORY_DIR
 from pmem_tui.core.model import META_DIR
 from pmem_tui.core.plan import Op, RemoveDir, RemoveFile
 
 __all__ = ["OLD_CACHE_DIR", "old_caches", "temp_files"]
 
 OLD_CACHE_DIR = f"{META_DIR}/cache"
+_HISTORY = HISTORY_DIR.rsplit("/", 1)[1]
 # scan-v3.bin, health-v1.bin, health-v1-report.json, status-v1-json.bin, and their `.NAME.tmp-PID-HEX` files.
 _OLD_CACHE_FILE = re.compile(
     r"\.?(scan-v\d+\.bin|health-v\d+(-report\.json|\.bin)|status-v\d+-\w+\.bin)(\.tmp-\d+-[0-9a-f]+)?"
@@ -33,7 +36,7 @@ def temp_files(root: Path) -> list[str]:
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
         if rel_dir == META_DIR:
-            dirnames[:] = []  # the journal's leftovers are the journal's
+            dirnames[:] = [d for d in dirnames if d == _HISTORY]  # the journal's leftovers are the journal's
         for name in filenames:
             if name.startswith(TEMP_PREFIX):
                 found.append(name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/"))

@@ -175,6 +175,15 @@ MAIN: tuple[Action, ...] = (
         priority=True,
         command="Focus preview",
     ),
+    Action(
+        "history",
+        "v",
+        "app.file_history",
+        "History",
+        "the selected file's history: its versions, a diff between any two, restore one through the save "
+        "preview",
+        command="File history",
+    ),
     Action("quit", "q", "app.quit", "Quit", "quit"),
 )
 
@@ -375,6 +384,32 @@ EPICS_VIEW: tuple[Action, ...] = (  # `EpicsView`
     Action("epics.reload", "ctrl+r", "reload", "Reload", "reload the project's permanent memory"),
 )
 EPICS: tuple[Action, ...] = (EPICS_MOVE, *EPIC_TABLE, *EPICS_VIEW)
+CHANGES: tuple[Action, ...] = (  # `ChangesView` (its rows: `LIST`; `v` is the main screen's)
+    Action(
+        "changes.reviewed",
+        "R",
+        "mark_reviewed",
+        "Reviewed",
+        "mark what is shown reviewed: the pane then lists only what changes after it (writes only "
+        ".pmem/history)",
+    ),
+)
+HISTORY_VIEW: tuple[Action, ...] = (  # `HistoryScreen` (its list: `LIST`, space marks one version)
+    Action(
+        "history.mark",
+        "",
+        "",
+        "",
+        "mark one version: the diff is then between it and the version under the cursor (without a mark: "
+        "the version and the file now); again: unmark",
+        keys_shown="space",
+    ),
+    Action(
+        "history.restore", "r", "restore", "Restore", "restore the selected version, through the save preview"
+    ),
+    Action("history.back", "escape,v", "back", "Back", "back to the panes"),
+    Action("history.quit", "q", "app.quit", "Quit", "quit"),
+)
 
 MOVE = Action(
     "move",
@@ -397,6 +432,8 @@ HELP: tuple[Section, ...] = (
     Section("Health review", _documented(*HEALTH)),
     Section("Search", _documented(*SEARCH)),
     Section("Epics pane", _documented(*EPICS)),
+    Section("Changes pane", _documented(*CHANGES)),
+    Section("History view", _documented(*HISTORY_VIEW)),
 )
 
 # Always in the key bar, at its right end, whatever the width (by action: each screen binds its own quit).
@@ -414,6 +451,8 @@ ALL: tuple[Action, ...] = (
     *HEALTH,
     *SEARCH,
     *EPICS,
+    *CHANGES,
+    *HISTORY_VIEW,
 )
 keys.set_table({a.id: a.key for a in ALL if a.key})  # for the sentences that name a key
 
@@ -426,6 +465,8 @@ SCOPES: tuple[tuple[Action, ...], ...] = (
     (*HEALTH, *GLOBAL, *LIST, MARK),  # the health review and its list
     (*MODAL, *GLOBAL),
     (*SEARCH, *GLOBAL),
+    (*MAIN, *GLOBAL, *LIST, *CHANGES),  # the Changes pane
+    (*HISTORY_VIEW, *GLOBAL, *LIST, MARK),  # the History view and its list
 )
 
 

@@ -34,6 +34,7 @@ from pmem_tui.tui.actions import bindings_of
 from pmem_tui.tui.config import Config, apply_config
 from pmem_tui.tui.editor import Editor, run_editor
 from pmem_tui.tui.focus import KeyReadOrder, reroute_stray_key
+from pmem_tui.tui.history_app import HistoryApp
 from pmem_tui.tui.keys import use_keymap
 from pmem_tui.tui.messages import (
     EditRequested,
@@ -46,7 +47,6 @@ from pmem_tui.tui.messages import (
     SearchOpen,
 )
 from pmem_tui.tui.panes import ExtraPane
-from pmem_tui.tui.plan_app import PlanApp
 from pmem_tui.tui.rows import Row, head_rows
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
@@ -54,6 +54,8 @@ from pmem_tui.tui.screens.too_small import follow_size
 from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.signals import at_hangup, exit_on_termination
 from pmem_tui.tui.watcher import MemoryWatcher
+from pmem_tui.tui.widgets.changes import PANE_ID as CHANGES_PANE
+from pmem_tui.tui.widgets.changes import ChangesPane
 from pmem_tui.tui.words import display_path
 
 # Action-only and worker-only modules load on first use, not at start-up (the first frame does not need them).
@@ -89,7 +91,7 @@ SELECTION_ACTIONS = frozenset({"archive", "delete", "recover", "edit"})
 HEAD_GRACE_S = 0.3  # the longest the full scan waits for the first preview
 
 
-class PmemApp(KeyReadOrder, PlanApp):
+class PmemApp(KeyReadOrder, HistoryApp):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "pmem-tui"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -112,7 +114,7 @@ class PmemApp(KeyReadOrder, PlanApp):
         self.watch_enabled = watch
         self.project = project
         self.editor: Editor = editor or run_editor
-        self.extra_panes: list[ExtraPane] = list(extra_panes)
+        self.extra_panes: list[ExtraPane] = [*extra_panes, ChangesPane()]  # the Changes pane is always there
         self.health_source: HealthSource | None = health_source  # None: the health screen's default
         self.config = Config()  # the user's keys and theme (`tui/config.py`), read when the app starts
         self.snapshot: Snapshot | None = None
@@ -218,6 +220,8 @@ class PmemApp(KeyReadOrder, PlanApp):
         self.snapshot = message.snapshot
         self.baseline = message.baseline
         self._index_sig = message.signature  # type: ignore[assignment]
+        if message.history is not None:  # the scan recorded what changed on disk first
+            self.history_recorded(message.history)  # type: ignore[arg-type]
         main = self.main_screen
         if message.patched is not None:  # a few rows changed in place: no rescan, no rebuild
             self._apply_patch(message.patched, message.snapshot)
@@ -273,6 +277,7 @@ class PmemApp(KeyReadOrder, PlanApp):
         self.request_rescan(changed)
         if self._search is not None:
             self._search.files_changed(changed)
+        self.record_soon()
 
     def _apply_patch(self, rows: list[Row], snap: Snapshot) -> None:
         """Known files or index lines changed in place: redraw their rows only."""
@@ -351,12 +356,13 @@ class PmemApp(KeyReadOrder, PlanApp):
         return await reroute_stray_key(self, event)  # a rerouted key is not also looked up as a binding
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The selection's actions exist on the memory panes only: on the Epics pane they are hidden from
-        the key bar and their keys do nothing (rather than "Nothing selected")."""
-        if action in SELECTION_ACTIONS:
+        """The selection's actions exist on the memory panes only (`v` on the Changes pane too): on the
+        Epics pane they are hidden from the key bar and their keys do nothing (rather than "Nothing
+        selected")."""
+        if action in SELECTION_ACTIONS or action == "file_history":
             main = self.main_screen
             if main is not None and self.screen is main and main.current_view() is None:
-                return False
+                return action == "file_history" and main.current_pane() == CHANGES_PANE
         return True
 
     def _selection(self) -> tuple[str, list[Row], str | None]:

@@ -88,6 +88,12 @@ def proposal_text(p: Proposal, row: Row | None) -> Text:
     exists = row is not None and row.location is not None
     if p.fix is not None and p.fix_action == "redact":
         text.append(f"\nf: save it with {p.fix} redacted, through the save preview.", style="cyan")
+    elif p.fix is not None and p.fix_action == "forget":
+        text.append(
+            f"\nf: forget version {p.fix[:8]}'s content from the history, through its preview "
+            "(the memory file is not touched).",
+            style="cyan",
+        )
     elif p.fix is not None:
         verb = "add to" if p.fix_action == "add" else "drop from"
         text.append(f"\nf: {verb} {INDEX_FILE}, through its preview:\n  ", style="cyan")
@@ -215,10 +221,13 @@ def delete_offer(root: Path, paths: Sequence[str]) -> Offer:
 
 
 def fix_offer(root: Path, proposal: Proposal, i: int, n: int) -> Offer:
-    """`f`: the fix (an index line, or a secret redacted) of the `i`-th of `n` proposals (counted from 0)."""
+    """`f`: the fix (an index line, a secret redacted, a kept secret forgotten) of the `i`-th of `n`
+    proposals (counted from 0)."""
     from pmem_tui.core.fix_planner import plan_fix
     from pmem_tui.tui.planning import Offer
 
+    if proposal.fix_action == "forget":
+        return forget_offer(root, proposal, i, n)
     plan = plan_fix(root, proposal)
     verb = "adds" if proposal.fix_action == "add" else "drops"
     change = f"This {verb} one line of {INDEX_FILE}; the file itself does not change."
@@ -228,6 +237,23 @@ def fix_offer(root: Path, proposal: Proposal, i: int, n: int) -> Offer:
         title=plan.title + (f" ({i + 1} of {n})" if n > 1 else ""),
         plan=plan,
         explanation=f"Proposal {proposal.n}: {proposal.reason}. {change}",
+    )
+
+
+def forget_offer(root: Path, proposal: Proposal, i: int = 0, n: int = 1) -> Offer:
+    """The fix of a secret in a kept version: `history forget PATH --version V`, its preview first."""
+    from pmem_tui.core.history import rewrite
+    from pmem_tui.tui.planning import Offer, StoreChange
+
+    assert proposal.fix is not None
+    plan = rewrite.plan_forget(root, proposal.path, proposal.fix)
+    title = f"Forget a version of {proposal.path} from the history" + (f" ({i + 1} of {n})" if n > 1 else "")
+    return Offer(
+        title=title,
+        explanation=f"Proposal {proposal.n}: {proposal.reason}. This rewrites only pmem-tui's history "
+        "(.pmem/history); it cannot be undone.",
+        danger=True,
+        change=StoreChange(title, tuple(plan.lines()), lambda: rewrite.apply_forget(root, plan)),
     )
 
 

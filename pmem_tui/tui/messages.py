@@ -39,6 +39,7 @@ class ScanDone(Message):
     signature: object = None  # what `_index.md` looked like besides its entries (tui.patch.IndexSignature)
     rows: dict[str, list[Any]] | None = None  # each pane's rows, built in the worker (None: build them)
     patched: list[Any] | None = None  # a patch, not a scan: only these Index rows changed
+    history: object = None  # what the full scan's first record did (`core.history.record.Recorded`)
 
 
 @dataclass

@@ -2,10 +2,10 @@
 
 A pane of rows (Index, Core, Archive, Trash) is drawn by `widgets/pane.PaneView` from its spec: the column
 titles, the rows builder (`rows.py`), the text of an empty pane, whether space marks rows. A pane that draws
-itself (Epics) names no rows builder: its module hands the app an `ExtraPane` that builds its widget, and the
-pane is shown only when the app has one. Either way the spec gives the pane its key (`1`.. in table order,
-`actions.MAIN`), its tab title and the keys the key bar offers on it (`keys`: ids in `tui/actions.py`; an
-action no pane lists is offered on every pane).
+itself (Epics, Changes) names no rows builder: its module hands the app an `ExtraPane` that builds its
+widget, and the pane is shown only when the app has one (the app always has the Changes pane). Either way
+the spec gives the pane its key (`1`.. in table order, `actions.MAIN`), its tab title and the keys the key
+bar offers on it (`keys`: ids in `tui/actions.py`; an action no pane lists is offered on every pane).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pmem_tui.core.model import Snapshot
 from pmem_tui.tui.rows import Row, archive_rows, core_rows, index_rows, trash_rows
 
 # What every pane of rows offers (the filter, a new file, the preview, escape), besides its own actions.
-_ROW_KEYS = ("filter", "new", "preview.focus", "pane.clear_filter")
+_ROW_KEYS = ("filter", "new", "preview.focus", "pane.clear_filter", "history")
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,7 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("trash", "Trash", (*_ROW_KEYS, "recover", "purge", "mark"),
              ("path", "deleted", "recovery"), trash_rows, "The trash is empty."),
     PaneSpec("epics", "Epics", only_when="when the project has one"),  # `widgets/epics.py`
+    PaneSpec("changes", "Changes", ("history", "preview.focus")),  # `widgets/changes.py`
 )
 # fmt: on
 

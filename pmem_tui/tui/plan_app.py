@@ -24,7 +24,7 @@ from pmem_tui.tui.words import in_keys, split_outcome
 if TYPE_CHECKING:
     from pmem_tui.core.plan import Plan
     from pmem_tui.tui import undo
-    from pmem_tui.tui.planning import Offer
+    from pmem_tui.tui.planning import Offer, StoreChange
 
 MAX_NOTIFIED_ITEMS = 6
 Then = Callable[["Plan"], None]  # runs once a confirmed plan is applied
@@ -93,10 +93,13 @@ class PlanApp(BeforeAppKey, App[int]):
             explanation=offer.explanation,
             danger=offer.danger,
             on_refusal=self.refuse,
+            change_lines=offer.change.lines if offer.change is not None else None,
         )
 
         def closed(confirmed: bool | None) -> None:
-            if confirmed and modal.plan is not None:
+            if confirmed and offer.change is not None:
+                self._apply_change(offer.change, then)
+            elif confirmed and modal.plan is not None:
                 if tag is not None:
                     self.history.tag(modal.plan, *tag)
                 self.apply_plan(modal.plan, then)
@@ -152,6 +155,25 @@ class PlanApp(BeforeAppKey, App[int]):
             self.post_message(PlanApplied(plan, None, str(err)))
         else:
             self.post_message(PlanApplied(plan, result.outcome, None, result.warning))
+
+    @work(thread=True, group="apply", exit_on_error=False)
+    def _apply_change(self, change: StoreChange, then: Then | None) -> None:
+        try:
+            outcome, error = change.apply(), None
+        except Exception as err:  # a store that cannot be rewritten: one sentence
+            outcome, error = None, str(err) or type(err).__name__
+        self.call_from_thread(self._change_applied, change, outcome, error, then)
+
+    def _change_applied(
+        self, change: StoreChange, outcome: str | None, error: str | None, then: Then | None
+    ) -> None:
+        if error is not None:
+            self.refuse(f"{change.title} failed: {error}")
+        else:
+            self.notify(outcome or "Done.", title=change.title)
+        self.request_rescan()  # the screens that show the history (and health) read again
+        if error is None and then is not None:
+            then(change.as_plan())
 
     def on_plan_applied(self, message: PlanApplied) -> None:
         then = self._continuations.pop(id(message.plan), None)

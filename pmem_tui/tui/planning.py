@@ -22,8 +22,24 @@ ARCHIVE_PROMPT = "Why archive it? The reason is kept in the archive record. Type
 
 
 @dataclass(frozen=True)
+class StoreChange:
+    """A change to pmem-tui's history store only (`history forget`): no memory file changes, so it is no
+    executor plan; it is previewed (`lines`) and confirmed like one, then `apply` runs in a worker (writing
+    through `fsops`, as the executor does) and returns its outcome sentence."""
+
+    title: str
+    lines: tuple[str, ...]
+    apply: Callable[[], str]
+
+    def as_plan(self) -> Plan:
+        """What a continuation gets once it is applied: an empty plan of the same title (no file changed)."""
+        return Plan(action="forget", title=self.title, ops=())
+
+
+@dataclass(frozen=True)
 class Offer:
-    """What the preview modal opens with: a ready plan, or a builder and the prompt for its one line."""
+    """What the preview modal opens with: a ready plan, or a builder and the prompt for its one line (or a
+    change of the history store only)."""
 
     title: str
     plan: Plan | None = None
@@ -32,6 +48,7 @@ class Offer:
     initial: str = ""
     explanation: str | None = None
     danger: bool = False
+    change: StoreChange | None = None
 
 
 def what(paths: Sequence[str]) -> str:

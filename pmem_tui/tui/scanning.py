@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pmem_tui.core import settled
+from pmem_tui.core.history.record import record_if_changed
 from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import Baseline
 from pmem_tui.tui import patch
@@ -49,6 +50,8 @@ def scan(root: Path, generation: int, changed: frozenset[str] | None, base: Base
             return ScanDone(
                 generation, found.snapshot, found.baseline, changed, found.signature, None, found.rows
             )
+    # What changed on disk is recorded first, as `status` and `health` do (a stat pass when nothing did).
+    recorded = record_if_changed(root)
     with cycle_collector_paused():  # the scan allocates only acyclic objects, 10^5-10^6 at 100k files
         # The index's signature first: its whole-file read then comes before the snapshot exists.
         unchecked = patch.read_signature(root)
@@ -56,4 +59,4 @@ def scan(root: Path, generation: int, changed: frozenset[str] | None, base: Base
         signature = patch.checked(unchecked, snap.index_entries, root) if snap.exists else None
         base_line = patch.baseline(snap, signature) if snap.exists else None
         rows = {name: rows_for(name, snap) for name in ROW_PANES}  # built here, off the UI thread
-    return ScanDone(generation, snap, base_line, changed, signature, rows)
+    return ScanDone(generation, snap, base_line, changed, signature, rows, history=recorded)

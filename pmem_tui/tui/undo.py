@@ -104,7 +104,7 @@ def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:
             archive_paths=tuple(items),
             reason="Undo of a recovery" if verb == "Undo" else "Archived again (redo after an undo)",
         )
-    if last.action == "save" and items:
+    if last.action in ("save", "restore") and items:  # a restore is a save of an older version
         rel = items[0]
         diff = next((d for d in last.preview.diffs if d.path == rel), None)
         if diff is None:

@@ -23,7 +23,10 @@ from tests.conftest import all_paths as paths
 from tests.conftest import stock, write
 from tests.conftest import tree_state as state
 
-OWN = (".pmem", ".pmem/.gitignore", ".pmem/lock", ".pmem/journal")  # what an action makes of `.pmem/`
+# What an action makes of `.pmem/`, in order (the history store before the journal: its first record comes
+# before the action's journal).
+OWN = (".pmem", ".pmem/.gitignore", ".pmem/lock", ".pmem/history", ".pmem/journal")
+HISTORY = ".pmem/history"
 
 def named(plan: Plan) -> set[str]:
     """The paths a plan's preview names: created folders and files, the tool's own, move destinations and
@@ -33,6 +36,11 @@ def named(plan: Plan) -> set[str]:
     if plan.action == "doctor":
         out |= {token for note in pv.notes for token in note.split()}
     return out
+
+
+def created_paths(before: set[str], after: set[str]) -> set[str]:
+    """What an action made: the history store counts as one path (what it holds is its own, as in git)."""
+    return {p for p in after - before if not p.startswith(HISTORY + "/")}
 
 
 # -- a memory with something for every action --------------------------------------------------------------
@@ -78,12 +86,13 @@ ACTIONS: dict[str, tuple[Setup, Planner]] = {
 
 
 def _used(root: Path) -> None:
-    """The tool's folder as an earlier action leaves it (lock, journal, .gitignore)."""
+    """The tool's folder as an earlier action leaves it (lock, history, journal, .gitignore)."""
     if root.exists():
         apply(lc.plan_save(root, "notes/earlier.md", b"# Earlier\n"), root)
     else:  # an unborn root: what an interrupted first save leaves
         (root / journal.JOURNAL_DIR).mkdir(parents=True)
         (root / journal.LOCK_FILE).touch()
+        (root / meta_dir.HISTORY_DIR).mkdir()
         (root / meta_dir.GITIGNORE).write_bytes(meta_dir.GITIGNORE_BYTES)
     assert {rel for rel in OWN if (root / rel).exists()} == set(OWN)
 
@@ -104,7 +113,7 @@ def test_every_path_an_action_creates_is_named_in_its_preview(memory: Path, acti
     assert (paths(root) if root.exists() else set()) == before  # planning creates nothing
     apply(plan, root)
     after = paths(root)
-    created = after - before
+    created = created_paths(before, after)
     assert created <= named(plan), f"{action}: created but not named: {sorted(created - named(plan))}"
     # The preview names exactly the tool's paths that were missing, and each of them is there afterwards.
     wanted = OWN[:3] if plan.action == "doctor" else OWN

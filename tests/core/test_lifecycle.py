@@ -213,7 +213,8 @@ def test_upgrade_creates_only_missing_paths(memory: Path) -> None:
     before = tree_bytes(memory)
     plan = plan_upgrade(memory)
     assert plan.preview.creates == ("_archive", "_archive/_trash", "_archive/_index.md")
-    assert plan.preview.meta_creates == (".pmem", ".pmem/.gitignore", ".pmem/lock", ".pmem/journal")
+    own = (".pmem", ".pmem/.gitignore", ".pmem/lock", ".pmem/history", ".pmem/journal")
+    assert plan.preview.meta_creates == own
     assert not plan.preview.moves and not plan.preview.removes
     assert tree_bytes(memory) == before
     apply(plan, memory)

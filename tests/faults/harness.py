@@ -29,6 +29,7 @@ from pmem_tui.core.settled import scan_once as scan  # the scan, with what the j
 
 ERRNOS = (errno.ENOSPC, errno.EIO, errno.EACCES, errno.EROFS, errno.EXDEV, errno.EEXIST)
 CONTROL = (INDEX_FILE, ARCHIVE_INDEX)
+HISTORY = f"{META_DIR}/history"
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,23 @@ def restore(root: Path, state: State, *, journal_dir: bool = True) -> None:
     for rel, data in state.files.items():
         if not (root / rel).exists():
             (root / rel).write_bytes(data)
+
+
+def save_history(root: Path) -> dict[str, bytes] | None:
+    """The history store's files (None: no store), to start every run of a campaign from the same store."""
+    store = root / HISTORY
+    if not store.is_dir():
+        return None
+    return {p.relative_to(store).as_posix(): p.read_bytes() for p in store.rglob("*") if p.is_file()}
+
+
+def restore_history(root: Path, saved: dict[str, bytes] | None) -> None:
+    store = root / HISTORY
+    if store.exists():
+        shutil.rmtree(store)
+    for rel, data in (saved or {}).items():
+        (store / rel).parent.mkdir(parents=True, exist_ok=True)
+        (store / rel).write_bytes(data)
 
 
 def temp_files(root: Path) -> list[str]:

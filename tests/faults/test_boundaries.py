@@ -14,6 +14,10 @@ The error sentence must tell the truth: "Nothing was changed" means the memory i
 
 Doctor itself is crashed too: from interrupted states of every action, a hard stop or an OSError at
 every step of doctor's own run, then doctor again.
+
+History's steps are among them (issue 16): every run starts from the same history store (a first record of the
+before state; none for the first save, whose run makes the store), so the action's records are the same steps
+each time; after doctor the store must read whole (`rewrite.check`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from pmem_tui.core.doctor import plan_doctor
 from pmem_tui.core.errors import DiskError, PmemError
 from pmem_tui.core.executor import NOTHING_CHANGED, apply
 from pmem_tui.core.fsops import HardStop
+from pmem_tui.core.history import record, rewrite
 from pmem_tui.core.model import ARCHIVE_INDEX
 from pmem_tui.core.plan import Plan
 from tests.campaign import full_campaign, sized
@@ -47,7 +52,9 @@ from tests.faults.harness import (
     capture,
     check_settled,
     restore,
+    restore_history,
     run_doctor,
+    save_history,
     write,
 )
 
@@ -145,17 +152,28 @@ class Prepared:
     before: State
     after: State
     steps: list[tuple[str, str]]
+    history: dict[str, bytes] | None  # the history store every run starts from
 
 
 def _prepare(scenario: Scenario, root: Path) -> Prepared:
     scenario.setup(root)
+    if root.exists():
+        assert record.record(root, create=True).commit is not None
+    history = save_history(root)
     before = capture(root)
     counting = Counting()
-    restore(root, before)
+    _reset(root, before, history)
     apply(scenario.plan(root), root, hook=counting)
     after = capture(root)
     assert after != before, scenario.name
-    return Prepared(before, after, counting.steps)
+    assert any(rel.startswith(harness.HISTORY) for _, rel in counting.steps), scenario.name
+    return Prepared(before, after, counting.steps, history)
+
+
+def _reset(root: Path, state: State, history: dict[str, bytes] | None) -> None:
+    restore(root, state)
+    if root.exists():
+        restore_history(root, history)
 
 
 def _faults_for(k: int) -> list[tuple[str | int, int | None]]:
@@ -175,7 +193,7 @@ def _faults_for(k: int) -> list[tuple[str | int, int | None]]:
 
 def _run_one(scenario: Scenario, root: Path, prep: Prepared, fault: Fault) -> None:
     label = f"{scenario.name} fault {fault.kind} at step {fault.at}"
-    restore(root, prep.before)
+    _reset(root, prep.before, prep.history)
     plan = scenario.plan(root)
     try:
         apply(plan, root, hook=fault)
@@ -194,6 +212,7 @@ def _run_one(scenario: Scenario, root: Path, prep: Prepared, fault: Fault) -> No
     FIGURES.faults[scenario.name] += fault.fired
     FIGURES.runs[scenario.name] += 1
     final = check_settled(root, prep.before, prep.after, label)
+    assert rewrite.check(root) is None, label
     FIGURES.lost += harness.lost_files(prep.before, prep.after, final)
 
 
@@ -225,7 +244,7 @@ def test_fault_at_every_step(scenario: Scenario, tmp_path: Path) -> None:
             _run_one(scenario, root, prep, Fault(k, kind, then_stop))
     FIGURES.boundaries[scenario.name] = total
     # Past the last step nothing fires: the action completes.
-    restore(root, prep.before)
+    _reset(root, prep.before, prep.history)
     apply(scenario.plan(root), root, hook=Fault(total + 1, "stop"))
     assert capture(root) == prep.after
 
@@ -252,11 +271,12 @@ def test_crash_during_doctor_then_doctor_again(scenario: Scenario, tmp_path: Pat
     prep = _prepare(scenario, root)
     exercised = 0
     for k in _interrupted_points(prep):
-        restore(root, prep.before)
+        _reset(root, prep.before, prep.history)
         with pytest.raises(HardStop):
             apply(scenario.plan(root), root, hook=Fault(k, "stop"))
         interrupted = capture(root)
         pmem = {p.name: p.read_bytes() for p in (root / journal.JOURNAL_DIR).iterdir()}
+        history = save_history(root)
         counting = Counting()
         apply(plan_doctor(root), root, hook=counting)
         doctor_steps = len(counting.steps)
@@ -265,12 +285,14 @@ def test_crash_during_doctor_then_doctor_again(scenario: Scenario, tmp_path: Pat
             for kind in ("stop", ERRNOS[j % len(ERRNOS)]):
                 label = f"{scenario.name} crash at {k}, doctor fault {kind} at {j}"
                 _reset_interrupted(root, interrupted, pmem)
+                restore_history(root, history)
                 fault = Fault(j, kind)
                 with contextlib.suppress(HardStop, DiskError):
                     apply(plan_doctor(root), root, hook=fault)
                 FIGURES.faults[f"doctor({scenario.name})"] += fault.fired
                 FIGURES.runs[f"doctor({scenario.name})"] += 1
                 final = check_settled(root, prep.before, prep.after, label)
+                assert rewrite.check(root) is None, label
                 FIGURES.lost += harness.lost_files(prep.before, prep.after, final)
         exercised += doctor_steps
     FIGURES.boundaries[f"doctor({scenario.name})"] = exercised

@@ -163,7 +163,7 @@ async def test_pane_keys_remapped_in_the_help_and_the_palette(demo_root: Path, c
         assert commands["Show Core pane"].endswith("(c)")
         await pilot.press("question_mark")
         await settle(pilot)
-        assert "1 c 3 4 5, tab / shift+tab" in help_text(app)
+        assert "1 c 3 4 5 6, tab / shift+tab" in help_text(app)  # six panes: Changes is 6
 
 
 async def test_the_theme_is_applied(demo_root: Path, config_dir: Path) -> None:

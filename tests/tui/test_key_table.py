@@ -18,10 +18,12 @@ from pmem_tui.tui.modals.new_file import NewFileModal
 from pmem_tui.tui.modals.plan_modal import PlanModal
 from pmem_tui.tui.screens.health import HealthScreen
 from pmem_tui.tui.screens.help import HelpScreen
+from pmem_tui.tui.screens.history import HistoryScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.screens.search import SearchScreen
 from pmem_tui.tui.screens.too_small import TooSmallScreen
 from pmem_tui.tui.screens.welcome import WelcomeScreen
+from pmem_tui.tui.widgets.changes import ChangesView
 from pmem_tui.tui.widgets.epics import EpicsView, EpicTable
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.pane import FilterInput, PaneView
@@ -39,6 +41,8 @@ WIDGETS = (
     PreviewView,
     EpicTable,
     EpicsView,
+    ChangesView,
+    HistoryScreen,
     PlanModal,
     HelpScreen,
     NewFileModal,

@@ -39,6 +39,7 @@ from pmem_tui.core.errors import Busy
 from pmem_tui.core.health import codec
 from pmem_tui.core.health.report import HealthReport, HealthStats, NearPair, Proposal
 from pmem_tui.core.health.run import Run
+from pmem_tui.core.history import stat_table
 from pmem_tui.core.layout import require_lifecycle
 from pmem_tui.core.model import (
     ACTIVE_DIRS,
@@ -163,7 +164,8 @@ def _check(
     day = today or clock_today()
     written_at = cache_layer.clock()  # before any file is listed: see `cache.fresh`
     listing = _list(root)
-    key = listing.key(day, inactive_days)
+    # The newest history record: a forget changes only the history, and with it the kept secrets.
+    key = listing.key(day, inactive_days) + (stat_table.read_head(root) or "")
     if use_cache:
         cached = _cached_report(root, key, listing, day, inactive_days)
         if cached is not None:
@@ -174,7 +176,7 @@ def _check(
                 seconds=time.perf_counter() - started,
             )
             return replace(cached, stats=stats)
-    from pmem_tui.core.health import features, signals, similarity
+    from pmem_tui.core.health import features, kept, signals, similarity
     from pmem_tui.core.health.features import FeatureCache, IndexCache
 
     run = Run(root, day, inactive_days)
@@ -188,7 +190,9 @@ def _check(
     exact = similarity.exact_groups(run, feats, norm)
     pairs, checked_now = similarity.near_pairs(run, feats, checked, exact, norm)
     overlaps = similarity.core_overlaps(run, listing.core, feats)
-    evidence = signals.Evidence(day, inactive_days, feats.files, entries, exact, pairs, overlaps)
+    evidence = signals.Evidence(
+        day, inactive_days, feats.files, entries, exact, pairs, overlaps, kept.kept_secrets(root)
+    )
     proposals = signals.propose(evidence)
     files = feats.files
     near = tuple(

@@ -29,8 +29,9 @@ class Proposal:
     """A numbered proposal: keep / archive / delete, why, and for a fixable signal the exact fix.
 
     `fix_action` says what to do with `fix`: "add" (an orphan's line to add to `_index.md`), "drop" (a dead
-    or duplicate route's line to remove) or "redact" (the lines whose secrets a save replaces; `fix` names
-    them). `fix_planner.plan_fix` turns it into a plan with its own preview.
+    or duplicate route's line to remove), "redact" (the lines whose secrets a save replaces; `fix` names
+    them): `fix_planner.plan_fix` turns it into a plan with its own preview; or "forget" (`fix` is the id of a
+    kept version whose content the history forgets: `history.rewrite.plan_forget`, previewed first).
     """
 
     n: int

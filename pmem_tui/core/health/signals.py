@@ -19,9 +19,10 @@ import datetime as dt
 import functools
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pmem_tui.core.health.features import FileFeatures, IndexRow
+from pmem_tui.core.health.kept import KeptSecret
 from pmem_tui.core.health.report import CATEGORIES, Proposal, Signal
 from pmem_tui.core.health.similarity import OVERLAP_THRESHOLD
 from pmem_tui.core.model import CORE_DIR, INDEX_FILE
@@ -48,6 +49,7 @@ class Evidence:
     exact: list[list[int]]  # rows of exact duplicate groups
     pairs: list[tuple[int, int, float]]  # near-duplicate rows and similarity
     overlaps: dict[int, tuple[float, str]]  # row -> (share in _core/, core file)
+    kept: list[KeptSecret] = field(default_factory=list)  # secrets in versions the history keeps
 
     @functools.cached_property
     def routes(self) -> Counter[str]:
@@ -191,6 +193,16 @@ def _secrets(ev: Evidence) -> Iterator[Found]:
                 yield f.path, Signal("secret", detail, None, float(hit.line_no)), ("redact", where)
 
 
+def _kept_secrets(ev: Evidence) -> Iterator[Found]:
+    """A version the history keeps (not the live content) with lines that look like secrets: forget it."""
+    for k in ev.kept:
+        lines = ", ".join(str(n) for n, _ in k.hits)
+        kinds = ", ".join(sorted({kind for _, kind in k.hits}))
+        detail = f"its kept version {k.version[:8]} has {'line' if len(k.hits) == 1 else 'lines'} {lines} "
+        detail += f"that look like a secret ({kinds})"
+        yield k.path, Signal("secret-in-history", detail, None, float(k.hits[0][0])), ("forget", k.version)
+
+
 # -- the table ---------------------------------------------------------------------------------------------
 
 
@@ -246,6 +258,11 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "inactive", "archive", _inactive_certainty, _inactive,
         "no change for `inactive_days` days: the newest of its mtime and a date it states",
+    ),
+    Kind(
+        "secret-in-history", "keep", _fixed(FIX_CERTAINTY), _kept_secrets,
+        "a version the history keeps (not the live file) has a line that looks like a secret; "
+        "fix: forget that content from the history (`history forget`), through its preview",
     ),
     Kind(
         "secret", "keep", _fixed(FIX_CERTAINTY), _secrets,

@@ -71,11 +71,10 @@ def list_files(root: Path) -> dict[str, Listed]:
     for folder, where, markdown_only in _AREAS:
         if safeio.entry_kind(root, folder) != "dir":
             continue
-        ctimes: dict[str, int] = {}
-        files, _problems = tree.walk_files(root, folder, skip=_NOT_LISTED, ctimes=ctimes)
+        files, _problems = tree.walk_files(root, folder, skip=_NOT_LISTED)
         for f in files:
             if not markdown_only or f.path.endswith(".md"):
-                found[f.path] = Listed(where, (f.size, f.mtime_ns, ctimes[f.path]))
+                found[f.path] = Listed(where, (f.size, f.mtime_ns, f.ctime_ns))
     return found
 
 

@@ -69,6 +69,7 @@ class PlanModal(ModalScreen[bool]):
         explanation: str | None = None,
         danger: bool = False,
         on_refusal: Callable[[str], None] | None = None,
+        change_lines: tuple[str, ...] | None = None,
     ) -> None:
         super().__init__(classes="plan-modal")
         self.root = root
@@ -83,6 +84,7 @@ class PlanModal(ModalScreen[bool]):
         self.stale: str | None = None
         self.error: str | None = None
         self._on_refusal = on_refusal
+        self.change_lines = change_lines  # the preview of a change of the history store (no plan)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="plan-dialog"):
@@ -104,7 +106,7 @@ class PlanModal(ModalScreen[bool]):
                     f"Confirm ({key_for('plan.confirm')})",
                     id="plan-confirm",
                     variant="error" if self.danger else "primary",
-                    disabled=self.plan is None,
+                    disabled=self.plan is None and self.change_lines is None,
                     action="screen.confirm",
                 )
                 yield Button(f"Cancel ({key_for('plan.cancel')})", id="plan-cancel", action="screen.cancel")
@@ -124,6 +126,8 @@ class PlanModal(ModalScreen[bool]):
         return plain_text(self._body())
 
     def _body(self) -> RenderableType:
+        if self.plan is None and self.change_lines is not None:
+            return Text("\n".join(self.change_lines))
         if self.plan is None:
             return Text("Enter the value above, then press enter to see the preview.", style="dim")
         return render_plan(self.plan)
@@ -179,7 +183,7 @@ class PlanModal(ModalScreen[bool]):
     # -- decisions ----------------------------------------------------------------------------
 
     def action_confirm(self) -> None:
-        if self.plan is None:
+        if self.plan is None and self.change_lines is None:
             self.app.bell()
             if self.builder is not None:
                 self.query_one("#plan-input", Input).focus()

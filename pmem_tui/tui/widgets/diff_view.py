@@ -28,11 +28,15 @@ def _line(prefix: str, body: str, style: str, prefix_style: str | None = None) -
 
 
 def diff_text(diff: FileDiff) -> Text:
-    text = Text()
     lines = diff.unified()
     if not lines:
-        text.append(f"{diff.path}: no change\n", style="dim")
-        return text
+        return Text(f"{diff.path}: no change\n", style="dim")
+    return unified_text(lines)
+
+
+def unified_text(lines: list[str]) -> Text:
+    """Unified diff lines, styled: headers bold, hunks cyan, additions green, removals red."""
+    text = Text()
     for line in lines:
         shown = textio.display(line)
         if line.startswith(("+++", "---")):

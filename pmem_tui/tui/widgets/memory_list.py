@@ -165,6 +165,14 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
             self.refresh()
             self.marks = 0
 
+    def only_mark(self, key: str | None) -> None:
+        """Keep at most this one mark (a list where a mark means "compare with this one")."""
+        keep = {key} & self._marked if key is not None else set()
+        if keep != self._marked:
+            self._marked = keep
+            self._cache.clear()
+            self.refresh()
+
     def set_rows(self, rows: list[Row]) -> None:
         """Replace the rows, keeping the selected key, the marks and the scroll position."""
         current = self.current_row

@@ -1,0 +1,22 @@
+"""Memory history: every recorded version of every memory file, kept in a git repository stock git can read.
+
+    <root>/.pmem/history/        a bare git repository (dulwich writes it; no `git` binary is needed)
+        refs/heads/main          the newest record: one commit per recorded change set of the memory tree
+        refs/pmem/reviewed       the record the person last marked reviewed (`changes --mark-reviewed`)
+
+The modules, lowest first (each imports only those above it in this list, `tests/test_layers.py`):
+
+* `names`      the store's paths, what is recorded (`tracked`), a path's original place (`original_path`);
+* `stat_table` the cheap "did anything change?" pass: a stat of the tree against the last record's table
+               (kept in the user's cache folder, `cache.fresh` deciding), standard library only;
+* `store`      the repository: made and written through the fault-tested door (`fsops.FS`): objects in a
+               pack first, the ref last, so a crash at any step leaves the last complete record;
+* `record`     records the tree (`record`, `record_if_changed`), what the executor, the commands and
+               `snapshot` call; a damaged store never raises: it comes back as one sentence;
+* `log`        reads it back: versions of a path, a version's bytes, diffs, what changed since the review;
+* `rewrite`    forget a version's content, prune old versions (a preview first), and doctor's `repair`;
+* `plans`      restore a version through the save planner.
+
+Layering: the package sits right below the executor (which records before and after every action) and above
+the planners (restore plans a save). The executor passes its `FS`, so a test hook sees history's steps too.
+"""

@@ -1,0 +1,208 @@
+"""Record the memory tree in the history store: one commit per change set, only when something changed.
+
+`record` is the one writer. It takes the store's own lock (`names.LOCK_NAME`: one recorder at a time, so a
+`status` recording what it saw never moves the ref past an action's record), runs the cheap pass
+(`stat_table`), hashes only the files whose stamp is not fresh, and, when the tree differs from the last
+record, writes the new blobs and trees and the commit as one pack, then moves the ref (`store`).
+
+It never raises for the store's sake: a missing, damaged or unwritable store comes back as `Recorded.problem`,
+one sentence, and the caller goes on (an action is never blocked by its history). Only a simulated process
+death (`fsops.HardStop`, a BaseException) passes through, as a real one would.
+
+Who calls it: the executor around every action (`before_action`, `after_action`, through its `FS`, so its
+steps are the fault campaign's steps too); `status`, `health` and the app's scan (`record_if_changed`: only
+when a store exists, a read-only command never makes one); `pmem-tui snapshot` (makes the store if needed).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pmem_tui.core import safeio
+from pmem_tui.core.fsops import FS
+from pmem_tui.core.history import stat_table
+from pmem_tui.core.history.names import HISTORY_DIR, LOCK_NAME, MAIN_REF, REVIEWED_REF, SEEN_ON_DISK
+from pmem_tui.core.plan import Plan
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dulwich.objects import ShaFile
+
+__all__ = [
+    "ORIGIN_TRAILER",
+    "Recorded",
+    "after_action",
+    "before_action",
+    "mark_reviewed",
+    "message_for",
+    "record",
+    "record_if_changed",
+]
+
+ORIGIN_TRAILER = "Pmem-Origin: "
+LOCK_TIMEOUT_S = 5.0
+REPACK_AT = 24  # packs: past this many, a record merges the small ones into one (`store.merge_packs`)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a record did: the new record's commit id (None when nothing had changed or it failed), and the
+    sentence saying what history could not record (None when all went well)."""
+
+    commit: str | None = None
+    problem: str | None = None
+
+
+def message_for(origin: str, title: str = "", detail: tuple[str, ...] = ()) -> str:
+    """A record's commit message: what made the change on its first line, the plan's lines, the trailer."""
+    first = f"{origin}: {title}" if title else origin
+    body = "".join(f"{line}\n" for line in detail)
+    return f"{first}\n\n{body}{'' if not body else chr(10)}{ORIGIN_TRAILER}{origin}\n"
+
+
+def record(
+    root: Path,
+    origin: str = SEEN_ON_DISK,
+    *,
+    title: str = "",
+    detail: tuple[str, ...] = (),
+    fs: FS | None = None,
+    create: bool = False,
+) -> Recorded:
+    """Record the tree if it changed since the last record. Without `create`, a root with no store records
+    nothing (and says nothing). Never raises but a simulated process death."""
+    root = Path(root)
+    try:
+        if not create and not stat_table.store_exists(root):
+            return Recorded()
+        from pmem_tui.core.history import store
+
+        fs = fs or FS(root)
+        store.init(fs)  # also completes a store whose making was interrupted
+        return _record_locked(root, fs, message_for(origin, title, detail))
+    except Exception as err:
+        return Recorded(problem=sentence(err))
+
+
+def record_if_changed(root: Path) -> Recorded:
+    """The ordinary commands' record: nothing (and no dulwich) when the cheap pass finds nothing changed."""
+    try:
+        if not stat_table.store_exists(root) or stat_table.unchanged(root)[0]:
+            return Recorded()
+    except Exception as err:
+        return Recorded(problem=sentence(err))
+    return record(root)
+
+
+def before_action(root: Path, fs: FS) -> str | None:
+    """Under the action's lock, before its journal: what changed on disk since the last record, as "seen on
+    disk" (making the store on a first action: its preview named it). The sentence when it could not."""
+    done = record(root, fs=fs, create=True)
+    return (
+        None
+        if done.problem is None
+        else f"History could not record the memory before this action: {done.problem}."
+    )
+
+
+def after_action(root: Path, fs: FS, plan: Plan) -> str | None:
+    """After the action's last step, before its journal is cleared: the tree it made, its origin the action.
+    A crash before this record leaves the journal, and doctor records the finished action."""
+    detail = tuple(plan.preview.record_changes) + ((plan.outcome,) if plan.outcome else ())
+    done = record(root, plan.action, title=plan.title, detail=detail, fs=fs)
+    if done.problem is None:
+        return None
+    return f"History could not record this action: {done.problem}; run `pmem-tui doctor` to rebuild it."
+
+
+def mark_reviewed(root: Path, fs: FS | None = None) -> str | None:
+    """Mark the newest record reviewed (`changes` then starts from it); returns its id (None: no record)."""
+    root = Path(root)
+    head = stat_table.read_head(root)
+    if head is not None:
+        from pmem_tui.core.history import store
+
+        store.set_ref(fs or FS(root), REVIEWED_REF, head)
+    return head
+
+
+def sentence(err: BaseException) -> str:
+    """What went wrong with the store, as the middle of a sentence."""
+    if isinstance(err, OSError):
+        from pmem_tui.core.errors import describe_os_error
+
+        return describe_os_error(err)
+    text = str(err) or type(err).__name__
+    return f"the history store at {HISTORY_DIR} is damaged ({text})"
+
+
+def _record_locked(root: Path, fs: FS, message: str) -> Recorded:
+    import filelock
+
+    lock = filelock.FileLock(str(root / HISTORY_DIR / LOCK_NAME), timeout=LOCK_TIMEOUT_S)
+    with lock:
+        return _record(root, fs, message)
+
+
+def _record(root: Path, fs: FS, message: str) -> Recorded:
+    from pmem_tui.core.history import store  # dulwich: only when something may have changed
+
+    same, started, stamps, table = stat_table.unchanged(root)
+    if same:
+        return Recorded()
+    head = head_or_damaged(root)
+    objects = store.open_objects(root)
+    if head is not None:
+        objects.commit(head)  # the last record must read: a new one on a lost parent would hide the damage
+    files: dict[str, str] = {}
+    rows: dict[str, stat_table.Row] = {}
+    new_blobs: dict[str, bytes] = {}
+    for path, stamp in stamps.items():
+        blob = table.blob_for(path, stamp) if table is not None else None
+        if blob is None:
+            try:
+                data, st = safeio.read_under_stat(root, path)
+            except OSError:
+                continue  # gone, or no longer a regular file, since the stat pass: not in this record
+            stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            blob = store.blob_id(data)
+            new_blobs[blob] = data
+        files[path] = blob
+        rows[path] = (*stamp, blob)
+    if table is not None and head is not None and table.head == head:
+        last = {path: row[3] for path, row in table.rows.items()}
+    else:
+        last = objects.tree_files(head)
+    if files == last and head is not None:
+        stat_table.save(root, started, head, rows)
+        return Recorded()
+    last_blobs = set(last.values())
+    for path, blob in files.items():  # a blob the table names but a rewrite removed: read the file again
+        if blob not in new_blobs and blob not in last_blobs and not objects.has(blob):
+            new_blobs[blob] = safeio.read_under(root, path)
+    tree_id, trees = store.build_tree(files)
+    wanted: list[ShaFile] = [
+        store.make_blob(data) for blob, data in new_blobs.items() if not objects.has(blob)
+    ]
+    wanted += [tree for tree in trees if not objects.has(tree.id)]
+    commit = store.make_commit(tree_id, head, message)
+    wanted.append(commit)
+    store.write_objects(fs, wanted)
+    commit_id = commit.id.decode("ascii")
+    store.set_ref(fs, MAIN_REF, commit_id)
+    stat_table.save(root, started, commit_id, rows)
+    if objects.pack_count + 1 > REPACK_AT:
+        store.merge_packs(root, fs)
+    return Recorded(commit=commit_id)
+
+
+def head_or_damaged(root: Path) -> str | None:
+    """The newest record's id; None when there is none yet; DamagedStore when the ref names no record."""
+    from pmem_tui.core.history import store
+
+    head = stat_table.read_head(root)
+    if head is None and os.path.lexists(root / HISTORY_DIR / MAIN_REF):
+        raise store.DamagedStore(f"{MAIN_REF} does not name a record")
+    return head

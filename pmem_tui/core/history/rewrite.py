@@ -1,0 +1,244 @@
+"""Changing what the history holds: forget a version's content, prune old versions, repack, and repair.
+
+Forget and prune rewrite records (a record's id is the hash of its content and of its parent's id, so every
+record after the first one changed is rewritten too), move the refs to the rewritten records, then repack:
+one new pack with only what the refs reach, the old packs removed. The removed content is then gone from the
+store: stock git (`git cat-file`) cannot find it. Both are previewed first (`plan_forget`, `plan_prune`) and
+never touch a memory file. Every write goes through `FS` (pack, then index, then refs, then the old packs
+removed): a crash leaves either the old records or the new ones, each complete.
+
+`repair` is doctor's part: it checks that every record the ref reaches can be read and, when not, keeps what
+it can (the newest record whose whole history reads, else none: the damaged store is moved aside, kept, and
+a new one starts from the memory as it is now).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from dulwich.objects import ShaFile
+
+from pmem_tui.core import safeio
+from pmem_tui.core.errors import Refused
+from pmem_tui.core.fsops import FS
+from pmem_tui.core.history import log, record, stat_table, store
+from pmem_tui.core.history.names import HISTORY_DIR, MAIN_REF, REVIEWED_REF
+
+__all__ = [
+    "ForgetPlan",
+    "PrunePlan",
+    "apply_forget",
+    "apply_prune",
+    "check",
+    "plan_forget",
+    "plan_prune",
+    "repair",
+]
+
+_REFS = (MAIN_REF, REVIEWED_REF)
+DAY_S = 86_400
+
+
+@dataclass(frozen=True)
+class ForgetPlan:
+    """Forget one content: every record holding a file with the blob `blob` is rewritten without it."""
+
+    path: str
+    version: str
+    blob: str
+    records: int  # how many records hold it (each is rewritten, and every record after the first)
+    live_has_it: bool  # the memory file still holds this content now
+
+    def lines(self) -> list[str]:
+        out = [
+            f"Forget the content of {self.path} at version {self.version[:12]} from the history:",
+            f"  {self.records} record(s) hold it; they and every later record are rewritten without it,",
+            "  then the store is repacked so the content is gone from it. The memory file is not touched.",
+        ]
+        if self.live_has_it:
+            out.append(
+                "  The file still holds this content: the next record keeps it again unless you change it."
+            )
+        return out
+
+
+@dataclass(frozen=True)
+class PrunePlan:
+    """Drop the records older than a cut-off: the newest of them becomes the first record (its tree kept)."""
+
+    days: int
+    cutoff: int
+    dropped: int
+    kept: int
+
+    def lines(self) -> list[str]:
+        if not self.dropped:
+            return [f"No record is older than {self.days} day(s); nothing to prune."]
+        return [
+            f"Prune the history older than {self.days} day(s) (before {log.iso_time(self.cutoff)}):",
+            f"  {self.dropped} record(s) are dropped; the memory as it stood then is kept as one record,",
+            f"  and the {self.kept} later record(s) are rewritten onto it. No memory file is touched.",
+        ]
+
+
+def plan_forget(root: Path, path: str, version: str) -> ForgetPlan:
+    """What forgetting `path`'s content at `version` would rewrite (refused when it holds none)."""
+    with log.reading():
+        return _plan_forget(Path(root), path, version)
+
+
+def _plan_forget(root: Path, path: str, version: str) -> ForgetPlan:
+    commit_id = log.resolve(root, version)
+    reader = log._Reader(root)
+    files = log._tree_map(reader, commit_id)
+    where = log._locate(files, path)
+    if where is None:
+        raise Refused(f"{path} is not in version {commit_id[:12]}; nothing to forget.")
+    blob = files[where]
+    holding = sum(1 for rec in log.records(root) if blob in log._tree_map(reader, rec.id).values())
+    live = _live_blob(root, where) == blob or _live_blob(root, path) == blob
+    return ForgetPlan(path, commit_id, blob, holding, live)
+
+
+def _live_blob(root: Path, rel: str) -> str | None:
+    try:
+        return store.blob_id(safeio.read_under(root, rel))
+    except OSError:
+        return None
+
+
+def apply_forget(root: Path, plan: ForgetPlan, fs: FS | None = None) -> str:
+    """Rewrite without the content, repack, and say what was done (one sentence)."""
+    root = Path(root)
+    fs = fs or FS(root)
+    with log.reading(), _lock(root):
+        _rewrite(root, fs, lambda files: {p: b for p, b in files.items() if b != plan.blob}, keep_from=None)
+    _drop_caches(root)
+    return f"The content of {plan.path} at version {plan.version[:12]} is gone from the history."
+
+
+def plan_prune(root: Path, days: int, now: float | None = None) -> PrunePlan:
+    cutoff = int((time.time() if now is None else now) - days * DAY_S)
+    recs = log.records(Path(root))
+    old = [r for r in recs if r.time < cutoff]
+    dropped = max(len(old) - 1, 0)  # the newest old record stays, as the new first record
+    return PrunePlan(days, cutoff, dropped, len(recs) - len(old))
+
+
+def apply_prune(root: Path, plan: PrunePlan, fs: FS | None = None) -> str:
+    if not plan.dropped:
+        return "Nothing was pruned."
+    root = Path(root)
+    fs = fs or FS(root)
+    with log.reading(), _lock(root):
+        recs = log.records(root)
+        keep_from = next(r.id for r in recs if r.time < plan.cutoff)
+        _rewrite(root, fs, lambda files: files, keep_from=keep_from)
+    _drop_caches(root)
+    return f"Pruned {plan.dropped} record(s) older than {plan.days} day(s) from the history."
+
+
+def _lock(root: Path):  # type: ignore[no-untyped-def]
+    import filelock
+
+    from pmem_tui.core.history.names import LOCK_NAME
+
+    return filelock.FileLock(str(root / HISTORY_DIR / LOCK_NAME), timeout=record.LOCK_TIMEOUT_S)
+
+
+def _drop_caches(root: Path) -> None:
+    """The stat table names blob ids a rewrite may have removed: the next record hashes every file anew."""
+    from pmem_tui.core import cache
+
+    cache.write(root, stat_table.TABLE_FILE, b"")
+
+
+def _rewrite(root: Path, fs: FS, keep, keep_from: str | None) -> None:  # type: ignore[no-untyped-def]
+    """Rewrite every record oldest first, each tree's files through `keep`; `keep_from`: the record that
+    becomes the first (those before it are dropped). Then move the refs and repack what they reach."""
+    objects = store.open_objects(root)
+    reader = log._Reader(root)
+    chain = list(reversed(reader.chain(stat_table.read_head(root))))
+    if keep_from is not None:
+        chain = chain[[r.id for r in chain].index(keep_from) :]
+    mapping: dict[str, str] = {}
+    new_objects: list[ShaFile] = []
+    parent: str | None = None
+    for rec in chain:
+        old = objects.commit(rec.id)
+        files = keep(log._tree_map(reader, rec.id))
+        tree_id, trees = store.build_tree(files)
+        new_objects += trees
+        commit = store.make_commit(
+            tree_id, parent, old.message.decode("utf-8", "surrogateescape"), old.commit_time
+        )
+        new_objects.append(commit)
+        parent = mapping[rec.id] = commit.id.decode("ascii")
+    store.write_objects(fs, _unique(new_objects))
+    for ref in _REFS:
+        target = stat_table.read_head(root, ref)
+        if target is None:
+            continue
+        # A reviewed mark on a dropped record moves to the first record kept.
+        new = mapping.get(target) or next(iter(mapping.values()), None)
+        if new is not None:
+            store.set_ref(fs, ref, new)
+    store.repack(root, fs)
+
+
+def _unique(objects: list[ShaFile]) -> list[ShaFile]:
+    seen: dict[bytes, ShaFile] = {}
+    for obj in objects:
+        seen.setdefault(obj.id, obj)
+    return list(seen.values())
+
+
+def check(root: Path) -> str | None:
+    """What is wrong with the store (one sentence), or None when every record the ref reaches reads whole
+    (or there is no store)."""
+    root = Path(root)
+    if not stat_table.store_exists(root):
+        return f"{HISTORY_DIR} is not a folder" if os.path.lexists(root / HISTORY_DIR) else None
+    try:
+        head = record.head_or_damaged(root)
+        if head is None:
+            return None
+        objects = store.open_objects(root)
+        _readable_chain(objects, head)
+    except Exception as err:
+        return record.sentence(err)
+    return None
+
+
+def _readable_chain(objects: store.Objects, head: str) -> None:
+    wanted: dict[bytes, ShaFile] = {}
+    current: str | None = head
+    while current is not None:
+        commit = objects.commit(current)
+        store.add_tree(objects, commit.tree, wanted)
+        for obj in wanted.values():
+            obj.as_raw_string()
+        current = commit.parents[0].decode("ascii") if commit.parents else None
+
+
+def repair(root: Path, fs: FS | None = None) -> str | None:
+    """Doctor's repair: None when the store is sound (or absent); else what was done, one sentence."""
+    root = Path(root)
+    problem = check(root)
+    if problem is None:
+        return None
+    fs = fs or FS(root)
+    aside = f"{HISTORY_DIR}.damaged-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
+    fs.makedirs(aside.rsplit("/", 1)[0])
+    os.rename(root / HISTORY_DIR, root / aside)  # a folder: `FS.move` moves files only
+    fs.fsync_dir(aside.rsplit("/", 1)[0])
+    done = record.record(
+        root, "doctor", title="history rebuilt from the memory as it is now", fs=fs, create=True
+    )
+    damaged = f"The history store was damaged ({problem})"
+    if done.problem is not None:
+        return f"{damaged}; it was moved to {aside}, and a new one could not be started: {done.problem}."
+    return f"{damaged}; it was kept at {aside} and a new one starts from the memory as it is now."

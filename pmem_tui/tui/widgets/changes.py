@@ -1,0 +1,213 @@
+"""The Changes pane: what changed in the memory since the person last marked a review, newest first.
+
+The sixth pane (key `6`; its spec is in `tui/panes.py`), always there: the app hands it to the main screen as
+an `ExtraPane`. One row per file (path, kind, time, origin, diff size in lines), from
+`core/history/log.changes_since_review`, read in a worker; the highlighted row's diff (the reviewed record's
+bytes -> the newest record's) goes to the preview (`ShowInPreview`), drawn as the plan previews draw theirs.
+
+`R` marks what is shown reviewed (`record.mark_reviewed`, in a worker: it moves one ref of `.pmem/history`
+through `fsops`, nothing else); `v` (the main screen's) opens the selected file's History view.
+
+It reloads after each full scan (the scan records what changed on disk first) and whenever the app has
+recorded something (`reload`): what the watcher saw, an action's own record.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Static, TabbedContent, TabPane
+
+from pmem_tui.core.model import Snapshot
+from pmem_tui.tui.actions import CHANGES, bindings
+from pmem_tui.tui.messages import ShowInPreview
+from pmem_tui.tui.panes import BY_ID, tab_title
+from pmem_tui.tui.widgets.memory_list import MemoryList
+
+if TYPE_CHECKING:  # the history's readers (and dulwich) load with the first read, not at start-up
+    from pmem_tui.core.history.log import Changed
+    from pmem_tui.tui.history_data import ChangesData
+
+PANE_ID = "changes"
+PANE_TITLE = BY_ID[PANE_ID].title
+COLUMNS = ("path", "kind", "when", "origin", "diff")
+
+
+class ChangesPane:
+    """The `ExtraPane` of the Changes pane."""
+
+    pane_id: str = PANE_ID
+
+    def make_widget(self, app: App[Any]) -> Widget:
+        return ChangesView(Path(getattr(app, "root", ".")))
+
+    def update(self, screen: Screen[Any], snap: Snapshot) -> None:
+        """A full scan recorded what changed on disk first: read the changes again."""
+        for view in screen.query(ChangesView):
+            view.reload()
+
+
+class ChangesView(Vertical):
+    """The Changes pane's content (see the module docstring)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings(CHANGES)]
+
+    class Loaded(Message):
+        def __init__(self, generation: int, data: ChangesData) -> None:
+            super().__init__()
+            self.generation = generation
+            self.data = data
+
+    class Diff(Message):
+        def __init__(self, path: str, text: Text) -> None:
+            super().__init__()
+            self.path = path
+            self.text = text
+
+    class Reviewed(Message):
+        def __init__(self, head: str | None, error: str | None) -> None:
+            super().__init__()
+            self.head = head
+            self.error = error
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(id="changes-view", classes="pane-view")
+        self.root = root
+        self.data: ChangesData | None = None
+        self.loads = 0  # reads shown (tests wait on it)
+        self._generation = 0
+        self.titles = Static(Text("  " + "  ·  ".join(COLUMNS), no_wrap=True), classes="pane-titles")
+        self.list = MemoryList(
+            PANE_ID,
+            empty_text="Reading the history…",
+            caps=(0.27, 0.2, 0.245, 0.185),  # every column whole at 120 columns (a short path)
+            droppable=(2, 3),  # narrower, time and origin go before the path is cut (the preview says them)
+            markable=False,
+            id="list-changes",
+        )
+
+    def compose(self) -> ComposeResult:
+        yield self.titles
+        yield self.list
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        self._generation += 1
+        self._read(self._generation)
+
+    @work(thread=True, exclusive=True, group="changes", exit_on_error=False, description="changes")
+    def _read(self, generation: int) -> None:
+        from pmem_tui.tui.history_data import read_changes
+
+        self.post_message(self.Loaded(generation, read_changes(self.root)))
+
+    @on(Loaded)
+    def _loaded(self, message: ChangesView.Loaded) -> None:
+        message.stop()
+        if message.generation != self._generation:
+            return  # an older read finishing late
+        self.data = message.data
+        self.loads += 1
+        self.list.empty_text = message.data.empty
+        self.list.set_rows(list(message.data.rows))
+        self._update_tab_label()
+        self.show_current()
+
+    def _tab(self) -> tuple[TabbedContent, TabPane] | None:
+        pane = next((a for a in self.ancestors if isinstance(a, TabPane)), None)
+        tabbed = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
+        return (tabbed, pane) if pane is not None and tabbed is not None and pane.id is not None else None
+
+    def _update_tab_label(self) -> None:
+        tab = self._tab()
+        if tab is None:
+            return
+        tabbed, pane = tab
+        label = Text(f"{tab_title(PANE_ID)} ")
+        label.append(str(len(self.data.rows)) if self.data is not None else "…", style="bold")
+        tabbed.get_tab(pane).label = label
+
+    def _visible(self) -> bool:
+        """The pane is the one in view (only then does it speak to the shared preview)."""
+        tab = self._tab()
+        return self.is_mounted and tab is not None and tab[0].active == tab[1].id
+
+    # -- the highlighted change ---------------------------------------------------------------
+
+    @property
+    def current_path(self) -> str | None:
+        row = self.list.current_row
+        return row.path if row is not None else None
+
+    def show_current(self) -> None:
+        """Ask the preview to show the highlighted change's diff (read in a worker), or the pane's status."""
+        if not self._visible():
+            return
+        data = self.data
+        row = self.list.current_row
+        if data is None or row is None:
+            status = data.empty if data is not None else "Reading the history…"
+            self.post_message(ShowInPreview(PANE_TITLE, Text(status, style="dim")))
+            return
+        change = next(c for c in data.changes if c.path == row.key)
+        self._diff(change)
+
+    @work(thread=True, exclusive=True, group="changes-diff", exit_on_error=False, description="diff")
+    def _diff(self, change: Changed) -> None:
+        from pmem_tui.tui.history_data import change_diff
+
+        self.post_message(self.Diff(change.path, change_diff(self.root, change)))
+
+    @on(Diff)
+    def _diff_read(self, message: ChangesView.Diff) -> None:
+        message.stop()
+        if self._visible() and self.current_path == message.path:  # still what the person looks at
+            self.post_message(ShowInPreview(f"Changes: {message.path}", message.text))
+
+    @on(MemoryList.Highlighted, "#list-changes")
+    def _highlighted(self, event: MemoryList.Highlighted) -> None:
+        event.stop()
+        self.show_current()
+
+    def on_descendant_focus(self) -> None:
+        self.show_current()
+
+    # -- R: mark reviewed ---------------------------------------------------------------------
+
+    def action_mark_reviewed(self) -> None:
+        self._mark_reviewed()
+
+    @work(thread=True, group="changes-review", exit_on_error=False, description="mark reviewed")
+    def _mark_reviewed(self) -> None:
+        from pmem_tui.core.history.record import mark_reviewed, sentence
+
+        try:
+            head = mark_reviewed(self.root)
+        except Exception as err:  # a store that cannot be written: one sentence, never a crash
+            self.post_message(self.Reviewed(None, sentence(err)))
+        else:
+            self.post_message(self.Reviewed(head, None))
+
+    @on(Reviewed)
+    def _reviewed(self, message: ChangesView.Reviewed) -> None:
+        message.stop()
+        if message.error is not None:
+            self.notify(f"Could not mark the changes reviewed: {message.error}.", severity="error")
+        elif message.head is None:
+            self.notify(self.data.empty if self.data is not None else "No history yet.", severity="warning")
+        else:
+            self.notify("Marked reviewed: the Changes pane now lists what changes after this.")
+        self.reload()

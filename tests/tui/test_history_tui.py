@@ -1,0 +1,252 @@
+"""Issue 16 in the app: the Changes pane, the History view, restore through the preview, recording what the
+watcher sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from history_helpers import (
+    EDITED,
+    LINE,
+    SECRET_LINE,
+    SECRET_NOTE,
+    T0,
+    append,
+    memory_with_a_kept_secret,
+    memory_with_history,
+)
+from textual.pilot import Pilot
+from tui_helpers import RecordingApp, settle, until
+
+from pmem_tui.core.history import log, names, record, stat_table
+from pmem_tui.tui.messages import FilesChanged
+from pmem_tui.tui.modals.plan_modal import PlanModal
+from pmem_tui.tui.screens.health import HealthScreen
+from pmem_tui.tui.screens.history import HistoryScreen
+from pmem_tui.tui.screens.main import MainScreen
+from pmem_tui.tui.widgets.changes import ChangesView
+from pmem_tui.tui.widgets.memory_list import MemoryList
+
+SIZE = (120, 36)
+SECOND = "- a second line, written after the last record."
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return memory_with_history(tmp_path, monkeypatch)
+
+
+def changes_view(app: RecordingApp) -> ChangesView:
+    assert app.main_screen is not None
+    return app.main_screen.query_one(ChangesView)
+
+
+def history_screen(app: RecordingApp) -> HistoryScreen:
+    assert isinstance(app.screen, HistoryScreen), app.screen
+    return app.screen
+
+
+async def open_changes(pilot: Pilot[object], app: RecordingApp) -> ChangesView:
+    await settle(pilot)
+    await pilot.press("6")
+    view = changes_view(app)
+    assert await until(pilot, lambda: view.data is not None)
+    await settle(pilot)
+    return view
+
+
+async def open_history(pilot: Pilot[object], app: RecordingApp, path: str) -> HistoryScreen:
+    await settle(pilot)
+    main = app.main_screen
+    assert main is not None
+    memory_list = main.view("index").list
+    assert memory_list.select_key(next(r.key for r in memory_list.all_rows if r.path == path))
+    await pilot.press("v")
+    screen = history_screen(app)
+    assert await until(pilot, lambda: screen.loads > 0 and screen.diffs > 0)
+    return screen
+
+
+def flat(text: str) -> str:
+    """Text as shown, its wrapped lines joined (the preview wraps long lines)."""
+    return " ".join(text.split())
+
+
+def diff_shown(screen: HistoryScreen) -> str:
+    return flat(screen.diff_view.text)
+
+
+async def test_changes_pane_shows_the_external_edit_the_scan_recorded(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_changes(pilot, app)
+        assert view.data is not None
+        [change] = view.data.changes
+        assert (change.path, change.kind, change.origin) == (EDITED, "modified", names.SEEN_ON_DISK)
+        assert (change.lines_added, change.lines_removed) == (2, 0)
+        assert change.time == T0 + 2 * 3600  # the app's scan recorded the second edit first
+        assert view.list.current_row is not None and view.list.current_row.cells[4] == "+2 -0"
+        preview = app.main_screen.preview  # type: ignore[union-attr]
+        assert await until(pilot, lambda: SECOND in flat(preview.text))
+        assert f"+{LINE}" in flat(preview.text)
+        assert not app.errors()
+
+
+async def test_mark_reviewed_empties_the_pane_and_writes_only_the_reviewed_ref(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_changes(pilot, app)
+        before = (root / EDITED).read_bytes()
+        loads = view.loads
+        await pilot.press("R")
+        assert await until(pilot, lambda: view.loads > loads)
+        assert view.data is not None and view.data.rows == ()
+        assert "Nothing changed since the last review." in view.list.empty_text
+        assert "Marked reviewed" in app.notes_text()
+        assert stat_table.read_head(root, names.REVIEWED_REF) == stat_table.read_head(root)
+        assert (root / EDITED).read_bytes() == before
+
+
+async def test_the_app_records_what_the_watcher_saw(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_changes(pilot, app)
+        app.record_delay = 0.001
+        append(root, "notes/reading-list.md", "- a book the agent added")
+        monkeypatch.setattr(app.watcher, "drain", lambda: {"notes/reading-list.md"})
+        seen = app.records_seen
+        app.post_message(FilesChanged())
+        assert await until(pilot, lambda: app.records_seen > seen)
+        assert await until(pilot, lambda: view.data is not None and len(view.data.rows) == 2)
+        assert view.data is not None and view.data.changes[0].path == "notes/reading-list.md"
+        assert log.records(root)[0].origin == names.SEEN_ON_DISK
+
+
+async def test_a_history_that_cannot_record_says_so_once_and_blocks_nothing(root: Path) -> None:
+    (root / names.HISTORY_DIR / names.MAIN_REF).write_text("not a commit id\n")
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_changes(pilot, app)
+        warnings = [m for m, s in app.notes if s == "warning" and m.startswith("History could not record")]
+        assert len(warnings) == 1 and "damaged" in warnings[0]
+        assert view.data is not None and "damaged" in view.data.empty
+        assert app.main_screen is not None and app.main_screen.view("index").list.all_rows  # the panes work
+
+
+async def test_v_opens_the_history_and_diffs_any_two_versions(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app, EDITED)
+        assert screen.found is not None
+        assert [(v.kind, v.time) for v in screen.found.versions] == [
+            ("modified", T0 + 7200),
+            ("modified", T0 + 3600),
+            ("added", T0),
+        ]
+        assert "No difference." in diff_shown(screen)  # the newest version is the file now
+        diffs = screen.diffs
+        await pilot.press("down")  # the first agent edit, against the file now
+        assert await until(pilot, lambda: screen.diffs > diffs and f"+{SECOND}" in diff_shown(screen))
+        diffs = screen.diffs
+        await pilot.press("space")  # marked; the cursor moves on to the first version
+        assert screen.marked is not None and screen.list.current_row is not None
+        assert screen.list.current_row.kind == "added"
+        assert await until(pilot, lambda: screen.diffs > diffs and f"+{LINE}" in diff_shown(screen))
+        assert SECOND not in diff_shown(screen)  # between the two versions, not the file now
+        await pilot.press("up", "space")  # unmark
+        assert screen.marked is None and not screen.list.marked_keys
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_v_on_the_changes_pane_opens_that_file_s_history(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_changes(pilot, app)
+        await pilot.press("v")
+        screen = history_screen(app)
+        assert screen.path == EDITED
+
+
+async def test_restore_goes_through_the_save_preview_y_applies_n_cancels(root: Path) -> None:
+    first = b""
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app, EDITED)
+        first = log.version_bytes(root, screen.found.versions[-1].id, EDITED)  # type: ignore[union-attr]
+        now = (root / EDITED).read_bytes()
+        await pilot.press("G", "r")
+        assert isinstance(app.screen, PlanModal)
+        shown = app.screen.preview_text
+        assert f"-{LINE}" in shown and f"-{SECOND}" in shown
+        assert app.screen.heading.startswith("Restore projects/atlas.md to version ")
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen is screen and (root / EDITED).read_bytes() == now
+        assert "Cancelled: nothing was changed." in app.notes_text()
+        await pilot.press("r")
+        assert isinstance(app.screen, PlanModal)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen is screen
+        assert (root / EDITED).read_bytes() == first
+        assert await until(pilot, lambda: screen.found is not None and len(screen.found.versions) == 4)
+        assert screen.found is not None and screen.found.versions[0].origin == "restore"
+        assert not app.errors()
+
+
+async def test_restore_of_a_deleted_version_is_one_sentence(tmp_path: Path, root: Path) -> None:
+    (root / "notes/reading-list-2.md").unlink()
+    record.record(root)
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(HistoryScreen(root, "notes/reading-list-2.md"))
+        screen = history_screen(app)
+        assert await until(pilot, lambda: screen.loads > 0)
+        assert screen.current is not None and screen.current.kind == "deleted"
+        await pilot.press("r")
+        assert not isinstance(app.screen, PlanModal)
+        assert app.errors() and "not in version" in app.errors()[-1]
+
+
+async def test_health_offers_forget_for_a_secret_in_a_kept_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = memory_with_a_kept_secret(tmp_path, monkeypatch)
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("H")
+        screen = app.screen
+        assert isinstance(screen, HealthScreen)
+        assert await until(pilot, lambda: screen.loads > 0)
+        p = screen.report.proposal(SECRET_NOTE) if screen.report is not None else None
+        assert p is not None and p.kinds == ("secret-in-history", "orphan") and p.fix_action == "forget"
+        assert screen.query_one("#health-list", MemoryList).select_key(f"proposal:{SECRET_NOTE}")
+        await pilot.press("f")
+        modal = app.screen
+        assert isinstance(modal, PlanModal)
+        shown = flat(modal.preview_text)
+        assert f"Forget the content of {SECRET_NOTE} at version {p.fix[:12]}" in shown  # type: ignore[index]
+        assert "hunter22" not in shown
+        live = (root / SECRET_NOTE).read_bytes()
+        await pilot.press("n")  # cancel: the history still holds it
+        await settle(pilot)
+        assert app.screen is screen and len(log.versions(root, SECRET_NOTE)) == 2
+        await pilot.press("f")
+        assert isinstance(app.screen, PlanModal)
+        loads = screen.loads
+        await pilot.press("y")
+        assert await until(pilot, lambda: "is gone from the history" in app.notes_text())
+        assert await until(pilot, lambda: screen.loads > loads and not screen.checking)
+        after = screen.report.proposal(SECRET_NOTE) if screen.report is not None else None
+        assert after is not None and after.kinds == ("orphan",)  # the secret is gone; the orphan's fix next
+        assert (root / SECRET_NOTE).read_bytes() == live  # the memory file is not touched
+        assert all(
+            SECRET_LINE.encode() not in log.version_bytes(root, v.id, SECRET_NOTE)
+            for v in log.versions(root, SECRET_NOTE)
+            if v.kind != "deleted"
+        )
+        assert not app.errors()
