@@ -75,7 +75,7 @@ def measure_history(res: Results, mem: Memory, runs: int, env: dict[str, str], v
         t_same: list[float] = []
         t_one: list[float] = []
         edited = root / mem.active[0]
-        for r in range(runs):
+        for _ in range(runs):
             t_stat.append(run_timed(stat_all, warm))
             t_same.append(run_timed(snapshot, warm))
         for r in range(runs):
