@@ -17,6 +17,7 @@ when a store exists, a read-only command never makes one); `pmem-tui snapshot` (
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,18 +167,19 @@ def _record(root: Path, fs: FS, message: str, started: int, stamps: dict[str, st
     files: dict[str, str] = {}
     seen: dict[str, stat_table.Stamp] = {}
     new_blobs: dict[str, bytes] = {}
+    unread: list[str] = []
     for path, stamp in stamps.items():
         blob = table.blob_for(path, stamp) if table is not None else None
         if blob is None:
-            try:
-                data, st = safeio.read_under_stat(root, path)
-            except OSError:
-                continue  # gone, or no longer a regular file, since the stat pass: not in this record
-            stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-            blob = store.blob_id(data)
-            new_blobs[blob] = data
+            unread.append(path)
+        else:
+            files[path] = blob
+            seen[path] = stamp
+    for path, data, st in _read_all(root, unread):
+        blob = store.blob_id(data)
+        new_blobs[blob] = data
         files[path] = blob
-        seen[path] = stamp
+        seen[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     if table is not None and head is not None and table.head == head:
         last = table.blobs
     else:
@@ -203,6 +205,35 @@ def _record(root: Path, fs: FS, message: str, started: int, stamps: dict[str, st
     if objects.pack_count + 1 > REPACK_AT:
         store.merge_packs(root, fs)
     return Recorded(commit=commit_id)
+
+
+def _read_all(root: Path, paths: list[str]) -> Iterator[tuple[str, bytes, os.stat_result]]:
+    """Each of `paths` that is (still) a regular file, with its bytes and its fstat, each folder opened once
+    (`safeio`: no link followed, no FIFO opened, the memory cap). One that cannot be read now is left out of
+    this record."""
+    by_folder: dict[str, list[str]] = {}
+    for path in paths:
+        head, _, name = path.rpartition("/")
+        by_folder.setdefault(head, []).append(name)
+    for head, names in by_folder.items():
+        try:
+            parent = safeio.open_dir(root, head)
+        except OSError:
+            continue
+        try:
+            for name in names:
+                rel = f"{head}/{name}" if head else name
+                try:
+                    fd, st = safeio.open_regular_at(parent, name, rel)
+                    try:
+                        data = safeio.read_fd(fd, st, rel, safeio.MEMORY_CAP)
+                    finally:
+                        os.close(fd)
+                except OSError:
+                    continue  # gone, or no longer a regular file, since the stat pass
+                yield rel, data, st
+        finally:
+            os.close(parent)
 
 
 def head_or_damaged(root: Path) -> str | None:
