@@ -40,6 +40,11 @@ SEARCH_REFRESH_RATIO = 1.5
 SEARCH_CLI_RATIO = 2.0
 SEARCH_QUERY_P95_MS = 50.0
 SEARCH_KEY_P95_MS = 50.0
+HISTORY_SAME_RATIO = 1.5
+HISTORY_ONE_RATIO = 2.0
+HISTORY_FIRST_RATIO = 3.0
+HISTORY_LIST_MS = 300.0
+HISTORY_SIZE_RATIO = 10.0
 REPEAT_HZ = 30  # key repeat rate of the held-key figure
 MARK_BEGIN = "<!-- benchmark:begin -->"
 MARK_END = "<!-- benchmark:end -->"
@@ -76,8 +81,6 @@ L_STAT = "diagnostic: scandir+stat of the active files (in-process)"
 L_READ = "diagnostic: read every active file (in-process)"
 L_COLD = "diagnostic: `check_health` cold (in-process; no cache)"
 L_WARM = "diagnostic: `check_health` warm (in-process; nothing changed)"
-# Rows shown for context, with no target of their own (every row listed at the big size has one).
-INFO_LABELS = frozenset({L_FULL, L_COLD, L_WARM})
 L_RSS_FLOOR = "empty Textual app: max RSS"
 L_RSS = "app settled: max RSS"
 L_SEARCH_READ = "plain Python process reading every file (active, core, archive, trash)"
@@ -90,10 +93,18 @@ L_SEARCH_CLI = "`search QUERY --json` (process, index up to date)"
 L_SEARCH_QUERY_FLOOR = "open index: count its files (in-process)"
 L_SEARCH_QUERY = "a query on the index (in-process; words, pairs, 2-letter, path:, in:)"
 L_SEARCH_KEY = "search screen: keystroke → its results on screen"
-INFO_LABELS = frozenset({L_FULL, L_SEARCH_FIRST_BIG})  # rows shown for context, with no target of their own
+# Rows shown for context, with no target of their own (every row listed at the big size has one).
+INFO_LABELS = frozenset({L_FULL, L_COLD, L_WARM, L_SEARCH_FIRST_BIG})
+L_HISTORY_READ_FLOOR = "plain Python process reading every file (history floor)"
+L_HISTORY_STAT_FLOOR = "plain Python process: scandir+stat of every file (history floor)"
+L_HISTORY_FIRST = "history: first record of the memory (`snapshot`, process, cold)"
+L_HISTORY_SAME = "history: record when nothing changed (`snapshot`, process, warm)"
+L_HISTORY_ONE = "history: record one changed file (`snapshot`, process, warm)"
+L_HISTORY_LIST = "`history PATH --json`, a file with {versions} versions (process, warm)"
+L_HISTORY_SIZE = "history store after {versions} one-line edits of a 2 KB file"
 
 
-def expected_rows(files: int, big: int) -> list[tuple[str, str, int | None]]:
+def expected_rows(files: int, big: int, versions: int = 1000) -> list[tuple[str, str, int | None]]:
     """(target, measure, files) of every row a run with these sizes produces."""
     sizes = [files] + ([big] if big else [])
     rows: list[tuple[str, str, int | None]] = [("1", L_EMPTY_START, None)]
@@ -113,6 +124,10 @@ def expected_rows(files: int, big: int) -> list[tuple[str, str, int | None]]:
     rows += [("8", L_SEARCH_STAT, files), ("8", L_SEARCH_REFRESH, files), ("8", L_SEARCH_IMPORTS, None)]
     rows += [("8", label, n) for n in sizes for label in (L_SEARCH_CLI, L_SEARCH_QUERY_FLOOR, L_SEARCH_QUERY)]
     rows += [("8", L_SEARCH_KEY, n) for n in sizes]
+    rows += [("9", label, files) for label in (L_HISTORY_READ_FLOOR, L_HISTORY_FIRST, L_HISTORY_STAT_FLOOR)]
+    rows += [("9", L_HISTORY_SAME, files), ("9", L_HISTORY_ONE, files)]
+    rows += [("9", L_HISTORY_LIST.format(versions=versions), None)]
+    rows += [("9", L_HISTORY_SIZE.format(versions=versions), None)]
     return rows
 
 

@@ -26,13 +26,16 @@ the measures (`benchmarks/measures.py`), and prints the table (`benchmarks/repor
 8. search (issue 18): the first index against reading every file, the re-index when nothing changed against
    a scandir+stat process, the `search` process against an empty one plus its import floor, a query
    in-process (p95), and a keystroke in the search screen to its results (p95), at both sizes (the first
-   index at `--big` once: its figure is stated, the target is at `--files`).
+   index at `--big` once: its figure is stated, the target is at `--files`);
+9. the history store (issue 16, `benchmarks/measures_history.py`): recording when nothing changed and when one
+   file changed against a scandir+stat process, the first record against reading every file, `history PATH
+   --json` with `--history-versions` versions, and the store's size after as many one-line edits.
 
 Medians over `--runs` runs (at least 7 for the recorded table) for process-level figures, and median and
 p95 over `--samples` events for latencies. `--out FILE` writes the table into FILE (between the
 `<!-- benchmark:begin -->` and `<!-- benchmark:end -->` markers when they exist, keeping the rest).
 `--work DIR` keeps the generated memories in DIR and reuses them in later runs (the probes restore every
-file they edit). `--only start,cli,diagnostics,app,search` runs only some of the steps. Not part of the unit
+file they edit). `--only start,cli,diagnostics,app,search,history` runs only some of the steps. Not part of the unit
 suite: `tests/test_benchmarks_smoke.py` runs it on 200 files.
 """
 
@@ -53,6 +56,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import measures
+import measures_history
 from report import Results, machine, report, write_out
 
 
@@ -92,6 +96,10 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> Res
                 "2, 3, 4: latencies in the app",
                 lambda: measures.measure_tui(res, mems, args.samples, args.save_samples, env, args.big_saves),
             ),
+            "history": (
+                "9: history",
+                lambda: measures_history.measure_history(res, mems[0], args.runs, env, args.history_versions),
+            ),
             "search": ("8: search", lambda: measures.measure_search(res, mems, args.runs, args.samples, env)),
         }
         for key in args.only or list(steps):
@@ -100,7 +108,7 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> Res
             log(f"measuring {name} ...")
             step()
             log(f"  done in {time.perf_counter() - t:.1f} s")
-    order = {t: i for i, t in enumerate("12345678")}
+    order = {t: i for i, t in enumerate("123456789")}
     res.rows.sort(key=lambda r: order.get(r.target, 9))
     res.info["load"] = (start_load, f"{os.getloadavg()[0]:.2f}")
     return res
@@ -118,6 +126,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="as many external saves on the big memory as on the main one (default: 1/4)",
     )
+    parser.add_argument(
+        "--history-versions", type=int, default=1000, help="versions of the edited file (target 8)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--work", metavar="DIR", help="keep the generated memories in DIR and reuse them")
     parser.add_argument("--out", metavar="FILE", help="write the table into FILE (e.g. BENCHMARKS.md)")
@@ -126,7 +137,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--only",
         type=lambda v: v.split(","),
         metavar="STEPS",
-        help="only these steps, comma-separated: start, cli, diagnostics, app, search (default: all)",
+        help="only these steps, comma-separated: start, cli, diagnostics, app, search, history (default: all)",
     )
     args = parser.parse_args(argv)
     args.argv = list(argv if argv is not None else sys.argv[1:])
