@@ -35,8 +35,8 @@ Medians over `--runs` runs (at least 7 for the recorded table) for process-level
 p95 over `--samples` events for latencies. `--out FILE` writes the table into FILE (between the
 `<!-- benchmark:begin -->` and `<!-- benchmark:end -->` markers when they exist, keeping the rest).
 `--work DIR` keeps the generated memories in DIR and reuses them in later runs (the probes restore every
-file they edit). `--only start,cli,diagnostics,app,search,history` runs only some of the steps. Not part of the unit
-suite: `tests/test_benchmarks_smoke.py` runs it on 200 files.
+file they edit). `--only start,cli,diagnostics,app,search,history` runs only some of the steps. Not part of
+the unit suite: `tests/test_benchmarks_smoke.py` runs it on 200 files.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--only",
         type=lambda v: v.split(","),
         metavar="STEPS",
-        help="only these steps, comma-separated: start, cli, diagnostics, app, search, history (default: all)",
+        help="only these steps, comma-separated: start, cli, diagnostics, app, search, history (default all)",
     )
     args = parser.parse_args(argv)
     args.argv = list(argv if argv is not None else sys.argv[1:])
