@@ -86,26 +86,27 @@ def proposal_text(p: Proposal, row: Row | None) -> Text:
         text.append("  ")
         text.append(display(s.detail))
     exists = row is not None and row.location is not None
+    fix, delete, archive, edit = (key_for(f"health.{a}") for a in ("fix", "delete", "archive", "edit"))
     if p.fix is not None and p.fix_action == "redact":
-        text.append(f"\nf: save it with {p.fix} redacted, through the save preview.", style="cyan")
+        text.append(f"\n{fix}: save it with {p.fix} redacted, through the save preview.", style="cyan")
     elif p.fix is not None and p.fix_action == "forget":
         text.append(
-            f"\nf: forget version {p.fix[:8]}'s content from the history, through its preview "
+            f"\n{fix}: forget version {p.fix[:8]}'s content from the history, through its preview "
             "(the memory file is not touched).",
             style="cyan",
         )
     elif p.fix is not None:
         verb = "add to" if p.fix_action == "add" else "drop from"
-        text.append(f"\nf: {verb} {INDEX_FILE}, through its preview:\n  ", style="cyan")
+        text.append(f"\n{fix}: {verb} {INDEX_FILE}, through its preview:\n  ", style="cyan")
         text.append(display(p.fix))
     if not exists:
         text.append("\nThe file does not exist: nothing to archive.", style="dim")
     elif p.category == "delete":
-        text.append("\nd: archive it, then move it to the trash (two previews).", style="cyan")
+        text.append(f"\n{delete}: archive it, then move it to the trash (two previews).", style="cyan")
     elif p.category == "archive":
-        text.append("\na: archive it; the reason is prefilled and editable.", style="cyan")
+        text.append(f"\n{archive}: archive it; the reason is prefilled and editable.", style="cyan")
     elif "invalid-summary" in p.kinds:
-        text.append("\ne: edit it, then the save preview (never rewritten for you).", style="cyan")
+        text.append(f"\n{edit}: edit it, then the save preview (never rewritten for you).", style="cyan")
     return text
 
 
@@ -115,14 +116,15 @@ def expired_text(items: Sequence[TrashItem], today: dt.date) -> Text:
     if not items:
         text.append("  nothing has passed its 30-day deadline.", style="dim")
         return text
-    text.append("  removed for good only with P, after its own preview and confirmation.", style="dim")
+    purge = key_for("health.purge")
+    text.append(f"  removed for good only with {purge}, after its own preview and confirmation.", style="dim")
     for item in items[:MAX_EXPIRED_SHOWN]:
         text.append("\n  ")
         text.append(display(item.path))
         deadline = item.deadline.isoformat() if item.deadline else "?"
         text.append(f"  deadline {deadline} · {countdown(item, today)}", style="red")
     if len(items) > MAX_EXPIRED_SHOWN:
-        text.append(f"\n  …and {len(items) - MAX_EXPIRED_SHOWN} more (P lists every one).", style="dim")
+        text.append(f"\n  …and {len(items) - MAX_EXPIRED_SHOWN} more ({purge} lists every one).", style="dim")
     return text
 
 

@@ -16,6 +16,7 @@ from pmem_tui.tui import actions
 from pmem_tui.tui.config import CONFIG_FILE, ENV_CONFIG_DIR
 from pmem_tui.tui.keys import key_for, keymap, use_keymap
 from pmem_tui.tui.modals.plan_modal import PlanModal
+from pmem_tui.tui.screens.health import HealthScreen
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.widgets.key_bar import KeyBar
@@ -30,6 +31,8 @@ upgrade = "ctrl+u"
 archive = "A"
 "list.down" = "down,ctrl+n"
 "plan.cancel" = "c"
+"health.purge" = "X"
+"health.delete" = "D"
 """
 
 
@@ -100,6 +103,14 @@ async def test_the_panes_and_the_modal_name_the_users_keys(remapped: None, demo_
         bar = app.screen.query_one(KeyBar).render().plain
         assert "c/esc Cancel" in bar and "n/esc" not in bar
         assert "Cancel (c)" in str(app.screen.query_one("#plan-cancel").label)
+        await pilot.press("escape")  # the reason's input has the focus: "c" would be typed there
+        await settle(pilot)
+        await pilot.press("H")  # the health review's hints
+        await settle(pilot)
+        assert isinstance(app.screen, HealthScreen)
+        review = screen_text(app)
+        assert "removed for good only with X" in review and "only with P" not in review
+        assert "D: archive it, then move it to the trash" in review and "d: archive it" not in review
 
 
 async def test_the_empty_index_names_the_users_new_key(tmp_path: Path, remapped: None) -> None:
