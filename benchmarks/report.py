@@ -34,6 +34,11 @@ HEALTH_COLD_RATIO = 5.0
 HEALTH_WARM_RATIO = 2.0
 MEMORY_RATIO = 1.5
 MEMORY_BIG_RATIO = 3.0
+HISTORY_SAME_RATIO = 1.5
+HISTORY_ONE_RATIO = 2.0
+HISTORY_FIRST_RATIO = 3.0
+HISTORY_LIST_MS = 300.0
+HISTORY_SIZE_RATIO = 10.0
 REPEAT_HZ = 30  # key repeat rate of the held-key figure
 MARK_BEGIN = "<!-- benchmark:begin -->"
 MARK_END = "<!-- benchmark:end -->"
@@ -69,9 +74,16 @@ L_COLD = "`check_health` cold (no cache; writes it)"
 L_WARM = "`check_health` warm (nothing changed)"
 L_RSS_FLOOR = "empty Textual app: max RSS"
 L_RSS = "app settled: max RSS"
+L_HISTORY_READ_FLOOR = "plain Python process reading every file (history floor)"
+L_HISTORY_STAT_FLOOR = "plain Python process: scandir+stat of every file"
+L_HISTORY_FIRST = "history: first record of the memory (`snapshot`, process, cold)"
+L_HISTORY_SAME = "history: record when nothing changed (`snapshot`, process, warm)"
+L_HISTORY_ONE = "history: record one changed file (`snapshot`, process, warm)"
+L_HISTORY_LIST = "`history PATH --json`, a file with {versions} versions (process, warm)"
+L_HISTORY_SIZE = "history store after {versions} one-line edits of a 2 KB file"
 
 
-def expected_rows(files: int, big: int) -> list[tuple[str, str, int | None]]:
+def expected_rows(files: int, big: int, versions: int = 1000) -> list[tuple[str, str, int | None]]:
     """(target, measure, files) of every row a run with these sizes produces."""
     sizes = [files] + ([big] if big else [])
     rows: list[tuple[str, str, int | None]] = [("1", L_EMPTY_START, None)]
@@ -85,6 +97,10 @@ def expected_rows(files: int, big: int) -> list[tuple[str, str, int | None]]:
     rows += [("5", L_READ_PROCESS, files), ("5", L_STATUS, files), ("5", L_STATUS_UI, files)]
     rows += [("6", L_STAT, files), ("6", L_READ, files), ("6", L_COLD, files), ("6", L_WARM, files)]
     rows += [("7", L_RSS_FLOOR, None)] + [("7", L_RSS, n) for n in sizes]
+    rows += [("8", label, files) for label in (L_HISTORY_READ_FLOOR, L_HISTORY_FIRST, L_HISTORY_STAT_FLOOR)]
+    rows += [("8", L_HISTORY_SAME, files), ("8", L_HISTORY_ONE, files)]
+    rows += [("8", L_HISTORY_LIST.format(versions=versions), None)]
+    rows += [("8", L_HISTORY_SIZE.format(versions=versions), None)]
     return rows
 
 

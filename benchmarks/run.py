@@ -20,7 +20,10 @@ the measures (`benchmarks/measures.py`), and prints the table (`benchmarks/repor
    Textual or Rich (`-X importtime`);
 6. `check_health` cold (no cache) against reading every active file, and warm (nothing changed) against a
    scandir+stat of them (in one process, interleaved round by round);
-7. peak memory (max RSS of the process of target 1, the app settled) against the empty Textual app.
+7. peak memory (max RSS of the process of target 1, the app settled) against the empty Textual app;
+8. the history store (issue 16, `benchmarks/measures_history.py`): recording when nothing changed and when one
+   file changed against a scandir+stat process, the first record against reading every file, `history PATH
+   --json` with `--history-versions` versions, and the store's size after as many one-line edits.
 
 Medians over `--runs` runs (at least 7 for the recorded table) for process-level figures, and median and
 p95 over `--samples` events for latencies. `--out FILE` writes the table into FILE (between the
@@ -46,6 +49,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import measures
+import measures_history
 from report import Results, machine, report, write_out
 
 
@@ -73,6 +77,10 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> Res
             ("5: status --json", lambda: measures.measure_status(res, mems[0], args.runs, env)),
             ("6: health", lambda: measures.measure_health(res, mems[0], args.runs, env)),
             (
+                "8: history",
+                lambda: measures_history.measure_history(res, mems[0], args.runs, env, args.history_versions),
+            ),
+            (
                 "2, 3, 4: latencies in the app",
                 lambda: measures.measure_tui(res, mems, args.samples, args.save_samples, env, args.big_saves),
             ),
@@ -82,7 +90,7 @@ def run_all(args: argparse.Namespace, log: Callable[[str], None] = print) -> Res
             log(f"measuring {name} ...")
             step()
             log(f"  done in {time.perf_counter() - t:.1f} s")
-    order = {t: i for i, t in enumerate("1234567")}
+    order = {t: i for i, t in enumerate("12345678")}
     res.rows.sort(key=lambda r: order.get(r.target, 9))
     res.info["load"] = (start_load, f"{os.getloadavg()[0]:.2f}")
     return res
@@ -99,6 +107,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--big-saves",
         action="store_true",
         help="as many external saves on the big memory as on the main one (default: 1/4)",
+    )
+    parser.add_argument(
+        "--history-versions", type=int, default=1000, help="versions of the edited file (target 8)"
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--work", metavar="DIR", help="keep the generated memories in DIR and reuse them")

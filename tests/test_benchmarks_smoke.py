@@ -29,6 +29,7 @@ from pmem_tui.core.model import SummaryState
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 FILES = 200
 BIG = 300
+VERSIONS = 30
 
 
 def _load(name: str) -> ModuleType:
@@ -110,6 +111,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any, Any, st
             "3",
             "--save-samples",
             "2",
+            "--history-versions",
+            str(VERSIONS),
             "--work",
             str(work),
             "--out",
@@ -125,7 +128,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any, Any, st
 def test_every_row_is_produced_with_a_finite_ratio(results: tuple[Any, Any, Any, str]) -> None:
     table, res, _args, text = results
     produced = {(r.target, r.measure, r.files) for r in res.rows}
-    missing = [row for row in table.expected_rows(FILES, BIG) if row not in produced]
+    missing = [row for row in table.expected_rows(FILES, BIG, VERSIONS) if row not in produced]
     assert not missing
     for row in res.rows:
         assert row.kind != "pending", row

@@ -2,10 +2,10 @@
 
 python benchmarks/probes/history_build.py ROOT VERSIONS
 
-Makes ROOT (a small memory with `notes/edited.md`, 2 KB), then VERSIONS times: replaces one line of it with a
-line of the same length but new text, and records (`history.record`, as `snapshot` does). Prints one JSON line:
-{"versions", "file_bytes", "bytes_changed" (the removed and added lines' bytes, summed), "store_bytes" (every
-file of `.pmem/history`), "packs", "seconds"}.
+Makes ROOT (a small memory with `notes/edited.md`, 2 KB), then VERSIONS times: replaces one line of it
+with a line of the same length but new text, and records (`history.record`, as `snapshot` does). Prints
+one JSON line: {"versions", "file_bytes", "bytes_changed" (the removed and added lines' bytes, summed),
+"store_bytes" (every file of `.pmem/history`), "packs", "seconds"}.
 """
 
 import json

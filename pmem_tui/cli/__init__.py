@@ -63,6 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     arg_list = sys.argv[1:] if argv is None else list(argv)
     quick = status.quick(arg_list)
+    if quick is None and "snapshot" in arg_list:  # a session hook's run: usually nothing changed
+        from pmem_tui.cli import snapshot
+
+        done = snapshot.quick(arg_list)
+        if done is not None:
+            return done
     args = None
     if quick is None:
         from pmem_tui.cli.parser import build_parser

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pmem_tui.cli.args import days_option
+from pmem_tui.cli.snapshot import NOTHING
 from pmem_tui.core.errors import BadUsage, Refused
 from pmem_tui.core.paths import normalize_user_path
 from pmem_tui.core.textio import printable
@@ -259,5 +260,5 @@ def _snapshot(root: Path, args: argparse.Namespace) -> int:
     if args.json:
         _emit_json({"recorded": done.commit})
     elif not args.quiet:
-        print(f"Recorded {done.commit[:12]}." if done.commit else "Nothing changed since the last record.")
+        print(f"Recorded {done.commit[:12]}." if done.commit else NOTHING)
     return 0

@@ -148,21 +148,27 @@ def open_regular(root: Path | str, rel: str) -> tuple[int, os.stat_result]:
     head, _, name = rel.rpartition("/")
     parent = open_dir(root, head)
     try:
-        st = _lstat_at(name, parent)
-        if st is not None and not stat.S_ISREG(st.st_mode):  # never open a FIFO or a device
-            raise _refusal(rel, st.st_mode)
-        try:
-            fd = os.open(name, _FILE_FLAGS, dir_fd=parent)
-        except OSError as err:
-            if err.errno in (errno.ELOOP, errno.EMLINK):  # it became a link after the lstat
-                raise _refusal(rel, stat.S_IFLNK) from None
-            raise
+        return open_regular_at(parent, name, rel)
     finally:
         os.close(parent)
+
+
+def open_regular_at(parent: int, name: str, shown: str) -> tuple[int, os.stat_result]:
+    """`open_regular` for the entry `name` of the folder open as `parent` (a reader of many files in one
+    folder opens the folder once)."""
+    st = _lstat_at(name, parent)
+    if st is not None and not stat.S_ISREG(st.st_mode):  # never open a FIFO or a device
+        raise _refusal(shown, st.st_mode)
+    try:
+        fd = os.open(name, _FILE_FLAGS, dir_fd=parent)
+    except OSError as err:
+        if err.errno in (errno.ELOOP, errno.EMLINK):  # it became a link after the lstat
+            raise _refusal(shown, stat.S_IFLNK) from None
+        raise
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise _refusal(rel, st.st_mode)
+        raise _refusal(shown, st.st_mode)
     return fd, st
 
 

@@ -99,21 +99,32 @@ def restore(root: Path, state: State, *, journal_dir: bool = True) -> None:
             (root / rel).write_bytes(data)
 
 
-def save_history(root: Path) -> dict[str, bytes] | None:
-    """The history store's files (None: no store), to start every run of a campaign from the same store."""
+def save_history(root: Path) -> dict[str, bytes | None] | None:
+    """The history store's files and folders (None for a folder; None: no store), to start every run of a
+    campaign from the same store."""
     store = root / HISTORY
     if not store.is_dir():
         return None
-    return {p.relative_to(store).as_posix(): p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    return {p.relative_to(store).as_posix(): _bytes_or_none(p) for p in store.rglob("*")}
 
 
-def restore_history(root: Path, saved: dict[str, bytes] | None) -> None:
+def _bytes_or_none(path: Path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None
+
+
+def restore_history(root: Path, saved: dict[str, bytes | None] | None) -> None:
     store = root / HISTORY
     if store.exists():
         shutil.rmtree(store)
-    for rel, data in (saved or {}).items():
-        (store / rel).parent.mkdir(parents=True, exist_ok=True)
-        (store / rel).write_bytes(data)
+    if saved is None:
+        return
+    store.mkdir(parents=True)
+    for rel, data in sorted(saved.items()):
+        if data is None:
+            (store / rel).mkdir(parents=True, exist_ok=True)
+        else:
+            (store / rel).parent.mkdir(parents=True, exist_ok=True)
+            (store / rel).write_bytes(data)
 
 
 def temp_files(root: Path) -> list[str]:

@@ -149,13 +149,14 @@ class Prepared:
     before: State
     after: State
     steps: list[tuple[str, str]]
-    history: dict[str, bytes] | None  # the history store every run starts from
+    history: dict[str, bytes | None] | None  # the history store every run starts from
 
 
 def _prepare(scenario: Scenario, root: Path) -> Prepared:
     scenario.setup(root)
-    if root.exists():
-        assert record.record(root, create=True).commit is not None
+    if root.exists():  # a store holding the before state (a setup that ran an action made it already)
+        assert record.record(root, create=True).problem is None
+        assert record.stat_table.read_head(root) is not None
     history = save_history(root)
     before = capture(root)
     counting = Counting()
@@ -167,7 +168,7 @@ def _prepare(scenario: Scenario, root: Path) -> Prepared:
     return Prepared(before, after, counting.steps, history)
 
 
-def _reset(root: Path, state: State, history: dict[str, bytes] | None) -> None:
+def _reset(root: Path, state: State, history: dict[str, bytes | None] | None) -> None:
     restore(root, state)
     if root.exists():
         restore_history(root, history)

@@ -17,6 +17,22 @@ The modules, lowest first (each imports only those above it in this list, `tests
 * `rewrite`    forget a version's content, prune old versions (a preview first), and doctor's `repair`;
 * `plans`      restore a version through the save planner.
 
+The API the fronts use (readers raise `Refused`, one sentence, for a bad version, path or a damaged store;
+nothing here touches a memory file but `plan_restore`'s plan, applied by the executor):
+
+    record.record(root, origin="seen on disk", *, title="", detail=(), fs=None, create=False) -> Recorded
+    record.record_if_changed(root) -> Recorded            # status, health, the app's scan (debounced)
+    record.mark_reviewed(root, fs=None) -> str | None     # the id marked, None when there is no record
+    log.versions(root, path=None) -> list[Version]        # newest first; Version.to_json() is the CLI's row
+    log.version_bytes(root, version, path) -> bytes
+    log.diff(root, path, from_version=None, to_version=None) -> str       # a unified diff
+    log.changes_since_review(root) -> list[Changed]       # newest first; Changed.to_json()
+    log.records(root) -> list[Record]; log.resolve(root, version) -> str (the full id)
+    plans.plan_restore(root, path, version) -> Plan       # a save plan, action "restore"
+    rewrite.plan_forget(root, path, version) -> ForgetPlan; rewrite.apply_forget(root, plan) -> str
+    rewrite.plan_prune(root, days) -> PrunePlan; rewrite.apply_prune(root, plan) -> str
+    rewrite.check(root) -> str | None; rewrite.repair(root) -> str | None     # doctor
+
 Layering: the package sits right below the executor (which records before and after every action) and above
 the planners (restore plans a save). The executor passes its `FS`, so a test hook sees history's steps too.
 """

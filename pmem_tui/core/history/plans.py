@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pmem_tui.core import save_planner
 from pmem_tui.core.history import log
+from pmem_tui.core.paths import normalize_user_path
 from pmem_tui.core.plan import Plan
 
 __all__ = ["plan_restore"]
@@ -16,6 +17,7 @@ __all__ = ["plan_restore"]
 def plan_restore(root: Path, path: str, version: str) -> Plan:
     """The save that puts `path` (its original path) back to its bytes at `version`. Refused in one sentence
     for an unknown version or a path that version does not hold."""
+    path = normalize_user_path(path)  # a hostile path is refused before anything is read
     commit_id = log.resolve(root, version)
     data = log.version_bytes(root, commit_id, path)
     plan = save_planner.plan_save(Path(root), path, data)

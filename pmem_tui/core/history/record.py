@@ -17,6 +17,7 @@ when a store exists, a read-only command never makes one); `pmem-tui snapshot` (
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,13 +76,18 @@ def record(
     nothing (and says nothing). Never raises but a simulated process death."""
     root = Path(root)
     try:
-        if not create and not stat_table.store_exists(root):
+        exists = stat_table.store_exists(root)
+        if not exists and not create:
+            return Recorded()
+        # The cheap pass first, without the lock or dulwich: nothing changed, nothing more to do.
+        same, started, stamps, _ = stat_table.unchanged(root)
+        if exists and same:
             return Recorded()
         from pmem_tui.core.history import store
 
         fs = fs or FS(root)
         store.init(fs)  # also completes a store whose making was interrupted
-        return _record_locked(root, fs, message_for(origin, title, detail))
+        return _record_locked(root, fs, message_for(origin, title, detail), started, stamps)
     except Exception as err:
         return Recorded(problem=sentence(err))
 
@@ -138,45 +144,48 @@ def sentence(err: BaseException) -> str:
     return f"the history store at {HISTORY_DIR} is damaged ({text})"
 
 
-def _record_locked(root: Path, fs: FS, message: str) -> Recorded:
+def _record_locked(
+    root: Path, fs: FS, message: str, started: int, stamps: dict[str, stat_table.Stamp]
+) -> Recorded:
     import filelock
 
     lock = filelock.FileLock(str(root / HISTORY_DIR / LOCK_NAME), timeout=LOCK_TIMEOUT_S)
     with lock:
-        return _record(root, fs, message)
+        return _record(root, fs, message, started, stamps)
 
 
-def _record(root: Path, fs: FS, message: str) -> Recorded:
+def _record(root: Path, fs: FS, message: str, started: int, stamps: dict[str, stat_table.Stamp]) -> Recorded:
+    """Under the store's lock: the table and the ref as they are now (another recorder may have moved them
+    since the stat pass), the files whose stamp the table does not vouch for read and hashed."""
     from pmem_tui.core.history import store  # dulwich: only when something may have changed
 
-    same, started, stamps, table = stat_table.unchanged(root)
-    if same:
-        return Recorded()
+    table = stat_table.load(root)
     head = head_or_damaged(root)
     objects = store.open_objects(root)
     if head is not None:
         objects.commit(head)  # the last record must read: a new one on a lost parent would hide the damage
     files: dict[str, str] = {}
-    rows: dict[str, stat_table.Row] = {}
+    seen: dict[str, stat_table.Stamp] = {}
     new_blobs: dict[str, bytes] = {}
+    unread: list[str] = []
     for path, stamp in stamps.items():
         blob = table.blob_for(path, stamp) if table is not None else None
         if blob is None:
-            try:
-                data, st = safeio.read_under_stat(root, path)
-            except OSError:
-                continue  # gone, or no longer a regular file, since the stat pass: not in this record
-            stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-            blob = store.blob_id(data)
-            new_blobs[blob] = data
+            unread.append(path)
+        else:
+            files[path] = blob
+            seen[path] = stamp
+    for path, data, st in _read_all(root, unread):
+        blob = store.blob_id(data)
+        new_blobs[blob] = data
         files[path] = blob
-        rows[path] = (*stamp, blob)
+        seen[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     if table is not None and head is not None and table.head == head:
-        last = {path: row[3] for path, row in table.rows.items()}
+        last = table.blobs
     else:
         last = objects.tree_files(head)
     if files == last and head is not None:
-        stat_table.save(root, started, head, rows)
+        stat_table.save(root, started, head, seen, files)
         return Recorded()
     last_blobs = set(last.values())
     for path, blob in files.items():  # a blob the table names but a rewrite removed: read the file again
@@ -192,10 +201,39 @@ def _record(root: Path, fs: FS, message: str) -> Recorded:
     store.write_objects(fs, wanted)
     commit_id = commit.id.decode("ascii")
     store.set_ref(fs, MAIN_REF, commit_id)
-    stat_table.save(root, started, commit_id, rows)
+    stat_table.save(root, started, commit_id, seen, files)
     if objects.pack_count + 1 > REPACK_AT:
         store.merge_packs(root, fs)
     return Recorded(commit=commit_id)
+
+
+def _read_all(root: Path, paths: list[str]) -> Iterator[tuple[str, bytes, os.stat_result]]:
+    """Each of `paths` that is (still) a regular file, with its bytes and its fstat, each folder opened once
+    (`safeio`: no link followed, no FIFO opened, the memory cap). One that cannot be read now is left out of
+    this record."""
+    by_folder: dict[str, list[str]] = {}
+    for path in paths:
+        head, _, name = path.rpartition("/")
+        by_folder.setdefault(head, []).append(name)
+    for head, names in by_folder.items():
+        try:
+            parent = safeio.open_dir(root, head)
+        except OSError:
+            continue
+        try:
+            for name in names:
+                rel = f"{head}/{name}" if head else name
+                try:
+                    fd, st = safeio.open_regular_at(parent, name, rel)
+                    try:
+                        data = safeio.read_fd(fd, st, rel, safeio.MEMORY_CAP)
+                    finally:
+                        os.close(fd)
+                except OSError:
+                    continue  # gone, or no longer a regular file, since the stat pass
+                yield rel, data, st
+        finally:
+            os.close(parent)
 
 
 def head_or_damaged(root: Path) -> str | None:

@@ -13,6 +13,7 @@ when nothing changed they stop here, without importing dulwich.
 from __future__ import annotations
 
 import marshal
+import os
 import stat
 
 from pmem_tui.core import cache, safeio
@@ -21,30 +22,65 @@ from pmem_tui.core.history.names import HISTORY_DIR, MAIN_REF, TRACKED_DIRS, TRA
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import TypeAlias
+    from typing import Any, TypeAlias
 
-    Stamp: TypeAlias = tuple[int, int, int]
-    Row: TypeAlias = tuple[int, int, int, str]  # size, mtime_ns, ctime_ns, blob id (40 hex)
+Stamp: TypeAlias = tuple[int, int, int]  # size, mtime_ns, ctime_ns
 
-TABLE_FILE = "history-stat-v1.bin"
+TABLE_FILE = "history-stat-v2.bin"
+_CANONICAL = 2  # marshal version 2: no back-references, so equal stamps give equal bytes (as `status_cache`)
+_S_ISREG = stat.S_ISREG
+_S_ISDIR = stat.S_ISDIR
+_DIR_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+)
 
 
 class Table:
-    """The last record's table: the commit it was written for, its clock, a row per file."""
+    """The last record's table: the commit it was written for, its clock, each file's stamp and blob id.
 
-    __slots__ = ("head", "rows", "written_ns")
+    The stamps are kept as the exact bytes `marshal` makes of them in walk order, with the newest mtime or
+    ctime among them: "nothing changed" is then one comparison of bytes, and the rest is unpacked only when
+    something did change."""
 
-    def __init__(self, written_ns: int, head: str, rows: dict[str, Row]) -> None:
+    __slots__ = ("_blobs", "_stamps", "blobs_raw", "head", "newest_ns", "stamps_raw", "written_ns")
+
+    def __init__(
+        self, written_ns: int, head: str, stamps_raw: bytes, newest_ns: int, blobs_raw: bytes
+    ) -> None:
         self.written_ns = written_ns
         self.head = head
-        self.rows = rows
+        self.stamps_raw = stamps_raw
+        self.newest_ns = newest_ns
+        self.blobs_raw = blobs_raw
+        self._stamps: dict[str, Stamp] | None = None
+        self._blobs: dict[str, str] | None = None
+
+    @property
+    def stamps(self) -> dict[str, Stamp]:
+        if self._stamps is None:
+            self._stamps = _dict_of(self.stamps_raw)
+        return self._stamps
+
+    @property
+    def blobs(self) -> dict[str, str]:
+        if self._blobs is None:
+            self._blobs = _dict_of(self.blobs_raw)
+        return self._blobs
 
     def blob_for(self, path: str, stamp: Stamp) -> str | None:
         """The blob id `path` had when its stamp was `stamp`, if that still holds (`cache.fresh`)."""
-        row = self.rows.get(path)
-        if row is None or not cache.fresh(row[:3], stamp, self.written_ns):
+        then = self.stamps.get(path)
+        if then is None or not cache.fresh(then, stamp, self.written_ns):
             return None
-        return row[3]
+        return self.blobs.get(path)
+
+
+def _dict_of(raw: bytes) -> dict[str, Any]:
+    try:
+        value = marshal.loads(raw)
+    except (ValueError, EOFError, TypeError):
+        return {}
+    return value if type(value) is dict else {}
 
 
 def store_exists(root: Path | str) -> bool:
@@ -81,7 +117,9 @@ def _packed_ref(root: Path | str, ref: str) -> bytes:
 
 def walk(root: Path | str) -> dict[str, Stamp]:
     """Every tracked regular file's stamp, by path. Links, FIFOs, devices and hidden names are skipped; a
-    folder that cannot be listed is skipped too (what it held is then not in this record)."""
+    folder that cannot be listed is skipped too (what it held is then not in this record). Each folder is
+    opened from its parent's descriptor with O_NOFOLLOW (`safeio.open_dir` for the tracked folders
+    themselves), so no link is ever followed."""
     out: dict[str, Stamp] = {}
     for rel in TRACKED_FILES:
         try:
@@ -90,22 +128,41 @@ def walk(root: Path | str) -> dict[str, Stamp]:
             continue
         if stat.S_ISREG(st.st_mode):
             out[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    stack = list(TRACKED_DIRS)
-    while stack:
-        folder = stack.pop()
+    for folder in TRACKED_DIRS:
         try:
-            entries = safeio.list_dir(root, folder)
+            fd = safeio.open_dir(root, folder)
         except OSError:
             continue
-        for name, st in entries:
-            if name.startswith("."):
-                continue
-            mode = st.st_mode
-            if stat.S_ISDIR(mode):
-                stack.append(f"{folder}/{name}")
-            elif stat.S_ISREG(mode):
-                out[f"{folder}/{name}"] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        _walk_fd(fd, folder, out)
     return out
+
+
+def _walk_fd(fd: int, rel: str, out: dict[str, Stamp]) -> None:
+    """The files below the open folder `fd` (closed here), known as `rel`."""
+    try:
+        subfolders = []
+        with os.scandir(fd) as it:
+            for entry in it:
+                name = entry.name
+                if name[0] == ".":
+                    continue
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue  # gone since the listing
+                mode = st.st_mode
+                if _S_ISREG(mode):
+                    out[f"{rel}/{name}"] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                elif _S_ISDIR(mode):
+                    subfolders.append(name)
+        for name in subfolders:
+            try:
+                sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                continue  # gone, or swapped for a link since the listing: never followed
+            _walk_fd(sub, f"{rel}/{name}", out)
+    finally:
+        os.close(fd)
 
 
 def load(root: Path | str) -> Table | None:
@@ -116,18 +173,27 @@ def load(root: Path | str) -> Table | None:
         loaded = marshal.loads(value)
     except (ValueError, EOFError, TypeError):
         return None
-    if type(loaded) is not tuple or len(loaded) != 3:
+    if type(loaded) is not tuple or len(loaded) != 5:
         return None
-    written, head, rows = loaded
-    if type(written) is not int or type(head) is not str or type(rows) is not dict:
+    kinds = (int, str, bytes, int, bytes)
+    if any(type(v) is not k for v, k in zip(loaded, kinds, strict=True)):
         return None
-    return Table(written, head, rows)
+    return Table(*loaded)
 
 
-def save(root: Path | str, started_ns: int, head: str, rows: dict[str, Row]) -> None:
+def newest(stamps: dict[str, Stamp]) -> int:
+    """The newest mtime or ctime among `stamps` (0 for none)."""
+    return max((max(s[1], s[2]) for s in stamps.values()), default=0)
+
+
+def save(
+    root: Path | str, started_ns: int, head: str, stamps: dict[str, Stamp], blobs: dict[str, str]
+) -> None:
     """Keep the table of the record `head` (never an error: a table not written costs one full pass)."""
     try:
-        payload = marshal.dumps((started_ns, head, rows))
+        payload = marshal.dumps(
+            (started_ns, head, marshal.dumps(stamps, _CANONICAL), newest(stamps), marshal.dumps(blobs))
+        )
     except ValueError:
         return
     cache.write(root, TABLE_FILE, payload)
@@ -135,13 +201,15 @@ def save(root: Path | str, started_ns: int, head: str, rows: dict[str, Row]) -> 
 
 def unchanged(root: Path | str) -> tuple[bool, int, dict[str, Stamp], Table | None]:
     """Whether the tree is exactly as the last record holds it, by stamps alone; also the clock's start, the
-    stamps and the table, for the record that follows when it is not."""
+    stamps and the table, for the record that follows when it is not.
+
+    `cache.fresh` for every file at once: the same stamps, in the same walk order (one comparison of bytes;
+    another order is a change, and the record that follows finds none), and the newest mtime or ctime among
+    them not racy against the table's clock."""
     started = cache.clock()  # before any file is looked at (`cache.fresh`)
     table = load(root)
     stamps = walk(root)
-    if table is None or table.head != read_head(root) or len(stamps) != len(table.rows):
+    same = table is not None and marshal.dumps(stamps, _CANONICAL) == table.stamps_raw
+    if table is None or not same or table.head != read_head(root):
         return False, started, stamps, table
-    for path, stamp in stamps.items():
-        if table.blob_for(path, stamp) is None:
-            return False, started, stamps, table
-    return True, started, stamps, table
+    return not cache.is_racy(table.newest_ns, table.written_ns), started, stamps, table

@@ -97,9 +97,15 @@ class Objects:
 
     def __init__(self, disk: DiskObjectStore) -> None:
         self.disk = disk
+        self._packs: list[Pack] | None = None
 
     def has(self, hex_id: str | bytes) -> bool:
-        return _oid(hex_id) in self.disk
+        """Whether a pack holds the object (the packs listed once: dulwich lists the folder at every
+        lookup, and a first record looks up ten thousand blobs). The store writes no loose objects."""
+        if self._packs is None:
+            self._packs = list(self.disk.packs)
+        oid = _oid(hex_id)
+        return any(oid in pack for pack in self._packs)
 
     def get(self, hex_id: str | bytes) -> ShaFile:
         return self.disk[_oid(hex_id)]
@@ -147,10 +153,16 @@ def write_objects(fs: FS, objects: list[ShaFile]) -> None:
 
 def _write_pack(fs: FS, objects: list[ShaFile], *, deltify: bool) -> str:
     """One pack of `objects` and its index, through `fs` (the pack first: it counts once its index is
-    there); returns the pack's base name. `deltify`: as deltas of each other where that is smaller."""
+    there); returns the pack's base name. `deltify`: as deltas of each other where that is smaller, and
+    compressed harder (merges and repacks); a record's own pack is compressed fast."""
     pack = io.BytesIO()
     entries, checksum = write_pack_objects(
-        pack, objects, DEFAULT_OBJECT_FORMAT, deltify=deltify, delta_window_size=DELTA_WINDOW
+        pack,
+        objects,
+        DEFAULT_OBJECT_FORMAT,
+        deltify=deltify,
+        delta_window_size=DELTA_WINDOW,
+        compression_level=-1 if deltify else 1,
     )
     index = io.BytesIO()
     write_pack_index(index, sorted((sha, off, crc) for sha, (off, crc) in entries.items()), checksum)
