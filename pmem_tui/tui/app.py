@@ -114,7 +114,7 @@ class PmemApp(KeyReadOrder, HistoryApp):
         self.watch_enabled = watch
         self.project = project
         self.editor: Editor = editor or run_editor
-        self.extra_panes: list[ExtraPane] = [*extra_panes, ChangesPane()]  # the Changes pane is always there
+        self.extra_panes: list[ExtraPane] = list(extra_panes)
         self.health_source: HealthSource | None = health_source  # None: the health screen's default
         self.config = Config()  # the user's keys and theme (`tui/config.py`), read when the app starts
         self.snapshot: Snapshot | None = None
@@ -141,7 +141,8 @@ class PmemApp(KeyReadOrder, HistoryApp):
     async def on_mount(self) -> None:
         exit_on_termination(self)
         self.config = apply_config(self)
-        await self.push_screen(MainScreen(self.root, self.root_label, self.extra_panes))
+        panes = [*self.extra_panes, ChangesPane()]  # the Changes pane is always there
+        await self.push_screen(MainScreen(self.root, self.root_label, panes))
         if not self.root.is_dir():
             self.push_screen(WelcomeScreen(self.root_label))
         if not self._show_head():
