@@ -46,7 +46,7 @@ def measure_history(res: Results, mem: Memory, runs: int, env: dict[str, str], v
         n = len(mem.active)
         snapshot = [sys.executable, "-m", "pmem_tui", "--root", str(root), "snapshot", "--quiet"]
         read_all = [sys.executable, str(PROBES / "floor_read_all.py"), str(root)]
-        stat_all = [sys.executable, str(PROBES / "floor_stat_all.py"), str(root)]
+        stat_all = [sys.executable, str(PROBES / "floor_read_all.py"), str(root), "--stat"]
         # The first record: no store, an empty cache folder, each round.
         t_first: list[float] = []
         t_read: list[float] = []

@@ -1,6 +1,7 @@
-"""Floor probe: a plain Python process that walks ROOT and reads every file (the `status --json` floor).
+"""Floor probe: a plain Python process that walks ROOT and reads every file (the `status --json` floor), or
+with --stat only stats each (the history record's floor).
 
-python benchmarks/probes/floor_read_all.py ROOT
+python benchmarks/probes/floor_read_all.py ROOT [--stat]
 """
 
 import os
@@ -19,7 +20,11 @@ def walk(folder: str):  # type: ignore[no-untyped-def]  # no typing import: the 
 
 
 total = 0
-for path in walk(sys.argv[1]):
-    with open(path, "rb") as f:
-        total += len(f.read())
+if sys.argv[2:] == ["--stat"]:
+    for path in walk(sys.argv[1]):
+        total += os.stat(path, follow_symlinks=False).st_size
+else:
+    for path in walk(sys.argv[1]):
+        with open(path, "rb") as f:
+            total += len(f.read())
 print(total)
