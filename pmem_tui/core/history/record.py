@@ -24,7 +24,14 @@ from pathlib import Path
 from pmem_tui.core import safeio
 from pmem_tui.core.fsops import FS
 from pmem_tui.core.history import stat_table
-from pmem_tui.core.history.names import HISTORY_DIR, LOCK_NAME, MAIN_REF, REVIEWED_REF, SEEN_ON_DISK
+from pmem_tui.core.history.names import (
+    HISTORY_DIR,
+    LOCK_NAME,
+    MAIN_REF,
+    ORIGIN_TRAILER,
+    REVIEWED_REF,
+    SEEN_ON_DISK,
+)
 from pmem_tui.core.plan import Plan
 
 TYPE_CHECKING = False
@@ -42,7 +49,6 @@ __all__ = [
     "record_if_changed",
 ]
 
-ORIGIN_TRAILER = "Pmem-Origin: "
 LOCK_TIMEOUT_S = 5.0
 REPACK_AT = 24  # packs: past this many, a record merges the small ones into one (`store.merge_packs`)
 
