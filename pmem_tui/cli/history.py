@@ -10,7 +10,8 @@
 
 (`restore PATH --version V [--yes]` is an action: `cli/lifecycle.py`.) Every command takes `--json`; the
 shapes are in the README's History section. A refusal is one sentence (exit 1); nothing here touches a
-memory file. `record_seen` is what `status` and `health` run first: it records what changed on disk.
+memory file. `record_seen` is what `health` (and `history`, `changes`) run first: it records what changed
+on disk.
 """
 
 from __future__ import annotations
