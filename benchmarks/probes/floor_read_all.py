@@ -1,5 +1,6 @@
 """Floor probe: a plain Python process that walks ROOT and reads every file (the `status` and cold `health`
-floor), or with `--stat` only stats every file (the warm `health` floor).
+floor), or with `--stat` only stats every file (the floor of a warm `health`, of the search index's
+re-index and of a history record).
 
 python benchmarks/probes/floor_read_all.py ROOT [--stat]
 """

@@ -10,7 +10,8 @@
 
 (`restore PATH --version V [--yes]` is an action: `cli/lifecycle.py`.) Every command takes `--json`; the
 shapes are in the README's History section. A refusal is one sentence (exit 1); nothing here touches a
-memory file. `record_seen` is what `status` and `health` run first: it records what changed on disk.
+memory file. `record_seen` is what `health` (and `history`, `changes`) run first: it records what changed
+on disk.
 """
 
 from __future__ import annotations
@@ -173,21 +174,13 @@ def _forget(root: Path, args: argparse.Namespace, words: list[str]) -> int:
         raise BadUsage("history forget needs --version V (the version whose content goes).")
     plan = rewrite.plan_forget(root, _path(path), args.version)
     outcome = rewrite.apply_forget(root, plan) if args.yes else None
-    if args.json:
-        _emit_json(
-            {
-                "path": plan.path,
-                "version": plan.version,
-                "records": plan.records,
-                "live_has_it": plan.live_has_it,
-                "applied": outcome is not None,
-                "outcome": outcome,
-            }
-        )
-        return 0
-    print("\n".join(plan.lines()))
-    print(outcome or "\nPreview only: nothing was changed. Run again with --yes to apply.")
-    return 0
+    shown = {
+        "path": plan.path,
+        "version": plan.version,
+        "records": plan.records,
+        "live_has_it": plan.live_has_it,
+    }
+    return _previewed(args, plan.lines(), shown, outcome, True)
 
 
 def _prune(root: Path, args: argparse.Namespace, words: list[str]) -> int:
@@ -198,19 +191,19 @@ def _prune(root: Path, args: argparse.Namespace, words: list[str]) -> int:
         raise BadUsage("history prune needs --older-than DAYS.")
     plan = rewrite.plan_prune(root, args.older_than)
     outcome = rewrite.apply_prune(root, plan) if args.yes else None
+    shown = {"days": plan.days, "dropped": plan.dropped, "kept": plan.kept}
+    return _previewed(args, plan.lines(), shown, outcome, plan.dropped > 0)
+
+
+def _previewed(
+    args: argparse.Namespace, lines: list[str], shown: dict[str, Any], outcome: str | None, to_do: bool
+) -> int:
+    """A rewrite's preview (or, with --yes, its outcome), as text or as JSON with "applied" and "outcome"."""
     if args.json:
-        _emit_json(
-            {
-                "days": plan.days,
-                "dropped": plan.dropped,
-                "kept": plan.kept,
-                "applied": outcome is not None,
-                "outcome": outcome,
-            }
-        )
+        _emit_json({**shown, "applied": outcome is not None, "outcome": outcome})
         return 0
-    print("\n".join(plan.lines()))
-    if plan.dropped:
+    print("\n".join(lines))
+    if to_do:
         print(outcome or "\nPreview only: nothing was changed. Run again with --yes to apply.")
     return 0
 

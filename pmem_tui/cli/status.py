@@ -64,15 +64,7 @@ def run(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
     import gc
     from pathlib import Path
 
-    from pmem_tui.cli.history import record_seen
     from pmem_tui.core import report
-
-    # What changed on disk goes into the history first. Only after a miss: a hit means no entry of the root
-    # (`.pmem/history` included) changed since a status that recorded; a record changes the key: probe again.
-    if record_seen(root) and probe is not None:
-        from pmem_tui.core import status_cache
-
-        probe = status_cache.probe(root, "json" if as_json else "text")
 
     # Tens of thousands of short-lived objects, no cycles worth collecting: skip the collector's passes.
     collecting = gc.isenabled()

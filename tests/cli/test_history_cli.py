@@ -207,18 +207,21 @@ def test_prune_preview_and_json(memory: Path, capsys: pytest.CaptureFixture[str]
     assert data == {"days": 30, "dropped": 0, "kept": 1, "applied": True, "outcome": "Nothing was pruned."}
 
 
-def test_status_records_what_changed_only_where_a_store_exists(
+def test_health_records_what_changed_only_where_a_store_exists(
     memory: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    assert cli(capsys, memory, "health")[0] == 0
     assert cli(capsys, memory, "status")[0] == 0
     assert not (memory / ".pmem").exists()  # a read-only command makes no store
     cli(capsys, memory, "snapshot")
     write(memory, "notes/new.md", "# New\n")
-    assert cli(capsys, memory, "status")[0] == 0
+    head = (memory / names.HISTORY_DIR / names.MAIN_REF).read_bytes()
+    assert cli(capsys, memory, "status")[0] == 0  # status lists; it never reads the files to record them
+    assert (memory / names.HISTORY_DIR / names.MAIN_REF).read_bytes() == head
+    assert cli(capsys, memory, "health")[0] == 0
     assert versions(capsys, memory, "notes/new.md")[0]["origin"] == names.SEEN_ON_DISK
     write(memory, "notes/new.md", "# New\n\nagain\n")
-    assert cli(capsys, memory, "health")[0] == 0
-    assert len(versions(capsys, memory, "notes/new.md")) == 2
+    assert len(versions(capsys, memory, "notes/new.md")) == 2  # `history` records first too
 
 
 def test_a_damaged_store_never_blocks_an_action(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:

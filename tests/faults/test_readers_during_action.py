@@ -20,9 +20,10 @@ from pmem_tui.core import cache, journal, settled, status_cache, tree
 from pmem_tui.core.errors import Busy
 from pmem_tui.core.executor import apply
 from pmem_tui.core.health import HealthReport, check
+from pmem_tui.core.history import record
 from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, Snapshot
 from tests.conftest import cache_file
-from tests.faults.harness import FIGURES, Counting, Stepper, capture, restore
+from tests.faults.harness import FIGURES, Counting, Stepper, capture, restore, restore_history, save_history
 from tests.faults.test_boundaries import SCENARIOS, Scenario
 
 READ_SCENARIOS = ("archive", "archive-batch", "delete", "recover-archive", "recover-trash", "save-new")
@@ -63,13 +64,26 @@ def _interleaved(
 
 
 def _prepare(scenario: Scenario, root: Path) -> tuple[Any, Any, Any, int]:
+    """The states and the step count; every run then starts from the same history store (issue 16: one
+    holding the before state, so the action's own record is the only history step in the interleaving)."""
     scenario.setup(root)
+    record.record(root, create=True)
+    global _HISTORY
+    _HISTORY = save_history(root)
     before = capture(root)
     truth_before = state_of(tree.scan(root))
     counting = Counting()
     apply(scenario.plan(root), root, hook=counting)
     truth_after = state_of(tree.scan(root))
     return before, truth_before, truth_after, len(counting.steps)
+
+
+_HISTORY: dict[str, bytes | None] | None = None
+
+
+def _restore(root: Path, before: Any) -> None:
+    restore(root, before)
+    restore_history(root, _HISTORY)
 
 
 @pytest.mark.rule("PM-STATUS-1")
@@ -87,7 +101,7 @@ def test_a_reader_during_an_action_never_presents_a_mix(
     combos += [(0, steps, only) for only in (2, 3, 4)]
     for offset, n, only in combos:
         for reader in ("bare", "settled"):
-            restore(root, before)
+            _restore(root, before)
             stepper = Stepper(root, scenario.plan(root))
             stepper.advance(offset)
             if reader == "bare":
@@ -132,7 +146,7 @@ def test_status_does_not_cache_what_it_read_while_an_action_ran(
     before, _, _, steps = _prepare(scenario, root)
     stored = cache_file(root, status_cache.STATUS_FILES["json"])
     for offset in range(0, steps, 2):
-        restore(root, before)
+        _restore(root, before)
         stored.unlink(missing_ok=True)
         stepper = Stepper(root, scenario.plan(root))
         stepper.advance(offset)

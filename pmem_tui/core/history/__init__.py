@@ -21,7 +21,7 @@ The API the fronts use (readers raise `Refused`, one sentence, for a bad version
 nothing here touches a memory file but `plan_restore`'s plan, applied by the executor):
 
     record.record(root, origin="seen on disk", *, title="", detail=(), fs=None, create=False) -> Recorded
-    record.record_if_changed(root) -> Recorded            # status, health, the app's scan (debounced)
+    record.record_if_changed(root) -> Recorded            # health, the app's scan (debounced)
     record.mark_reviewed(root, fs=None) -> str | None     # the id marked, None when there is no record
     log.versions(root, path=None) -> list[Version]        # newest first; Version.to_json() is the CLI's row
     log.version_bytes(root, version, path) -> bytes

@@ -20,9 +20,12 @@ from pathlib import Path
 
 from pmem_tui.core import cache, textio
 from pmem_tui.core.errors import PmemError, Refused
-from pmem_tui.core.history import stat_table, store
-from pmem_tui.core.history.names import REVIEWED_REF, original_path
-from pmem_tui.core.history.record import ORIGIN_TRAILER
+from pmem_tui.core.history import stat_table
+from pmem_tui.core.history.names import ORIGIN_TRAILER, REVIEWED_REF, original_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pmem_tui.core.history import store
 
 __all__ = [
     "REVIEWED_REF",
@@ -142,6 +145,8 @@ class _Reader:
     @property
     def objects(self) -> store.Objects:
         if self._objects is None:
+            from pmem_tui.core.history import store  # dulwich: only when a record is not in the cache
+
             self._objects = store.open_objects(self.root)
         return self._objects
 
@@ -244,7 +249,10 @@ def _records(root: Path) -> list[Record]:
 
 
 def _head(root: Path) -> str | None:
-    from pmem_tui.core.history.record import head_or_damaged
+    head = stat_table.read_head(root)
+    if head is not None:
+        return head
+    from pmem_tui.core.history.record import head_or_damaged  # none, or a damaged ref: which
 
     return head_or_damaged(root)
 

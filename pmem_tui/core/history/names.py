@@ -14,6 +14,7 @@ _ARCHIVE_PREFIXES = ("_archive/_trash/", "_archive/")
 _CONTROL = ("_index.md", "_archive/_index.md")
 
 SEEN_ON_DISK = "seen on disk"
+ORIGIN_TRAILER = "Pmem-Origin: "  # a record's last line: what made it
 
 
 def original_path(path: str) -> str:

@@ -1,7 +1,7 @@
 """Record the memory tree in the history store: one commit per change set, only when something changed.
 
 `record` is the one writer. It takes the store's own lock (`names.LOCK_NAME`: one recorder at a time, so a
-`status` recording what it saw never moves the ref past an action's record), runs the cheap pass
+`health` recording what it saw never moves the ref past an action's record), runs the cheap pass
 (`stat_table`), hashes only the files whose stamp is not fresh, and, when the tree differs from the last
 record, writes the new blobs and trees and the commit as one pack, then moves the ref (`store`).
 
@@ -10,7 +10,7 @@ one sentence, and the caller goes on (an action is never blocked by its history)
 death (`fsops.HardStop`, a BaseException) passes through, as a real one would.
 
 Who calls it: the executor around every action (`before_action`, `after_action`, through its `FS`, so its
-steps are the fault campaign's steps too); `status`, `health` and the app's scan (`record_if_changed`: only
+steps are the fault campaign's steps too); `health` and the app's scan (`record_if_changed`: only
 when a store exists, a read-only command never makes one); `pmem-tui snapshot` (makes the store if needed).
 """
 
@@ -24,7 +24,14 @@ from pathlib import Path
 from pmem_tui.core import safeio
 from pmem_tui.core.fsops import FS
 from pmem_tui.core.history import stat_table
-from pmem_tui.core.history.names import HISTORY_DIR, LOCK_NAME, MAIN_REF, REVIEWED_REF, SEEN_ON_DISK
+from pmem_tui.core.history.names import (
+    HISTORY_DIR,
+    LOCK_NAME,
+    MAIN_REF,
+    ORIGIN_TRAILER,
+    REVIEWED_REF,
+    SEEN_ON_DISK,
+)
 from pmem_tui.core.plan import Plan
 
 TYPE_CHECKING = False
@@ -42,7 +49,6 @@ __all__ = [
     "record_if_changed",
 ]
 
-ORIGIN_TRAILER = "Pmem-Origin: "
 LOCK_TIMEOUT_S = 5.0
 REPACK_AT = 24  # packs: past this many, a record merges the small ones into one (`store.merge_packs`)
 
