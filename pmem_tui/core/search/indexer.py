@@ -121,8 +121,8 @@ def _index_one(conn: sqlite3.Connection, root: Path, path: str, where: str, seen
 
         title, info = summary.inspect(text)
         cur = conn.execute(
-            "INSERT INTO docs(path, location, title, summary, body) VALUES (?, ?, ?, ?, ?)",
-            (path, where, title or "", "\n".join(info.bullets), text),
+            "INSERT INTO docs(title, summary, body) VALUES (?, ?, ?)",
+            (title or "", "\n".join(info.bullets), text),
         )
         docid = cur.lastrowid
     conn.execute(
