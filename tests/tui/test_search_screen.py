@@ -83,6 +83,24 @@ async def test_stale_results_are_dropped(root: Path) -> None:
         assert screen.hits == shown and "older" not in status(screen)
 
 
+class _Conn:
+    interrupted = 0
+
+    def interrupt(self) -> None:
+        self.interrupted += 1
+
+
+async def test_a_keystroke_interrupts_the_query_in_flight(root: Path) -> None:
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot, app, "quokka")
+        in_flight = _Conn()
+        screen.in_flight = in_flight  # type: ignore[assignment]  # a query still running on its connection
+        await fill(pilot, "quokkas")
+        assert await until(pilot, lambda: screen.shown_generation == screen.generation)
+        assert in_flight.interrupted == 1 and screen.hits == []
+
+
 async def test_enter_opens_the_file_in_its_pane_at_the_match(root: Path) -> None:
     app = RecordingApp(root)
     async with app.run_test(size=SIZE) as pilot:

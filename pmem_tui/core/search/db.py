@@ -3,7 +3,10 @@
     <cache folder of the root>/search-v3.sqlite   (`core/cache_home.py`: never under the memory root)
 
     files(path, location, size, mtime_ns, ctime_ns, seen_ns, state, docid)   what was indexed, and when
-    docs   FTS5 (trigram): path, location (not tokenized), title, summary, body (the whole text)
+    docs   FTS5 (trigram): title, summary, body (the whole text); its rowid is the file's docid
+
+A query filters by place and path on `files` (small rows, indexed by docid), never on `docs`, whose row
+holds the whole text: reading it for each match to test its place was most of a query's time.
 
 It is a cache: nothing in it is needed, so it is written without syncs (WAL, `synchronous=OFF`), and one
 that is damaged (garbage, truncated, a folder or a link in its place, another schema) is removed and built
@@ -22,9 +25,9 @@ from collections.abc import Iterator
 from pmem_tui.core import cache
 
 DB_FILE = "search-v3.sqlite"
-SCHEMA = 3  # `PRAGMA user_version`: a file of another version is rebuilt
+SCHEMA = 4  # `PRAGMA user_version`: a file of another version is rebuilt
 # bm25 weights, in the columns' order: the title and the summary count above the body.
-WEIGHTS = (0.0, 0.0, 10.0, 5.0, 1.0)
+WEIGHTS = (10.0, 5.0, 1.0)
 _SIDE_FILES = ("-wal", "-shm", "-journal")
 BUSY_MS = 10_000  # how long a writer waits for another process's transaction (a batch of the first build)
 
@@ -33,8 +36,9 @@ _CREATE = (
         path TEXT PRIMARY KEY, location TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
         ctime_ns INTEGER NOT NULL, seen_ns INTEGER NOT NULL, state TEXT NOT NULL, docid INTEGER
     ) WITHOUT ROWID""",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5("
-    "path UNINDEXED, location UNINDEXED, title, summary, body, tokenize='trigram')",
+    "CREATE INDEX IF NOT EXISTS files_docid ON files(docid)",
+    "CREATE INDEX IF NOT EXISTS files_state ON files(state)",  # the counts every answer gives, from the index
+    "CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(title, summary, body, tokenize='trigram')",
     f"INSERT INTO docs(docs, rank) VALUES('rank', 'bm25({', '.join(map(str, WEIGHTS))})')",
     # No merging while files are added (a third off a build); FTS5's crisis merges still bound the segments.
     "INSERT INTO docs(docs, rank) VALUES('automerge', 0)",

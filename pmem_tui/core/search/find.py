@@ -48,26 +48,29 @@ def _contains(column: str, term: str) -> tuple[str, str]:
     return f"pmem_contains({column}, ?)", term
 
 
-# `|| ''`: FTS5 would answer `column GLOB pattern` from its trigram index, which holds no unindexed column.
+# Place and path are tested on `files` (f), the terms FTS5 cannot test on `docs` (d).
+_FROM = "FROM docs d JOIN files f ON f.docid = d.rowid"
+
+
 def _where(query: Query, locations: tuple[str, ...]) -> tuple[list[str], list[object]]:
-    tests = [f"location IN ({', '.join('?' for _ in locations)})"]
+    tests = [f"f.location IN ({', '.join('?' for _ in locations)})"]
     args: list[object] = list(locations)
     for term in query.terms:  # the trigram index matches 3 characters and more, in any case: the rest here
         if len(term) < MIN_FTS or case_sensitive(term):
-            test, arg = _contains("body", term)
+            test, arg = _contains("d.body", term)
             tests.append(test)
             args.append(arg)
     if query.paths:
         alternatives = []
         for value in query.paths:
             if is_glob(value):
-                alternatives.append("(path || '') GLOB ?")
+                alternatives.append("f.path GLOB ?")
                 args.append(value)
                 if "/" not in value:  # like ripgrep's -g: a glob without a slash matches the file's name
-                    alternatives.append("(path || '') GLOB ?")
+                    alternatives.append("f.path GLOB ?")
                     args.append("*/" + value)
             else:
-                test, arg = _contains("path", value)
+                test, arg = _contains("f.path", value)
                 alternatives.append(test)
                 args.append(arg)
         tests.append("(" + " OR ".join(alternatives) + ")")
@@ -90,14 +93,14 @@ def rows(
     where = " AND ".join(tests)
     expression = match_expression(query)
     if expression is not None:
-        match = f"FROM docs WHERE docs MATCH ? AND {where}"
+        match = f"{_FROM} WHERE docs MATCH ? AND {where}"
         if _count_to(conn, f"SELECT 1 {match}", [expression, *args], RANKED) <= RANKED:
-            sql = f"SELECT rowid, path, location, -rank {match} ORDER BY rank, path LIMIT ?"
+            sql = f"SELECT d.rowid, f.path, f.location, -d.rank {match} ORDER BY d.rank, f.path LIMIT ?"
             return conn.execute(sql, [expression, *args, limit]).fetchall(), False
         found: dict[int, tuple[int, str, str, float]] = {}
         for columns in ("{title summary}", "{body}"):  # bm25 only for the rows returned
             narrowed = expression.replace("{title summary body}", columns, 1)
-            sql = f"SELECT rowid, path, location, -bm25(docs, {_WEIGHTS}) {match} LIMIT ?"
+            sql = f"SELECT d.rowid, f.path, f.location, -bm25(docs, {_WEIGHTS}) {match} LIMIT ?"
             for row in conn.execute(sql, [narrowed, *args, limit]):
                 found.setdefault(row[0], row)
         return sorted(found.values(), key=lambda r: (-r[3], r[1]))[:limit], True
@@ -114,7 +117,8 @@ def rows(
         score_parts.append(f"{count} * 1000.0 / (length(body) + 1000)")
         score_args.append(term)
     # A scan: it stops after SCANNED matches (a common short word), which are then ranked.
-    scan = f"SELECT rowid, path, location, body, title, summary FROM docs WHERE {where} LIMIT {SCANNED + 1}"
+    columns = "d.rowid, f.path, f.location, d.body, d.title, d.summary"
+    scan = f"SELECT {columns} {_FROM} WHERE {where} LIMIT {SCANNED + 1}"
     score = " + ".join(score_parts)
     sql = (
         f"SELECT rowid, path, location, {score} AS score, count(*) OVER () FROM ({scan}) "

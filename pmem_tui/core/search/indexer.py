@@ -2,9 +2,9 @@
 
 What is indexed: the active files (`projects/`, `notes/`: Markdown), everything under `_core/`, and, marked
 by their location, the files under `_archive/` and its trash; never the two index files, never a hidden
-name. Files are listed through `tree.walk_files` and read through `safeio` (no link at any depth, never a
-FIFO or a device, never over the cap). A file that is not UTF-8 text (invalid bytes, or a NUL: binary) is
-not indexed and is counted, so a search can say how many it could not look into.
+name. Files are listed by one walk (`safeio.list_dir`: no link followed) and read through `safeio` (no
+link at any depth, never a FIFO or a device, never over the cap). A file that is not UTF-8 text (invalid
+bytes, or a NUL: binary) is not indexed and is counted, so a search can say how many it could not look into.
 
 Freshness is the cache layer's one rule (`cache.fresh`): a file's (size, mtime_ns, ctime_ns) is kept with
 the clock time it was read at, and it is read again when that stamp changed or it was racy.
@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pmem_tui.core import cache, safeio, textio, tree
+from pmem_tui.core import cache, safeio, textio
 from pmem_tui.core.model import (
     ACTIVE_DIRS,
     ARCHIVE_DIR,
@@ -44,10 +44,8 @@ _AREAS: tuple[tuple[str, str, bool], ...] = (
 _NOT_LISTED = frozenset({TRASH_DIR, ARCHIVE_INDEX})  # the archive's walk: the trash is its own area
 
 
-@dataclass(frozen=True)
-class Listed:
-    location: str
-    stamp: tuple[int, int, int]  # size, mtime_ns, ctime_ns
+Stamp = tuple[int, int, int]  # size, mtime_ns, ctime_ns
+Listing = dict[str, tuple[str, Stamp]]  # path -> (location, stamp)
 
 
 def location(path: str) -> str | None:
@@ -65,16 +63,32 @@ def location(path: str) -> str | None:
     return None
 
 
-def list_files(root: Path) -> dict[str, Listed]:
-    """Every file the index should hold, with its stamp (links and special files are never listed)."""
-    found: dict[str, Listed] = {}
-    for folder, where, markdown_only in _AREAS:
-        if safeio.entry_kind(root, folder) != "dir":
+def _walk(root: Path, folder: str, where: str, markdown_only: bool, out: Listing) -> None:
+    """Every regular, non-hidden file below `folder` into `out`, folders reached without a link
+    (`safeio.list_dir`); links and special files are not listed. One lstat a file, no other object."""
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = safeio.list_dir(root, current)
+        except OSError:  # gone, or it became a link since the folder above was listed: nothing to index
             continue
-        files, _problems = tree.walk_files(root, folder, skip=_NOT_LISTED)
-        for f in files:
-            if not markdown_only or f.path.endswith(".md"):
-                found[f.path] = Listed(where, (f.size, f.mtime_ns, f.ctime_ns))
+        for name, st in entries:
+            rel = f"{current}/{name}"
+            if name.startswith(".") or rel in _NOT_LISTED:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                stack.append(rel)
+            elif stat.S_ISREG(st.st_mode) and (not markdown_only or name.endswith(".md")):
+                out[rel] = (where, (st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+
+
+def list_files(root: Path) -> Listing:
+    """Every file the index should hold: its location and stamp (links and special files never listed)."""
+    found: Listing = {}
+    for folder, where, markdown_only in _AREAS:
+        if safeio.entry_kind(root, folder) == "dir":
+            _walk(root, folder, where, markdown_only, found)
     return found
 
 
@@ -120,8 +134,8 @@ def _index_one(conn: sqlite3.Connection, root: Path, path: str, where: str, seen
 
         title, info = summary.inspect(text)
         cur = conn.execute(
-            "INSERT INTO docs(path, location, title, summary, body) VALUES (?, ?, ?, ?, ?)",
-            (path, where, title or "", "\n".join(info.bullets), text),
+            "INSERT INTO docs(title, summary, body) VALUES (?, ?, ?)",
+            (title or "", "\n".join(info.bullets), text),
         )
         docid = cur.lastrowid
     conn.execute(
@@ -143,12 +157,13 @@ def refresh(conn: sqlite3.Connection, root: Path, progress: Progress | None = No
     }
     gone = [path for path in known if path not in listed]
     todo = []
-    for path, item in listed.items():
+    for path, (_where, stamp) in listed.items():
         then = known.get(path)
-        if then is None or not cache.fresh(then[0], item.stamp, then[1]):
+        if then is None or not cache.fresh(then[0], stamp, then[1]):
             todo.append(path)
     if not gone and not todo:
         return 0
+    todo.sort()  # in path order, as the first index always was (the broad query's first body matches)
     total = len(todo)
     with transaction(conn):
         for path in gone:
@@ -156,7 +171,7 @@ def refresh(conn: sqlite3.Connection, root: Path, progress: Progress | None = No
     for start in range(0, total, BATCH):
         with transaction(conn):
             for path in todo[start : start + BATCH]:
-                _index_one(conn, root, path, listed[path].location, started)
+                _index_one(conn, root, path, listed[path][0], started)
         if progress is not None:
             progress(min(start + BATCH, total), total)
     return len(gone) + total
