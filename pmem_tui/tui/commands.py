@@ -11,7 +11,8 @@ from typing import Any
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from pmem_tui.tui.actions import GLOBAL, MAIN, by_id, shown_keys, with_keys
+from pmem_tui.tui.actions import GLOBAL, MAIN, by_id
+from pmem_tui.tui.key_docs import shown_keys, with_keys
 from pmem_tui.tui.keys import keymap
 from pmem_tui.tui.panes import PaneSpec, number
 

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 from tui_helpers import RecordingApp, settle
 
-from pmem_tui.tui import actions, panes
+from pmem_tui.tui import actions, key_docs, panes
 from pmem_tui.tui.app import PmemApp
 from pmem_tui.tui.modals.new_file import NewFileModal
 from pmem_tui.tui.modals.plan_modal import PlanModal
@@ -55,7 +55,8 @@ def test_the_readme_key_table_is_the_generated_one() -> None:
     text = README.read_text(encoding="utf-8")
     start = text.index("<!-- keys:start")
     body = text[text.index("\n", start) + 1 : text.index("<!-- keys:end -->")]
-    assert body == actions.readme_table(), "run `python -m pmem_tui.tui.actions` and paste it into the README"
+    hint = "run `python -m pmem_tui.tui.key_docs` and paste it into the README"
+    assert body == key_docs.readme_table(), hint
 
 
 def test_every_binding_is_in_the_key_table_with_the_same_keys() -> None:
@@ -77,7 +78,7 @@ def test_every_binding_is_in_the_key_table_with_the_same_keys() -> None:
 def test_help_text_for_every_documented_key() -> None:
     for section in actions.HELP:
         for action in section.actions:
-            assert action.help and actions.shown_keys(action, {})
+            assert action.help and key_docs.shown_keys(action, {})
 
 
 async def test_the_help_screen_shows_every_section_from_the_table(demo_root: Path) -> None:
@@ -129,5 +130,5 @@ def test_pane_keys_and_offers_come_from_the_pane_table() -> None:
         assert panes.tab_title(spec.id) == f"{i + 1} {spec.title}"
         assert set(spec.keys) <= set(table), spec.id
     assert panes.ROW_PANES == ("index", "core", "archive", "trash")
-    assert actions.where_text(table["recover"]) == "Archive, Trash"
-    assert actions.where_text(table["undo"]) == ""  # listed by no pane: offered on every pane
+    assert key_docs.where_text(table["recover"]) == "Archive, Trash"
+    assert key_docs.where_text(table["undo"]) == ""  # listed by no pane: offered on every pane

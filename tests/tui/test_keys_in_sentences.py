@@ -12,7 +12,7 @@ from rich.console import Console
 from textual.widgets import Static
 from tui_helpers import RecordingApp, bare_root, settle
 
-from pmem_tui.tui import actions
+from pmem_tui.tui import actions, key_docs
 from pmem_tui.tui.config import CONFIG_FILE, ENV_CONFIG_DIR
 from pmem_tui.tui.keys import key_for, keymap, use_keymap
 from pmem_tui.tui.modals.plan_modal import PlanModal
@@ -54,15 +54,15 @@ def screen_text(app: RecordingApp) -> str:
 def test_the_sentences_say_the_table_keys_by_default() -> None:
     use_keymap({})
     assert key_for("purge") == "P" and key_for("problems") == "!" and key_for("pane.clear_filter") == "escape"
-    assert actions.shown_keys(actions.MOVE, {}).startswith("↓ / j, ↑ / k")
-    assert "a / d / r then plan them" in actions.with_keys(actions.MARK.help, {})
+    assert key_docs.shown_keys(actions.MOVE, {}).startswith("↓ / j, ↑ / k")
+    assert "a / d / r then plan them" in key_docs.with_keys(actions.MARK.help, {})
     assert in_keys("run `pmem-tui upgrade` first") == "press U to preview the upgrade first"
 
 
 def test_every_named_action_in_the_table_texts_exists() -> None:
     for action in actions.ALL + tuple(a for s in actions.HELP for a in s.actions):
         for text in (action.help, action.keys_shown, action.key_display or ""):
-            for name in actions._NAMED.findall(text):
+            for name in key_docs._NAMED.findall(text):
                 assert name in actions.by_id(), (action.id, name)
 
 

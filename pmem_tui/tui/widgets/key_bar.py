@@ -17,7 +17,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 
-from pmem_tui.tui.actions import PINNED, with_keys
+from pmem_tui.tui.actions import PINNED
+from pmem_tui.tui.key_docs import with_keys
 from pmem_tui.tui.keys import keymap
 
 Hint: TypeAlias = tuple[Binding, bool]

@@ -12,8 +12,9 @@ from textual.containers import Vertical
 from textual.reactive import var
 from textual.widgets import Input, Static
 
-from pmem_tui.tui.actions import CLEAR, FILTER, bindings, with_keys
+from pmem_tui.tui.actions import CLEAR, FILTER, bindings
 from pmem_tui.tui.focus import RemembersKeyFocus, focus_now, read_before_focus_move
+from pmem_tui.tui.key_docs import with_keys
 from pmem_tui.tui.keys import key_for, keymap
 from pmem_tui.tui.panes import PaneSpec, show_tab_label, tab_title
 from pmem_tui.tui.rows import Row
