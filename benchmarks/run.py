@@ -127,7 +127,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="as many external saves on the big memory as on the main one (default: 1/4)",
     )
     parser.add_argument(
-        "--history-versions", type=int, default=1000, help="versions of the edited file (target 8)"
+        "--history-versions", type=int, default=1000, help="versions of the edited file (target 9)"
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--work", metavar="DIR", help="keep the generated memories in DIR and reuse them")

@@ -21,7 +21,7 @@ TIMEOUT = 20.0
 
 
 async def session(root: Path, samples: int, size: tuple[int, int]) -> dict[str, Any]:
-    app = PmemApp(root, watch=False, root_label="benchmark")
+    app = PmemApp(root, watch=True, root_label="benchmark")  # `wait_ready` waits for the watcher
     frames = Frames(app)
     async with app.run_test(size=size) as pilot:
         await wait_ready(app, pilot)
