@@ -37,10 +37,6 @@ class Query:
     def fts_terms(self) -> tuple[str, ...]:
         return tuple(t for t in self.terms if len(t) >= MIN_FTS)
 
-    @property
-    def short_terms(self) -> tuple[str, ...]:
-        return tuple(t for t in self.terms if len(t) < MIN_FTS)
-
 
 def case_sensitive(term: str) -> bool:
     """Smart case: a term with a capital letter is matched in its case."""
