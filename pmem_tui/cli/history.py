@@ -158,7 +158,9 @@ def _diff(root: Path, args: argparse.Namespace, words: list[str]) -> int:
 
     (path,) = _words(words, "PATH")
     rel = _path(path)
+    problem = _seen(root)[1]  # so the newest version (the default --to) is what is on disk now
     text = log.diff(root, rel, args.from_version, args.to_version)
+    _say(problem)
     if args.json:
         _emit_json({"path": rel, "diff": text})
     else:
