@@ -72,11 +72,14 @@ def record_seen(root: Path | str) -> bool:
 def _seen(root: Path | str) -> tuple[bool, str | None]:
     from pmem_tui.core.history import stat_table
 
-    if not stat_table.store_exists(root) or stat_table.unchanged(root)[0]:
+    if not stat_table.store_exists(root):
+        return False, None
+    same, started, stamps, _ = stat_table.unchanged(root)
+    if same:
         return False, None
     from pmem_tui.core.history import record
 
-    done = record.record(Path(root))
+    done = record.record(Path(root), seen=(started, stamps))
     return done.commit is not None, done.problem
 
 
