@@ -74,12 +74,12 @@ def _seen(root: Path | str) -> tuple[bool, str | None]:
 
     if not stat_table.store_exists(root):
         return False, None
-    same, started, stamps, _ = stat_table.unchanged(root)
+    same, started, stamps, table = stat_table.unchanged(root)
     if same:
         return False, None
     from pmem_tui.core.history import record
 
-    done = record.record(Path(root), seen=(started, stamps))
+    done = record.record(Path(root), seen=(started, stamps, table))
     return done.commit is not None, done.problem
 
 

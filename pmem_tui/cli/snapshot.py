@@ -47,14 +47,14 @@ def quick(argv: list[str]) -> int | None:
         return None
     try:
         exists = stat_table.store_exists(where)
-        same, started, stamps, _ = stat_table.unchanged(where)
+        same, started, stamps, table = stat_table.unchanged(where)
     except OSError:
         return None
     if exists and same:
         if not quiet:
             print(NOTHING)
         return 0
-    return _record(where, (started, stamps), quiet)
+    return _record(where, (started, stamps, table), quiet)
 
 
 def _record(where: str, seen: stat_table.Pass, quiet: bool) -> int:

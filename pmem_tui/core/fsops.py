@@ -108,10 +108,13 @@ class FS:
                 created.append(sub)
         return created
 
-    def write_atomic(self, rel: str, data: bytes, *, create: bool = False, expect: str | None = None) -> None:
-        """Write `data` to `rel` atomically. With `create`, refuse (EEXIST) if anything is there. With
-        `expect` (a sha256), refuse with StalePlan when the file no longer has those bytes right before it
-        is replaced (an agent may have edited it a moment ago)."""
+    def write_atomic(
+        self, rel: str, data: bytes | list[bytes], *, create: bool = False, expect: str | None = None
+    ) -> None:
+        """Write `data` (or its parts, one after the other: a large file is not copied to be joined) to `rel`
+        atomically. With `create`, refuse (EEXIST) if anything is there. With `expect` (a sha256), refuse
+        with StalePlan when the file no longer has those bytes right before it is replaced (an agent may
+        have edited it a moment ago)."""
         parent = _parent(rel)
         target = self.abspath(rel)
         tmp_rel = _join(parent, temp_name(Path(rel).name))
@@ -124,10 +127,11 @@ class FS:
         try:
             os.fchmod(fd, mode)
             self.step("write", tmp_rel)
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            for part in data if isinstance(data, list) else [data]:
+                view = memoryview(part)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
             self._call("fsync-file", tmp_rel, os.fsync, fd)
         except BaseException as err:
             os.close(fd)

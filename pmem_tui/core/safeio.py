@@ -21,6 +21,7 @@ import stat
 # Only for mypy: `status` imports this module on its warm path, where `pathlib` and `typing` cost time.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
     from typing import BinaryIO
 
@@ -204,6 +205,37 @@ class Reader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def read_each_at(
+    parent: int, folder: str, names: Iterable[str], cap: int = MEMORY_CAP
+) -> Iterator[tuple[str, bytes, os.stat_result]]:
+    """`open_regular_at` then `read_fd` for each of `names` in the folder open as `parent` (known as
+    `folder`), in one loop (a first record of the history reads ten thousand files): each that is a regular
+    file, with its bytes and its fstat. One that is not (any more), is over `cap`, or cannot be read is left
+    out, as a reader that skips what it cannot read would."""
+    for name in names:
+        shown = f"{folder}/{name}" if folder else name
+        st = _lstat_at(name, parent)
+        if st is not None and not stat.S_ISREG(st.st_mode):  # never open a FIFO or a device
+            continue
+        try:
+            fd = os.open(name, _FILE_FLAGS, dir_fd=parent)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > cap:
+                continue
+            data = os.read(fd, st.st_size + 1)
+            if len(data) != st.st_size:  # it changed while it was read: read it again, whole
+                os.lseek(fd, 0, os.SEEK_SET)
+                data = read_fd(fd, st, shown, cap)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        yield shown, data, st
 
 
 def read_fd(fd: int, st: os.stat_result, shown: str, cap: int) -> bytes:

@@ -81,7 +81,7 @@ def record(
 ) -> Recorded:
     """Record the tree if it changed since the last record. Without `create`, a root with no store records
     nothing (and says nothing). `seen`: the cheap pass a caller already made and found a change in (its
-    clock's start and the stamps), not made again. Never raises but a simulated process death."""
+    clock's start, the stamps, the table), not made again. Never raises but a simulated process death."""
     root = Path(root)
     try:
         exists = stat_table.store_exists(root)
@@ -89,16 +89,15 @@ def record(
             return Recorded()
         if seen is None:
             # The cheap pass first, without the lock or dulwich: nothing changed, nothing more to do.
-            same, started, stamps, _ = stat_table.unchanged(root)
+            same, started, stamps, table = stat_table.unchanged(root)
             if exists and same:
                 return Recorded()
-        else:
-            started, stamps = seen
+            seen = (started, stamps, table)
         from pmem_tui.core.history import store
 
         fs = fs or FS(root)
         store.init(fs)  # also completes a store whose making was interrupted
-        return _record_locked(root, fs, message_for(origin, title, detail), started, stamps)
+        return _record_locked(root, fs, message_for(origin, title, detail), seen)
     except Exception as err:
         return Recorded(problem=sentence(err))
 
@@ -108,12 +107,12 @@ def record_if_changed(root: Path) -> Recorded:
     try:
         if not stat_table.store_exists(root):
             return Recorded()
-        same, started, stamps, _ = stat_table.unchanged(root)
+        same, started, stamps, table = stat_table.unchanged(root)
         if same:
             return Recorded()
     except Exception as err:
         return Recorded(problem=sentence(err))
-    return record(root, seen=(started, stamps))
+    return record(root, seen=(started, stamps, table))
 
 
 def before_action(root: Path, fs: FS) -> str | None:
@@ -158,26 +157,27 @@ def sentence(err: BaseException) -> str:
     return f"the history store at {HISTORY_DIR} is damaged ({text})"
 
 
-def _record_locked(
-    root: Path, fs: FS, message: str, started: int, stamps: dict[str, stat_table.Stamp]
-) -> Recorded:
+def _record_locked(root: Path, fs: FS, message: str, seen: stat_table.Pass) -> Recorded:
     from pmem_tui.core.history import lock
 
     with lock.held(root / HISTORY_DIR / LOCK_NAME, LOCK_TIMEOUT_S):
-        return _record(root, fs, message, started, stamps)
+        return _record(root, fs, message, seen)
 
 
-def _record(root: Path, fs: FS, message: str, started: int, stamps: dict[str, stat_table.Stamp]) -> Recorded:
-    """Under the store's lock: the table and the ref as they are now (another recorder may have moved them
-    since the stat pass), the files whose stamp the table does not vouch for read and hashed."""
+def _record(root: Path, fs: FS, message: str, seen: stat_table.Pass) -> Recorded:
+    """Under the store's lock: the ref as it is now (another recorder may have moved it since the stat
+    pass, and the table with it: the pass's table serves only while it is the ref's), the files whose stamp
+    the table does not vouch for read and hashed."""
     from pmem_tui.core.history import store  # dulwich: only when something may have changed
 
-    table = stat_table.load(root)
+    started, stamps, table = seen
     head = head_or_damaged(root)
+    if table is None or table.head != head:
+        table = stat_table.load(root)
     objects = store.open_objects(root)
     try:
         if head is not None:
-            objects.commit(head)  # the last record must read: a new one on a lost parent would hide the damage
+            objects.commit(head)  # the last record must read: one on a lost parent would hide the damage
         return _record_on(root, fs, message, started, stamps, table, head, objects)
     finally:
         objects.close()
@@ -227,8 +227,9 @@ def _record_on(
         tree_id, trees, tree_ids = store.build_tree(files)
     else:  # only the trees on a changed path
         tree_id, trees, tree_ids = store.update_tree(objects, files, reuse, changed)
-    wanted = [(store.BLOB, data, bytes.fromhex(blob)) for blob, data in new_blobs.items() if not objects.has(blob)]
-    wanted += [store.entry_of(tree) for tree in trees if not objects.has(tree.id)]
+    has = objects.has if objects.pack_count else lambda _: False  # a first record: ten thousand lookups
+    wanted = [(store.BLOB, data, bytes.fromhex(blob)) for blob, data in new_blobs.items() if not has(blob)]
+    wanted += [store.entry_of(tree) for tree in trees if not has(tree.id)]
     commit = store.make_commit(tree_id, head, message)
     wanted.append(store.entry_of(commit))
     store.write_entries(fs, wanted)
@@ -254,17 +255,7 @@ def _read_all(root: Path, paths: list[str]) -> Iterator[tuple[str, bytes, os.sta
         except OSError:
             continue
         try:
-            for name in names:
-                rel = f"{head}/{name}" if head else name
-                try:
-                    fd, st = safeio.open_regular_at(parent, name, rel)
-                    try:
-                        data = safeio.read_fd(fd, st, rel, safeio.MEMORY_CAP)
-                    finally:
-                        os.close(fd)
-                except OSError:
-                    continue  # gone, or no longer a regular file, since the stat pass
-                yield rel, data, st
+            yield from safeio.read_each_at(parent, head, names, safeio.MEMORY_CAP)
         finally:
             os.close(parent)
 

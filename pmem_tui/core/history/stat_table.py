@@ -2,10 +2,11 @@
 
 A stat of every tracked file (`walk`: never through a link, hidden names skipped as the scan skips them)
 compared with the table the last record left in the user's cache folder (`TABLE_FILE`, through the cache
-layer): path -> (size, mtime_ns, ctime_ns, git blob id), and each folder's tree id in that record (so a record
-of one changed file builds only the trees on that file's path, `store.build_tree`). The table belongs to one record (the commit id it
-was written for): when the store's ref names another, the table still says which content a stamp had, but
-not what the record holds. A file whose stamp is not `cache.fresh` is hashed again; only those are read.
+layer): path -> (size, mtime_ns, ctime_ns, git blob id), and each folder's tree id in that record (a record
+of one changed file builds only the trees on that file's path, `store.update_tree`). The table belongs to
+one record (the commit id it was written for): when the store's ref names another, the table still says
+which content a stamp had, but not what the record holds. A file whose stamp is not `cache.fresh` is hashed
+again; only those are read.
 
 Standard library only (and `safeio`, `cache`): `status` and `snapshot` run this before anything heavy, and
 when nothing changed they stop here, without importing dulwich.
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
     from typing import Any, TypeAlias
 
 Stamp: TypeAlias = tuple[int, int, int]  # size, mtime_ns, ctime_ns
-Pass: TypeAlias = tuple[int, dict[str, Stamp]]  # a stat pass: its clock's start, every file's stamp
+Pass: TypeAlias = "tuple[int, dict[str, Stamp], Table | None]"  # a stat pass: its clock's start, the
+# stamps, the table it was compared with
 
 TABLE_FILE = "history-stat-v3.bin"
 _CANONICAL = 2  # marshal version 2: no back-references, so equal stamps give equal bytes (as `status_cache`)
@@ -106,7 +108,9 @@ class Table:
         the other paths of `stamps` (to be read, in order). Compared as sets, not file by file: the stamps
         that differ, then (only when the table's newest stamp is racy) the racy ones among the rest."""
         blobs = self.blobs
-        stale = {path for path, _ in stamps.items() - self.stamps.items()} | (stamps.keys() - blobs.keys())
+        then = self.stamps
+        stale = {path for path, stamp in stamps.items() if then.get(path) != stamp}
+        stale |= stamps.keys() - blobs.keys()
         if cache.is_racy(self.newest_ns, self.written_ns):
             since = cache.racy_from(self.written_ns)
             stale.update(path for path, (_, m, c) in stamps.items() if m >= since or c >= since)

@@ -39,15 +39,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AUTHOR",
-    "PACK_DIR",
     "BLOB",
+    "PACK_DIR",
     "DamagedStore",
     "Entry",
     "Objects",
     "add_tree",
     "blob_id",
     "build_tree",
-    "update_tree",
     "init",
     "make_blob",
     "make_commit",
@@ -56,6 +55,7 @@ __all__ = [
     "read_head",
     "repack",
     "set_ref",
+    "update_tree",
     "write_entries",
     "write_objects",
 ]
@@ -140,8 +140,8 @@ class Objects:
 
     def has(self, hex_id: str | bytes) -> bool:
         """Whether a pack holds the object."""
-        oid = _oid(hex_id)
-        return any(oid in pack for pack in self._pack_list())
+        packs = self._pack_list()
+        return bool(packs) and any(_oid(hex_id) in pack for pack in packs)
 
     def get(self, hex_id: str | bytes) -> ShaFile:
         oid = _oid(hex_id)
@@ -229,22 +229,46 @@ def write_entries(fs: FS, entries: list[Entry]) -> None:
     `write_pack_index`), through `fs`. An object given twice is written once; none: nothing is written."""
     if not entries:
         return
-    level = 1 if sum(len(raw) for _, raw, _ in entries) <= STORED_OVER_BYTES else 0
-    parts: list[bytes] = []
+    stored = sum(len(raw) for _, raw, _ in entries) > STORED_OVER_BYTES
+    parts: list[bytes] = [b""]  # the pack's header, once the count is known
     index: dict[bytes, tuple[int, int]] = {}
-    offset = 12  # the pack's header: "PACK", its version, its count
+    heads: dict[tuple[int, int], tuple[bytes, int]] = {}  # by type and size: a head and its CRC-32
+    offset = 12
     for type_num, raw, sha in entries:
         if sha in index:
             continue
-        head = bytes(pack_object_header(type_num, None, len(raw), DEFAULT_OBJECT_FORMAT))
-        body = zlib.compress(raw, level)
-        index[sha] = (offset, zlib.crc32(body, zlib.crc32(head)))
-        parts += (head, body)
-        offset += len(head) + len(body)
-    parts.insert(0, b"PACK" + struct.pack(">LL", 2, len(index)))
+        size = len(raw)
+        if stored and size <= _STORED_BLOCK:
+            known = heads.get((type_num, size))
+            if known is None:  # the object's header and its stream's start (no copy of its bytes is made)
+                head = bytes(pack_object_header(type_num, None, size, DEFAULT_OBJECT_FORMAT))
+                head += _stored_head(size)
+                known = heads[type_num, size] = (head, zlib.crc32(head))
+            tail = struct.pack(">I", zlib.adler32(raw))
+            index[sha] = (offset, zlib.crc32(tail, zlib.crc32(raw, known[1])))
+            parts += (known[0], raw, tail)
+            offset += len(known[0]) + size + 4
+        else:
+            head = bytes(pack_object_header(type_num, None, size, DEFAULT_OBJECT_FORMAT))
+            body = zlib.compress(raw, 0 if stored else 1)
+            index[sha] = (offset, zlib.crc32(body, zlib.crc32(head)))
+            parts += (head, body)
+            offset += len(head) + len(body)
+    parts[0] = b"PACK" + struct.pack(">LL", 2, len(index))
     data = b"".join(parts)
     checksum = hashlib.sha1(data, usedforsecurity=False).digest()
-    _write_pack_files(fs, data + checksum, sorted((sha, off, crc) for sha, (off, crc) in index.items()), checksum)
+    rows = sorted((sha, off, crc) for sha, (off, crc) in index.items())
+    _write_pack_files(fs, [data, checksum], rows, checksum)
+
+
+_STORED_BLOCK = 0xFFFF  # the most one stored deflate block holds
+
+
+def _stored_head(size: int) -> bytes:
+    """A zlib stream's start (RFC 1950: deflate, no preset dictionary, level "fastest") and one final
+    stored deflate block's header (RFC 1951) for `size` bytes: what `zlib.compress(data, 0)` makes, less
+    the data and the Adler-32 after it."""
+    return b"\x78\x01\x01" + struct.pack("<HH", size, size ^ 0xFFFF)
 
 
 def _write_pack(fs: FS, objects: list[ShaFile], *, deltify: bool) -> str:
@@ -261,10 +285,12 @@ def _write_pack(fs: FS, objects: list[ShaFile], *, deltify: bool) -> str:
         compression_level=-1 if deltify else 1,
     )
     index = sorted((sha, off, crc) for sha, (off, crc) in entries.items())
-    return _write_pack_files(fs, pack.getvalue(), index, checksum)
+    return _write_pack_files(fs, [pack.getvalue()], index, checksum)
 
 
-def _write_pack_files(fs: FS, pack: bytes, index: list[tuple[bytes, int, int]], checksum: bytes) -> str:
+def _write_pack_files(
+    fs: FS, pack: list[bytes], index: list[tuple[bytes, int, int]], checksum: bytes
+) -> str:
     """The pack, then its index (sorted (binary id, offset, CRC-32) rows), through `fs`; its base name."""
     out = io.BytesIO()
     write_pack_index(out, index, checksum)
@@ -285,13 +311,16 @@ def build_tree(files: dict[str, str]) -> tuple[str, list[Tree], dict[str, str]]:
     """The trees of a flat {path: blob id}: the root tree's id, every tree object (root last), and each
     folder's tree id ("" for the root)."""
     folders: dict[str, dict[str, tuple[int, str]]] = {"": {}}
-    for path in files:
-        parts = path.split("/")
-        for depth in range(1, len(parts)):
-            folders.setdefault("/".join(parts[:depth]), {})
-    for path, blob in files.items():  # files into their folders, then folders into their parents
+    for path, blob in files.items():
         head, _, name = path.rpartition("/")
-        folders[head][name] = (_FILE_MODE, blob)
+        into = folders.get(head)
+        if into is None:
+            into = folders[head] = {}
+            above = head.rpartition("/")[0]
+            while above not in folders:  # its folders up to one already known
+                folders[above] = {}
+                above = above.rpartition("/")[0]
+        into[name] = (_FILE_MODE, blob)
     return _build(folders)
 
 
