@@ -216,12 +216,13 @@ def _record_on(
     if files == last and head is not None:
         stat_table.save(root, started, head, seen, files, reuse, newest)
         return Recorded()
-    changed = [path for path, _ in files.items() - last.items()]
-    last_blobs = set(last.values())
-    for path in changed:  # a blob the table names but a rewrite removed: read the file again
-        blob = files[path]
-        if blob not in new_blobs and blob not in last_blobs and not objects.has(blob):
-            new_blobs[blob] = safeio.read_under(root, path)
+    changed = list(files) if head is None else [path for path, _ in files.items() - last.items()]
+    if table is not None:  # a blob the table names but a rewrite removed: read the file again
+        last_blobs = set(last.values())
+        for path in changed:
+            blob = files[path]
+            if blob not in new_blobs and blob not in last_blobs and not objects.has(blob):
+                new_blobs[blob] = safeio.read_under(root, path)
     changed += last.keys() - files.keys()
     if head is None:
         tree_id, trees, tree_ids = store.build_tree(files)
