@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from pmem_tui.core import safeio
 from pmem_tui.core.fsops import FS
@@ -53,8 +53,7 @@ LOCK_TIMEOUT_S = 5.0  # `lock.TIMEOUT_S`
 REPACK_AT = 24  # packs: past this many, a record merges the small ones into one (`store.merge_packs`)
 
 
-@dataclass(frozen=True)
-class Recorded:
+class Recorded(NamedTuple):  # not a dataclass: making one costs a hook's `snapshot` a millisecond or two
     """What a record did: the new record's commit id (None when nothing had changed or it failed), and the
     sentence saying what history could not record (None when all went well)."""
 
