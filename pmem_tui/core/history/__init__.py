@@ -22,7 +22,8 @@ The modules, lowest first (each imports only those above it in this list, `tests
 The API the fronts use (readers raise `Refused`, one sentence, for a bad version, path or a damaged store;
 nothing here touches a memory file but `plan_restore`'s plan, applied by the executor):
 
-    record.record(root, origin="seen on disk", *, title="", detail=(), fs=None, create=False) -> Recorded
+    record.record(root, origin="seen on disk", *, title="", detail=(), fs=None, create=False, seen=None)
+        -> Recorded                                       # seen: a caller's stat pass (`stat_table.Pass`)
     record.record_if_changed(root) -> Recorded            # health, the app's scan (debounced)
     record.mark_reviewed(root, fs=None) -> str | None     # the id marked, None when there is no record
     log.versions(root, path=None) -> list[Version]        # newest first; Version.to_json() is the CLI's row
