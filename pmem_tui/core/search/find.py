@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pmem_tui.core.search.db import WEIGHTS
 from pmem_tui.core.search.query import MIN_FTS, Query, case_sensitive, is_glob, match_expression
@@ -28,8 +28,7 @@ RANKED = 1000  # matches ranked at most: a broader query ranks its title, summar
 SCANNED = 300  # a scan for short words stops after this many matches, which it then ranks
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     path: str
     location: str  # active, core, archive or trash
     line: int  # 1-based line of the first match

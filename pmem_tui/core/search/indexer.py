@@ -18,8 +18,8 @@ import os
 import sqlite3
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from pmem_tui.core import cache, safeio, textio
 from pmem_tui.core.names import (
@@ -198,8 +198,7 @@ def update_paths(conn: sqlite3.Connection, root: Path, paths: Iterable[str]) -> 
     return True
 
 
-@dataclass(frozen=True)
-class Counts:
+class Counts(NamedTuple):
     text: int  # files indexed
     not_text: int  # not UTF-8 text: not indexed
     unreadable: int  # could not be read (too large, a permission...)

@@ -15,7 +15,7 @@ reach: it is matched by scanning the stored text (`instr`) instead, and ranked b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pmem_tui.core.errors import BadUsage
 
@@ -27,8 +27,7 @@ class BadQuery(BadUsage):
     """A query that cannot be searched for: one sentence saying why (the CLI exits 2)."""
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(NamedTuple):
     terms: tuple[str, ...]  # the words and phrases, each matched as a run of characters
     paths: tuple[str, ...] = ()  # `path:` values (a file must match one of them)
     locations: tuple[str, ...] = ()  # `in:` values (none given: the caller's default)
