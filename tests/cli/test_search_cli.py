@@ -132,9 +132,9 @@ def test_search_imports_no_ui_and_no_health_engine(root: Path, monkeypatch: pyte
         "roots = ('textual', 'rich', 'numpy', 'rapidfuzz', 'detect_secrets')\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in roots or m.startswith('pmem_tui.tui'))\n"
         "assert rc == 0 and not bad, bad\n"
-        # the light parser (the other commands' modules are not imported), no `dataclasses`, no model
+        # the light parser (no other command's module), no `dataclasses` or `typing`, no model
         "heavy = ('pmem_tui.cli.health', 'pmem_tui.cli.history', 'pmem_tui.cli.loader',\n"
-        "         'pmem_tui.core.model', 'dataclasses')\n"
+        "         'pmem_tui.core.model', 'dataclasses', 'typing')\n"
         "loaded = sorted(m for m in heavy if m in sys.modules)\n"
         "assert not loaded, loaded\n"
         "print('ok', file=sys.stderr)\n"

@@ -19,7 +19,6 @@ import sqlite3
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import NamedTuple
 
 from pmem_tui.core import cache, safeio, textio
 from pmem_tui.core.names import (
@@ -198,10 +197,13 @@ def update_paths(conn: sqlite3.Connection, root: Path, paths: Iterable[str]) -> 
     return True
 
 
-class Counts(NamedTuple):
-    text: int  # files indexed
-    not_text: int  # not UTF-8 text: not indexed
-    unreadable: int  # could not be read (too large, a permission...)
+class Counts:
+    __slots__ = ("not_text", "text", "unreadable")
+
+    def __init__(self, text: int, not_text: int, unreadable: int) -> None:
+        self.text = text  # files indexed
+        self.not_text = not_text  # not UTF-8 text: not indexed
+        self.unreadable = unreadable  # could not be read (too large, a permission...)
 
 
 def counts(conn: sqlite3.Connection) -> Counts:
