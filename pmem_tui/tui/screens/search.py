@@ -160,8 +160,7 @@ class SearchScreen(Screen[None]):
                 parts.append(self.note)
         else:
             parts.append("Type to search every memory file, the archive and the trash included.")
-        # One line of a fixed size: no layout pass (a whole-screen reflow, most of a keystroke's frame).
-        self.query_one("#search-status", Static).update(Text("  ".join(parts)), layout=False)
+        self.query_one("#search-status", Static).update(Text("  ".join(parts)))
 
     # -- the query --------------------------------------------------------------------------------
 
@@ -209,10 +208,8 @@ class SearchScreen(Screen[None]):
         self.error = error
         results = self.results
         highlighted = results.highlighted
-        if hits:  # replaced in one step: as many lines as before, no layout pass (a whole-screen reflow)
-            results.set_options([Option(hit_text(h)) for h in hits])
-        else:
-            results.clear_options()
+        results.clear_options()
+        results.add_options([Option(hit_text(h)) for h in hits])
         if hits:
             results.highlighted = min(highlighted or 0, len(hits) - 1) if highlighted is not None else 0
         self._status()
