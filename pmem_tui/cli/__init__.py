@@ -75,9 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return done
     args = None
     if quick is None:
-        from pmem_tui.cli.parser import build_parser
+        from pmem_tui.cli.parser import LIGHT, build_parser, command_of
 
-        args = build_parser().parse_args(arg_list)
+        command = command_of(arg_list)
+        args = build_parser(command if command in LIGHT else None).parse_args(arg_list)
     try:
         if quick is not None:
             return status.run(*quick)
