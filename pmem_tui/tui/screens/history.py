@@ -75,35 +75,29 @@ class HistoryScreen(Screen[None]):
         self.loads = 0  # reads shown (tests wait on it)
         self.diffs = 0  # diffs shown (tests wait on it)
         self._generation = 0
+        self.list = MemoryList(
+            "history",
+            empty_text="Reading the history…",
+            caps=(0.28, 0.2, 0.22, 0.1, 0.14),
+            path_column=0,  # the time: narrower, the size and id go before it is cut
+            droppable=(3, 4),
+            id="history-list",
+        )
+        self.diff_view = PreviewView(self.root, id="history-diff")
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="history-title")
         with Horizontal(id="history-body"):
             with Vertical(id="history-left"):
                 yield Static(Text("  " + "  ·  ".join(COLUMNS), no_wrap=True), classes="pane-titles")
-                yield MemoryList(
-                    "history",
-                    empty_text="Reading the history…",
-                    caps=(0.28, 0.2, 0.22, 0.1, 0.14),
-                    path_column=0,  # the time: narrower, the size and id go before it is cut
-                    droppable=(3, 4),
-                    id="history-list",
-                )
-            yield PreviewView(self.root, id="history-diff")
+                yield self.list
+            yield self.diff_view
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.watch(self.list, "marks", self._marks_changed, init=False)
         self.list.focus()
         self.reload()
-
-    @property
-    def list(self) -> MemoryList:
-        return self.query_one("#history-list", MemoryList)
-
-    @property
-    def diff_view(self) -> PreviewView:
-        return self.query_one("#history-diff", PreviewView)
 
     def _title(self) -> Text:
         text = Text("History of ", style="bold")

@@ -104,13 +104,15 @@ class SearchScreen(Screen[None]):
         self.in_flight: sqlite3.Connection | None = None  # the last query's connection, to interrupt
         self.error = ""  # why there are no results (a refused query, the index not there yet)
         self.note = ""  # what the index could not look into
+        self.input = Input(query, placeholder=PLACEHOLDER, id="search-input")
+        self.results = OptionList(id="search-results")
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Search", style="bold"), id="search-title")
-        yield Input(self.initial, placeholder=PLACEHOLDER, id="search-input")
+        yield self.input
         yield Static(id="search-status")
         yield ProgressBar(id="search-progress", show_eta=False)
-        yield OptionList(id="search-results")
+        yield self.results
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -119,14 +121,6 @@ class SearchScreen(Screen[None]):
         self.input.focus()
         if self.initial:
             self._start(self.initial)
-
-    @property
-    def input(self) -> Input:
-        return self.query_one("#search-input", Input)
-
-    @property
-    def results(self) -> OptionList:
-        return self.query_one("#search-results", OptionList)
 
     # -- the index's progress (the app hands it over) ---------------------------------------------
 
