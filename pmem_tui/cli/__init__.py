@@ -73,15 +73,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = snapshot.quick(arg_list)
         if done is not None:
             return done
-    args = None
-    if quick is None:
-        from pmem_tui.cli.parser import build_parser
-
-        args = build_parser().parse_args(arg_list)
     try:
         if quick is not None:
             return status.run(*quick)
-        assert args is not None
+        if "health" in arg_list:  # a plain `health` (its stored output, or the run) skips argparse
+            from pmem_tui.cli import health_quick
+
+            done = health_quick.quick(arg_list)
+            if done is not None:
+                return done
+        from pmem_tui.cli.parser import build_parser
+
+        args = build_parser().parse_args(arg_list)
         if args.command is None:
             return _open_app(args)
         return _dispatch(args)

@@ -310,10 +310,10 @@ def _decided(written: str, bullets: tuple[str, ...]) -> SummaryInfo:
     )
 
 
-# The shape most files have, recognized in one match (`_common_shape`): an ATX title, then either no summary
-# word anywhere (MISSING, whatever the rest), or blank and `Key: value` lines, at most one short plain
-# paragraph (a letter first, no colon: never metadata), blank and metadata lines, `## Summary` and plain `- ` bullets (blank lines between
-# them) up to an ATX heading or the end. Anything else: the line walk.
+# The shape most files have, recognized in one match (`_common_shape`): an ATX title, then either no
+# summary word anywhere (MISSING, whatever the rest), or blank and `Key: value` lines, at most one short
+# plain paragraph (a letter first, no colon: never metadata), blank and metadata lines, `## Summary` and
+# plain `- ` bullets (blank lines between them) up to an ATX heading or the end. Else: the line walk.
 _COMMON = re.compile(
     r"# (?P<title>[^\s#](?:[^#\n]*[^\s#])?)[ \t]*\r?\n"
     r"(?:(?:\r?\n|{meta})*(?P<intro>(?:[^\W\d_][^\n:：]*\n){{1,3}}(?:\r?\n|{meta})*)?"

@@ -231,10 +231,13 @@ def test_inspect_on_the_head_answers_what_every_line_answers(lines: list[str], e
 _NEAR_COMMON = st.sampled_from(
     ["", "\r", " ", "Status: open", "Owner : me", "Key:x", "Plain intro line", "Intro, with: colon", "1. one",
      "## Summary", "## summary", "## SUMMARY ", "## 摘要", "## Summary ##", "Summary", "---", "===", "***",
-     "- a bullet", "- - -", "-  spaced", "- ", "* star", "  - nested", "  more", "```", "## Details", "### Deep",
-     "####### seven", "# Second title", "<!-- c -->", "> quote", "| a | b |", "x" * 120, "the summary word"]
+     "- a bullet", "- - -", "-  spaced", "- ", "* star", "  - nested", "  more", "```", "## Details",
+     "### Deep", "####### seven", "# Second title", "<!-- c -->", "> quote", "| a | b |", "x" * 120,
+     "the summary word"]
 )  # fmt: skip
-_TITLES = st.sampled_from(["# Title", "# Title  ", "# Title #", "#  Title", "# T\u00a0", "#Title", "# a#b", "# "])
+_TITLES = st.sampled_from(
+    ["# Title", "# Title  ", "# Title #", "#  Title", "# T\u00a0", "#Title", "# a#b", "# "]
+)
 
 
 @settings(max_examples=examples(3000), deadline=None)
@@ -250,9 +253,15 @@ def test_the_common_shape_answers_what_the_line_walk_answers(
     assert summary.inspect(text) == (title_of(text), inspect_summary(text))
 
 
-_PREAMBLE = st.sampled_from(["", "Status: open", "Plain intro line", "x" * 120, "Key:x", "1. one", "---", " "])
-_HEADINGS = st.sampled_from(["## Summary", "## summary ", "## 摘要", "## Summary #", "Summary\n-------", "### Summary"])
-_BULLETS = st.sampled_from(["- a bullet", "", "- ", "-  two spaces", "- - -", "  more", "* star", "- [x] done"])
+_PREAMBLE = st.sampled_from(
+    ["", "Status: open", "Plain intro line", "x" * 120, "Key:x", "1. one", "---", " "]
+)
+_HEADINGS = st.sampled_from(
+    ["## Summary", "## summary ", "## 摘要", "## Summary #", "Summary\n-------", "### Summary"]
+)
+_BULLETS = st.sampled_from(
+    ["- a bullet", "", "- ", "-  two spaces", "- - -", "  more", "* star", "- [x] done"]
+)
 _TAILS = st.sampled_from(["", "## Context", "###### Six", "####### Seven", "---", "text", "```", "#"])
 
 
