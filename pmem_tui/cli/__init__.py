@@ -79,9 +79,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "health" in arg_list:  # a plain `health` (its stored output, or the run) skips argparse
             from pmem_tui.cli import health_quick
 
-            done = health_quick.quick(arg_list)
-            if done is not None:
-                return done
+            plain_health = health_quick.quick(arg_list)
+            if isinstance(plain_health, int):
+                return plain_health
+            if plain_health is not None:
+                from pmem_tui.cli import health
+
+                return health.run_plain(*plain_health)
         from pmem_tui.cli.parser import build_parser
 
         args = build_parser().parse_args(arg_list)

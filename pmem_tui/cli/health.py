@@ -79,6 +79,12 @@ def run(args: argparse.Namespace, root: Path, served: health_quick.Served | None
     return 0
 
 
+def run_plain(root: str, as_json: bool, served: health_quick.Served) -> int:
+    """A plain `health [--json]` (argparse's defaults) whose stored output `health_quick` did not find."""
+    args = argparse.Namespace(json=as_json, inactive_days=DEFAULT_INACTIVE_DAYS, no_cache=False)
+    return run(args, Path(root), served)
+
+
 def health_dict(report: HealthReport) -> dict[str, Any]:
     """The JSON shape of `pmem-tui health --json`."""
     return {

@@ -4,7 +4,7 @@ A plain ``[--root DIR]... health [--json]`` (argparse's defaults: `--inactive-da
 come) goes through `quick`: the history's cheap pass (`health` records what changed first: when the root has
 a store and the pass finds a change, the full run does it), one listing and one cache read
 (`status_cache`'s key: every entry's stamp below the root, `.pmem/` included, the control files' bytes, the
-day, the reader, the code), then the output. A miss goes on to the full run with the key already taken, and
+day, the reader, the code), then the output. A miss goes on to the full run (`health.run_plain`) with the key already taken, and
 the run stores its output under it (`keep`): never while the listing is racy, nor when an action ran.
 
 What is stored is the output without its `stats` (run figures), preceded by the number of active files; a
@@ -39,9 +39,10 @@ class Served:
         self.before = before
 
 
-def quick(argv: list[str]) -> int | None:
-    """The exit code of a plain `health` command run here (its stored output, or the full run with the key
-    already taken); None when `argv` is not that plain, or history has something to record first."""
+def quick(argv: list[str]) -> int | tuple[str, bool, Served] | None:
+    """For a plain `health` command: 0 when its stored output was printed, else (root, --json, the key
+    taken) for the full run (`health.run_plain`); None when `argv` is not that plain, or history has
+    something to record first."""
     plain = plain_command(argv, "health", ("--json",))
     if plain is None:
         return None
@@ -56,16 +57,7 @@ def quick(argv: list[str]) -> int | None:
         return None
     as_json = "--json" in plain[1]
     served = serve(root, as_json, started)
-    if served is None:
-        return 0
-    import argparse
-    from pathlib import Path
-
-    from pmem_tui.cli import health
-    from pmem_tui.core.model import DEFAULT_INACTIVE_DAYS
-
-    args = argparse.Namespace(json=as_json, inactive_days=DEFAULT_INACTIVE_DAYS, no_cache=False)
-    return health.run(args, Path(root), served)
+    return 0 if served is None else (root, as_json, served)
 
 
 def serve(root: str, as_json: bool, started: float) -> Served | None:
