@@ -4,8 +4,9 @@ A plain ``[--root DIR]... health [--json]`` (argparse's defaults: `--inactive-da
 come) goes through `quick`: the history's cheap pass (`health` records what changed first: when the root has
 a store and the pass finds a change, the full run does it), one listing and one cache read
 (`status_cache`'s key: every entry's stamp below the root, `.pmem/` included, the control files' bytes, the
-day, the reader, the code), then the output. A miss goes on to the full run (`health.run_plain`) with the key already taken, and
-the run stores its output under it (`keep`): never while the listing is racy, nor when an action ran.
+day, the reader, the code), then the output. A miss goes on to the full run (`health.run_plain`) with the
+key already taken, and the run stores its output under it (`keep`): never while the listing is racy, nor
+when an action ran.
 
 What is stored is the output without its `stats` (run figures), preceded by the number of active files; a
 hit's stats are a reused report's (`HealthStats(files, cache="report", cache_hits=files, seconds=...)`).
