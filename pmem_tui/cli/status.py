@@ -80,7 +80,8 @@ def run(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        snap, quiet = settled.scan(Path(root), before=before, cache=use_cache)
+        listed = probe.folders() if probe is not None else None  # the key's listing: the tree listed once
+        snap, quiet = settled.scan(Path(root), before=before, cache=use_cache, listed=listed)
         text = report.status_json(snap) if as_json else "\n".join(report.status_lines(snap))
     finally:
         if collecting:

@@ -71,10 +71,17 @@ class Probe:
     A plain class, not a dataclass: `dataclasses` costs milliseconds to import on the hit path.
     """
 
-    __slots__ = ("cached", "fmt", "key", "newest_ns", "root", "started_ns")
+    __slots__ = ("cached", "entries", "fmt", "key", "newest_ns", "root", "started_ns")
 
     def __init__(
-        self, root: str, fmt: str, key: bytes, started_ns: int, newest_ns: int, cached: bytes | None
+        self,
+        root: str,
+        fmt: str,
+        key: bytes,
+        started_ns: int,
+        newest_ns: int,
+        cached: bytes | None,
+        entries: list[Any] | None = None,
     ) -> None:
         self.root = root
         self.fmt = fmt
@@ -82,10 +89,34 @@ class Probe:
         self.started_ns = started_ns
         self.newest_ns = newest_ns  # the latest mtime or ctime of any listed file
         self.cached = cached
+        self.entries = entries  # the listing the key was made of
 
     @property
     def racy(self) -> bool:
         return cache.is_racy(self.newest_ns, self.started_ns)
+
+    def folders(self) -> dict[str, list[tuple[str, int, int, int, int]]] | None:
+        """The listing by folder: each folder's entries as (name, st_mode, size, mtime_ns, ctime_ns) in the
+        order they were listed (a folder's and a link's size and times are 0), for a scan that follows at
+        once (`tree.walk_files`: the tree listed once, not twice). None when an entry could not be stat'ed
+        or a folder listed: the scan lists and reports those itself."""
+        if self.entries is None:
+            return None
+        out: dict[str, list[tuple[str, int, int, int, int]]] = {"": []}
+        for entry in self.entries[1:]:  # the root's own times first
+            path, kind = entry[0], entry[1]
+            head, _, name = path.rpartition("/")
+            if kind == "d":
+                out[path] = []
+                row = (name, stat.S_IFDIR, 0, 0, 0)
+            elif kind == "l":
+                row = (name, stat.S_IFLNK, 0, 0, 0)
+            elif type(kind) is int:
+                row = (name, kind, entry[2], entry[3], entry[4])
+            else:
+                return None
+            out[head].append(row)
+        return out
 
 
 def probe(root: str, fmt: str) -> Probe | None:
@@ -108,7 +139,7 @@ def probe(root: str, fmt: str) -> Probe | None:
     reader = (os.geteuid(), os.getegid(), sorted(os.getgroups())) if hasattr(os, "geteuid") else None
     parts = (_VERSION, fmt, sys.version, _code(), root, day, reader, controls, entries)
     key = marshal.dumps(parts, _KEY_MARSHAL)  # equal keys, equal bytes
-    return Probe(root, fmt, key, started, newest, cache.read(root, OUTPUT_FILES[fmt], key))
+    return Probe(root, fmt, key, started, newest, cache.read(root, OUTPUT_FILES[fmt], key), entries)
 
 
 def store(p: Probe, output: bytes) -> bool:
