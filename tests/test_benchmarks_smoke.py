@@ -26,6 +26,9 @@ from pmem_tui.core import records, tree
 from pmem_tui.core.index import parse_index
 from pmem_tui.core.model import SummaryState
 
+# One xdist worker runs this whole module: one smoke run (its module fixture) serves every test.
+pytestmark = pytest.mark.xdist_group("benchmarks-smoke")
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 FILES = 200
 BIG = 300

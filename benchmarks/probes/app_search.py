@@ -1,4 +1,5 @@
-"""Probe: a keystroke in the search screen (`ctrl+f`) → its results on screen, on a built index.
+"""Probe: a keystroke in the search screen (`ctrl+f`) → its results on screen, on a built index (the first
+`ctrl+f` starts the index: the probe waits for it before the first keystroke).
 
     python benchmarks/probes/app_search.py ROOT SAMPLES [--size 160x48]
 
@@ -18,6 +19,7 @@ from pmem_tui.tui.app import PmemApp
 
 QUERIES = ("standup", "billing", "decision", "retro", "atlas", "deploy")  # letters only: no space key
 TIMEOUT = 20.0
+BUILD_TIMEOUT = 1800.0  # the index's first build at 100k files
 
 
 async def session(root: Path, samples: int, size: tuple[int, int]) -> dict[str, Any]:
@@ -25,8 +27,11 @@ async def session(root: Path, samples: int, size: tuple[int, int]) -> dict[str, 
     frames = Frames(app)
     async with app.run_test(size=size) as pilot:
         await wait_ready(app, pilot)
-        await settle(app, pilot)  # the index's first build (a worker) is done
+        await settle(app, pilot)
+        # The first ctrl+f starts the index (never at the app's start): its build or refresh, then settle.
         await frames.press("ctrl+f", {"frame": lambda: type(app.screen).__name__ == "SearchScreen"}, TIMEOUT)
+        await asyncio.wait_for(app.search_flow.caught_up.wait(), BUILD_TIMEOUT)
+        await settle(app, pilot)
         screen: Any = app.screen
 
         def shown(typed: str) -> Any:

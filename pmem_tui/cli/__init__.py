@@ -86,9 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from pmem_tui.cli import health
 
                 return health.run_plain(*plain_health)
-        from pmem_tui.cli.parser import build_parser
+        from pmem_tui.cli.parser import LIGHT, build_parser, command_of
 
-        args = build_parser().parse_args(arg_list)
+        command = command_of(arg_list)
+        args = build_parser(command if command in LIGHT else None).parse_args(arg_list)
         if args.command is None:
             return _open_app(args)
         return _dispatch(args)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 
 from pmem_tui.core.errors import BadUsage
-from pmem_tui.core.user_input import parse_days
 
 
 def path_option(value: str) -> str:
@@ -22,6 +21,8 @@ def path_option(value: str) -> str:
 
 def days_option(value: str) -> int:
     """`--inactive-days`."""
+    from pmem_tui.core.user_input import parse_days  # datetime, unicodedata: not on a search's path
+
     try:
         return parse_days(value)
     except BadUsage as err:

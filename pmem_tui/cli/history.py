@@ -72,11 +72,14 @@ def record_seen(root: Path | str) -> bool:
 def _seen(root: Path | str) -> tuple[bool, str | None]:
     from pmem_tui.core.history import stat_table
 
-    if not stat_table.store_exists(root) or stat_table.unchanged(root)[0]:
+    if not stat_table.store_exists(root):
+        return False, None
+    same, started, stamps, table = stat_table.unchanged(root)
+    if same:
         return False, None
     from pmem_tui.core.history import record
 
-    done = record.record(Path(root))
+    done = record.record(Path(root), seen=(started, stamps, table))
     return done.commit is not None, done.problem
 
 
@@ -158,7 +161,9 @@ def _diff(root: Path, args: argparse.Namespace, words: list[str]) -> int:
 
     (path,) = _words(words, "PATH")
     rel = _path(path)
+    problem = _seen(root)[1]  # so the newest version (the default --to) is what is on disk now
     text = log.diff(root, rel, args.from_version, args.to_version)
+    _say(problem)
     if args.json:
         _emit_json({"path": rel, "diff": text})
     else:

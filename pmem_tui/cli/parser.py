@@ -1,15 +1,40 @@
-"""The argument parser: the top-level options, then each command's (`health` and `loader` add their own)."""
+"""The argument parser: the top-level options, then each command's (`health` and `loader` add their own).
+
+`build_parser(only="search")` builds the top-level options and the `search` command alone: the same parse
+of a search's command line, without importing the other commands' modules (`health` alone costs ~15 ms,
+most of a search's process with the index up to date). `command_of` says which command a line names."""
 
 from __future__ import annotations
 
 import argparse
 
 from pmem_tui import __version__
-from pmem_tui.cli import health, history, loader, search
 from pmem_tui.cli.args import path_option
 
+LIGHT = frozenset({"search"})  # the commands whose line is parsed by a parser of their own (`only`)
+_VALUED = frozenset({"--root", "--project"})  # top-level options followed by their value
 
-def build_parser() -> argparse.ArgumentParser:
+
+def command_of(argv: list[str]) -> str | None:
+    """The command `argv` names (its first word that is neither an option nor an option's value; None:
+    none, or `--` first). A guess only used to build a smaller parser, which parses the line as the full
+    one does."""
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            return None
+        if tok in _VALUED:
+            i += 2
+            continue
+        if not tok.startswith("-"):
+            return tok
+        i += 1
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or (`only`, one of `LIGHT`) the top-level options and that command's."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--root",
@@ -36,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="project whose .claude/memory/ the app's Epics pane shows (default: current folder)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if only == "search":
+        from pmem_tui.cli import search
+
+        search.add_parser(sub, common)
+        return parser
 
     def add(name: str, help_text: str) -> argparse.ArgumentParser:
         return sub.add_parser(name, help=help_text, description=help_text, parents=[common])
@@ -88,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     yes_help = {"save": "apply instead of previewing"}  # the others' --help has always shown a bare --yes
     for name, p in actions.items():
         p.add_argument("--yes", action="store_true", help=yes_help.get(name))
+
+    from pmem_tui.cli import health, history, loader, search
 
     loader.add_parser(sub)  # these two never import Textual either
     health.add_parser(sub, common)

@@ -1,13 +1,19 @@
-"""``snapshot``'s quick path: when nothing changed since the last record, answer without argparse or dulwich.
+"""``snapshot``'s quick path: a plain ``[--root DIR]... snapshot [--quiet]`` answered without argparse.
 
 A hook runs `pmem-tui snapshot --quiet` at the end of every agent session and every answer: most of those
-runs find nothing changed, and then the run is the stat pass (`core/history/stat_table.py`) and little else.
-Anything but a plain ``[--root DIR]... snapshot [--quiet]`` (and any change) goes the usual way.
+runs find nothing changed, and then the run is the stat pass (`core/history/stat_table.py`) and little else
+(no dulwich). When something changed (or there is no store yet), the record is made here from that same pass
+(`record.record(seen=...)`): one walk of the tree, not two. Anything else goes the usual way, as does a root
+that is not a folder (the usual refusal).
 """
 
 from __future__ import annotations
 
 from pmem_tui.cli.root import root_str
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pmem_tui.core.history import stat_table
 
 NOTHING = "Nothing changed since the last record."
 
@@ -32,14 +38,40 @@ def quick(argv: list[str]) -> int | None:
         i += 1
     if not seen or (root is not None and "\0" in root):
         return None
+    import os
+
     from pmem_tui.core.history import stat_table
 
     where = root_str(root)
+    if not os.path.isdir(where):
+        return None
     try:
-        if not stat_table.store_exists(where) or not stat_table.unchanged(where)[0]:
-            return None
+        exists = stat_table.store_exists(where)
+        same, started, stamps, table = stat_table.unchanged(where)
     except OSError:
         return None
+    if exists and same:
+        if not quiet:
+            print(NOTHING)
+        return 0
+    return _record(where, (started, stamps, table), quiet)
+
+
+def _record(where: str, seen: stat_table.Pass, quiet: bool) -> int:
+    """The record from the quick path's stat pass: as `cli.history`'s `snapshot` says it (a problem: the
+    same refusal on stderr, exit 1)."""
+    import sys
+    from pathlib import Path
+
+    from pmem_tui.core.history import record
+
+    done = record.record(Path(where), create=True, seen=seen)
+    if done.problem is not None:
+        from pmem_tui.core.textio import printable
+
+        said = f"History could not record the memory: {done.problem}."
+        print(f"pmem-tui: {printable(said)}", file=sys.stderr)
+        return 1
     if not quiet:
-        print(NOTHING)
+        print(f"Recorded {done.commit[:12]}." if done.commit else NOTHING)
     return 0

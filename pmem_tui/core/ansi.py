@@ -4,7 +4,10 @@ stay quick), and only on a terminal with `NO_COLOR` unset (https://no-color.org)
 from __future__ import annotations
 
 import os
-from typing import TextIO
+
+TYPE_CHECKING = False  # `typing` only for mypy: the search and status processes do not import it
+if TYPE_CHECKING:
+    from typing import TextIO
 
 RESET = "\x1b[0m"
 STYLES = {

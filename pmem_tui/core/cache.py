@@ -44,7 +44,17 @@ if TYPE_CHECKING:
 
     Stamp: TypeAlias = tuple[int, int, int]  # (size, mtime_ns, ctime_ns) of one file, kept by its path
 
-__all__ = ["RACY_NS", "FileEntries", "folder", "fresh", "is_racy", "read", "write", "write_atomic"]
+__all__ = [
+    "RACY_NS",
+    "FileEntries",
+    "folder",
+    "fresh",
+    "is_racy",
+    "racy_from",
+    "read",
+    "write",
+    "write_atomic",
+]
 
 RACY_NS = 2_000_000_000  # above the coarsest timestamp tick in use (FAT: 2 s)
 _MAGIC = b"pmem-tui-cache-v1 "
@@ -54,7 +64,13 @@ clock = time.time_ns  # when a cache's clock starts (tests move it forward inste
 def is_racy(changed_ns: int, written_ns: int) -> bool:
     """Whether a file last changed at `changed_ns` may have changed again unseen in the same timestamp tick
     since a cache whose clock started at `written_ns`."""
-    return changed_ns >= written_ns - RACY_NS
+    return changed_ns >= racy_from(written_ns)
+
+
+def racy_from(written_ns: int) -> int:
+    """The first change time `is_racy` holds against a cache whose clock started at `written_ns` (for a
+    reader checking many stamps at once)."""
+    return written_ns - RACY_NS
 
 
 def fresh(then: object, now: Stamp, written_ns: int) -> bool:

@@ -75,7 +75,7 @@ def _plan_redact(root: Path, proposal: Proposal) -> Plan:
     except OSError as err:
         raise Refused(f"{proposal.path} cannot be read any more: {err.strerror or err}.") from None
     if not textio.is_valid_utf8(data):
-        raise Refused(f"{proposal.path} is not valid UTF-8; redact its secret in an editor (press e).")
+        raise Refused(f"{proposal.path} is not valid UTF-8; redact its secret by hand in a text editor.")
     text = data.decode("utf-8")
     if not find_secrets(text):
         raise Refused(f"{proposal.path} holds no secret any more; nothing to redact.")

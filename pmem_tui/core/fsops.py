@@ -25,12 +25,9 @@ Guarantees of the primitives:
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import hashlib
 import os
-import secrets
-import signal
 import stat
 import sys
 from collections.abc import Callable
@@ -111,10 +108,13 @@ class FS:
                 created.append(sub)
         return created
 
-    def write_atomic(self, rel: str, data: bytes, *, create: bool = False, expect: str | None = None) -> None:
-        """Write `data` to `rel` atomically. With `create`, refuse (EEXIST) if anything is there. With
-        `expect` (a sha256), refuse with StalePlan when the file no longer has those bytes right before it
-        is replaced (an agent may have edited it a moment ago)."""
+    def write_atomic(
+        self, rel: str, data: bytes | list[bytes], *, create: bool = False, expect: str | None = None
+    ) -> None:
+        """Write `data` (or its parts, one after the other: a large file is not copied to be joined) to `rel`
+        atomically. With `create`, refuse (EEXIST) if anything is there. With `expect` (a sha256), refuse
+        with StalePlan when the file no longer has those bytes right before it is replaced (an agent may
+        have edited it a moment ago)."""
         parent = _parent(rel)
         target = self.abspath(rel)
         tmp_rel = _join(parent, temp_name(Path(rel).name))
@@ -127,10 +127,11 @@ class FS:
         try:
             os.fchmod(fd, mode)
             self.step("write", tmp_rel)
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            for part in data if isinstance(data, list) else [data]:
+                view = memoryview(part)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
             self._call("fsync-file", tmp_rel, os.fsync, fd)
         except BaseException as err:
             os.close(fd)
@@ -164,10 +165,13 @@ class FS:
 
     def _rename_noreplace(self, src: str, dst: str) -> None:
         """Rename without replacing: the kernel's RENAME_NOREPLACE where it exists, else check then rename."""
-        if _renameat2 is not None:
+        renameat2 = _renameat2()
+        if renameat2 is not None:
             self.step("rename", dst)
-            if _renameat2(os.fsencode(self.abspath(src)), os.fsencode(self.abspath(dst))) == 0:
+            if renameat2(os.fsencode(self.abspath(src)), os.fsencode(self.abspath(dst))) == 0:
                 return
+            import ctypes
+
             code = ctypes.get_errno()
             if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
                 raise OSError(code, os.strerror(code), dst)
@@ -221,12 +225,14 @@ class FS:
 def temp_name(name: str) -> str:
     """A temp file's name: hidden, recognisable by `doctor`, short enough for any file system."""
     short = os.fsencode(name)[:60].decode(sys.getfilesystemencoding(), "surrogateescape")
-    return f"{TEMP_PREFIX}{short}-{secrets.token_hex(4)}"
+    return f"{TEMP_PREFIX}{short}-{os.urandom(4).hex()}"  # not `secrets`: its import is 3 ms
 
 
 def _renameat2_fn() -> Callable[[bytes, bytes], int] | None:
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # here, not at the import: a short process (a hook's `snapshot`) never moves a file
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         fn = libc.renameat2
@@ -240,7 +246,14 @@ def _renameat2_fn() -> Callable[[bytes, bytes], int] | None:
     return call
 
 
-_renameat2 = _renameat2_fn()
+_found: list[Callable[[bytes, bytes], int] | None] = []
+
+
+def _renameat2() -> Callable[[bytes, bytes], int] | None:
+    """The kernel's renameat2, looked up at the first no-replace rename."""
+    if not _found:
+        _found.append(_renameat2_fn())
+    return _found[0]
 
 
 _env_steps = 0
@@ -261,6 +274,8 @@ def env_fault_hook() -> StepHook | None:
         global _env_steps
         _env_steps += 1
         if _env_steps == target:
+            import signal
+
             os.kill(os.getpid(), signal.SIGKILL)
 
     return hook

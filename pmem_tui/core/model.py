@@ -12,15 +12,15 @@ from pathlib import Path
 
 from pmem_tui.core import line_shapes
 
-# Folder and file names the spec gives meaning to.
-CORE_DIR = "_core"
-INDEX_FILE = "_index.md"
-ARCHIVE_DIR = "_archive"
-ARCHIVE_INDEX = "_archive/_index.md"
-TRASH_DIR = "_archive/_trash"
-ACTIVE_DIRS = ("projects", "notes")
-# The tool's own metadata (lock, journal, caches): hidden, ignored by the scan.
-META_DIR = ".pmem"
+# Folder and file names the spec gives meaning to (`names.py`, cheap to import alone; used from here as ever).
+from pmem_tui.core.names import ACTIVE_DIRS as ACTIVE_DIRS
+from pmem_tui.core.names import ARCHIVE_DIR as ARCHIVE_DIR
+from pmem_tui.core.names import ARCHIVE_INDEX as ARCHIVE_INDEX
+from pmem_tui.core.names import CORE_DIR as CORE_DIR
+from pmem_tui.core.names import INDEX_FILE as INDEX_FILE
+from pmem_tui.core.names import META_DIR as META_DIR
+from pmem_tui.core.names import TRASH_DIR as TRASH_DIR
+
 # Lifecycle paths that `upgrade` may create, in creation order.
 LIFECYCLE_PATHS = (ARCHIVE_DIR, TRASH_DIR, ARCHIVE_INDEX)
 RECOVERY_DAYS = 30

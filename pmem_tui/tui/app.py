@@ -240,8 +240,6 @@ class PmemApp(KeyReadOrder, HistoryApp):
         for screen in self._health_screens():
             if message.changed != frozenset():
                 screen.snapshot_changed()
-        if message.snapshot.exists:
-            self.search_flow.start()  # the index catches up once the panes are on screen
 
     # -- the watcher --------------------------------------------------------------------------
 

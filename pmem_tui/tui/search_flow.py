@@ -1,13 +1,17 @@
 """The app's side of search: the index kept in a worker, the search screen opened, its requests answered.
 
-The index (`core/search`) is built or brought up to date once the first scan is on screen, in a thread
-worker, reporting its progress (`IndexProgress`) so the search screen shows a bar meanwhile; the app stays
-usable. The watcher's changes then update single files (`SearchIndex.update_paths`). One writer at a time
-(an exclusive worker group); the screen's queries read the index on their own connections.
+The index (`core/search`) is built or brought up to date on the first search (the search screen opened by
+`ctrl+f` or the palette), never at start: a person who never searches pays nothing for it (its file, its walk,
+its CPU and memory). It runs in a thread worker, reporting its progress (`IndexProgress`) so the search
+screen shows a bar meanwhile; the app stays usable. Once it was started, the watcher's changes update single
+files (`SearchIndex.update_paths`); before, they are left to that first refresh, which finds them by their
+stamps. One writer at a time (an exclusive worker group); the screen's queries read the index on their own
+connections. `caught_up` is set while no index work is running or waiting (tests and probes await it).
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Callable
 
@@ -28,13 +32,16 @@ class SearchFlow:
         self.started = False
         self._pending: set[str] | None = set()  # the watcher's paths while the index is busy (None: all)
         self._busy = False
+        self.caught_up = asyncio.Event()  # set: the index was started and no work on it runs or waits
 
     # -- the index ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """The first refresh (a build when there is no index yet), once."""
+        """The first refresh (a build when there is no index yet), once: the search screen says it is
+        catching up (`progress`) until the worker's first news."""
         if not self.started and self.app.root.is_dir():
             self.started = True
+            self.progress = (0, 0)
             self._run(None)
 
     def files_changed(self, changed: frozenset[str] | None) -> None:
@@ -48,6 +55,7 @@ class SearchFlow:
 
     def _run(self, changed: frozenset[str] | None) -> None:
         self._busy = True
+        self.caught_up.clear()
         self.app.run_worker(
             lambda: self._work(changed),
             thread=True,
@@ -72,7 +80,8 @@ class SearchFlow:
                     idx.update_paths(changed)
         except (OSError, sqlite3.Error):
             pass  # the screen's queries then say the index is not there; the next change tries again
-        app.post_message(IndexProgress(0, 0, ready=True))
+        finally:
+            app.post_message(IndexProgress(0, 0, ready=True))
 
     def index_progress(self, message: IndexProgress) -> None:
         """On the UI thread: the worker's news, handed to the search screens; the next update, if any."""
@@ -84,6 +93,8 @@ class SearchFlow:
             pending, self._pending = self._pending, set()
             if pending is None or pending:
                 self._run(None if pending is None else frozenset(pending))
+            else:
+                self.caught_up.set()
 
     # -- the screen -----------------------------------------------------------------------------
 
@@ -91,6 +102,8 @@ class SearchFlow:
         return [s for s in self.app.screen_stack if isinstance(s, SearchScreen)]
 
     def open_screen(self) -> None:
+        """The search screen; the index is started (or brought up to date) on the first one."""
+        self.start()
         if not self.screens():
             self.app.push_screen(SearchScreen(self.app.root, self.progress))
 

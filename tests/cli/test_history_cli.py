@@ -100,6 +100,16 @@ def test_history_diff(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and out == ""
 
 
+def test_history_diff_first_records_what_an_agent_just_wrote(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli(capsys, memory, "snapshot")
+    write(memory, "notes/standup.md", "# Standup\n\nAn agent's edit, not yet recorded.\n")
+    code, out, _ = cli(capsys, memory, "history", "diff", "notes/standup.md")
+    assert code == 0 and "-Nothing new.\n+An agent's edit, not yet recorded.\n" in out
+    assert versions(capsys, memory, "notes/standup.md")[0]["origin"] == names.SEEN_ON_DISK
+
+
 def test_restore_previews_then_applies(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cli(capsys, memory, "snapshot")
     write(memory, "notes/standup.md", "# Standup\n\nOverwritten by an agent.\n")

@@ -116,16 +116,53 @@ def test_coloured_on_a_terminal_plain_with_no_color(root: Path) -> None:
     assert "\x1b[" not in plain and "[dawn]" in plain
 
 
-def test_search_imports_no_ui_and_no_health_engine(root: Path) -> None:
+def test_search_imports_no_ui_and_no_health_engine(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pmem_tui.core import cache
+
+    monkeypatch.setattr(
+        cache, "clock", lambda: 2**62
+    )  # long after every write: no file racy, none read again
+    assert main(["--root", str(root), "search", "zeppelin"]) == 0  # the index built: the next one is warm
     code = (
         "import sys\n"
+        "from pmem_tui.core import cache\n"
+        "cache.clock = lambda: 2**62\n"
         "from pmem_tui.cli import main\n"
         f"rc = main(['--root', {str(root)!r}, 'search', 'zeppelin', '--json'])\n"
         "roots = ('textual', 'rich', 'numpy', 'rapidfuzz', 'detect_secrets')\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in roots or m.startswith('pmem_tui.tui'))\n"
         "assert rc == 0 and not bad, bad\n"
+        # the light parser (no other command's module), no `dataclasses` or `typing`, no model
+        "heavy = ('pmem_tui.cli.health', 'pmem_tui.cli.history', 'pmem_tui.cli.loader',\n"
+        "         'pmem_tui.core.model', 'dataclasses', 'typing')\n"
+        "loaded = sorted(m for m in heavy if m in sys.modules)\n"
+        "assert not loaded, loaded\n"
         "print('ok', file=sys.stderr)\n"
     )
     proc = python("-c", code)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.endswith("ok\n")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "zeppelin"],
+        ["--root", "/tmp/r", "search", "a", "b", "--json", "--archive", "--limit", "3"],
+        ["search", "--root", "/tmp/r", "--", "-dash"],
+        ["--root=/tmp/r", "search", "x", "--limit", "7"],
+    ],
+)
+def test_the_light_parser_parses_a_search_as_the_whole_one(argv: list[str]) -> None:
+    from pmem_tui.cli.parser import build_parser, command_of
+
+    assert command_of(argv) == "search"
+    assert build_parser("search").parse_args(argv) == build_parser().parse_args(argv)
+
+
+def test_command_of() -> None:
+    from pmem_tui.cli.parser import command_of
+
+    assert command_of(["--root", "search", "status"]) == "status"  # `search` is --root's value here
+    assert command_of(["--demo"]) is None and command_of(["--", "search"]) is None
+    assert command_of(["--project", "p", "health", "--json"]) == "health"

@@ -204,6 +204,16 @@ def test_changes_since_review_and_mark_reviewed(memory: Path) -> None:
     assert log.changes_since_review(memory) == []
 
 
+def test_before_any_review_changes_start_from_the_first_record(memory: Path) -> None:
+    """The memory as history first found it is the baseline, not a list of "added" files to review."""
+    assert record.record(memory, create=True).commit is not None
+    assert log.changes_since_review(memory) == []
+    write(memory, "notes/new.md", "# New\n")
+    record.record(memory)
+    changed = log.changes_since_review(memory)
+    assert [(c.path, c.kind) for c in changed] == [("notes/new.md", "added")]
+
+
 def test_restore_plans_a_save_of_the_version(memory: Path) -> None:
     save(memory, "notes/standup.md", "# Standup\n\nOverwritten.\n")
     old = log.versions(memory, "notes/standup.md")[-1]

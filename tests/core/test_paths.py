@@ -24,6 +24,9 @@ from pmem_tui.core.paths import (
 )
 from tests.campaign import examples
 
+# One xdist worker runs this whole module: its module fixtures and property tree are built once.
+pytestmark = pytest.mark.xdist_group("paths")
+
 # ------------------------------------------------------------------------------------------ fixtures
 
 

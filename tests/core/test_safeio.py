@@ -158,3 +158,26 @@ def test_a_reader_reads_what_read_under_reads_and_refuses_what_it_refuses(tmp_pa
                 safeio.read_under(root, rel, cap)
             assert (got.value.kind, str(got.value)) == (expected.value.kind, str(expected.value))
         assert reader.read("a/b/two.md") == b"two"  # still reads after a refusal
+
+
+@pytest.mark.rule("PM-SAFE-3")
+def test_stamps_below_lists_regular_files_only_and_never_enters_a_link(root: Path) -> None:
+    """The freshness walk: every non-hidden regular file with its lstat stamp; a link (to a folder or a
+    file), a FIFO, a hidden name, a skipped path and another suffix are not listed, and no link is entered."""
+    (root / "projects/a/y.txt").write_bytes(b"text\n")
+    (root / "projects/a/.hidden.md").write_bytes(b"# H\n")
+    (root / "projects/b/deep").mkdir(parents=True)
+    (root / "projects/b/deep/z.md").write_bytes(b"# Z\n")
+    (root / "projects/skipped").mkdir()
+    (root / "projects/skipped/s.md").write_bytes(b"# S\n")
+    (root / "projects/to-folder").symlink_to(root.parent / "outside/a")
+    (root / "projects/to-file.md").symlink_to(root.parent / "outside/x.md")
+    os.mkfifo(root / "projects/pipe.md")
+    found = safeio.stamps_below(root, "projects", suffix=".md", skip=frozenset({"projects/skipped"}))
+    assert sorted(row[0] for row in found) == ["projects/a/x.md", "projects/b/deep/z.md"]
+    st = os.lstat(root / "projects/a/x.md")
+    assert ("projects/a/x.md", st.st_size, st.st_mtime_ns, st.st_ctime_ns) in found
+    assert len(safeio.stamps_below(root, "projects")) == 4  # any suffix, nothing skipped: y.txt, s.md too
+    assert safeio.stamps_below(root, "nowhere") == []
+    (root / "linked").symlink_to(root / "projects")
+    assert safeio.stamps_below(root, "linked") == []  # the folder itself a link: not entered

@@ -226,6 +226,18 @@ def test_nothing_changed_reads_nothing(root: Path, monkeypatch: pytest.MonkeyPat
         assert idx.refresh() == 0
 
 
+def test_racy_files_are_read_again(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file read within `cache.RACY_NS` of its last change is read again by the next refresh (its stamp
+    could hide a second write), and only once it was read long after its change is it trusted."""
+    monkeypatch.setattr(cache, "clock", lambda: 0)  # every read is "just after" each file's change: racy
+    with SearchIndex.open(root) as idx:
+        read = idx.refresh()
+        assert read > 0 and idx.refresh() == read
+        monkeypatch.setattr(cache, "clock", lambda: 2**62)  # long after every write
+        assert idx.refresh() == read
+        assert idx.refresh() == 0
+
+
 def test_same_size_same_mtime_edit_is_seen(root: Path) -> None:
     """An edit that keeps the size and puts the mtime back still moves the ctime (the cache's rule)."""
     target = root / "notes/body.md"

@@ -58,6 +58,9 @@ from tests.faults.harness import (
     write,
 )
 
+# One xdist worker runs this whole module: its last test checks the figures the others gathered here.
+pytestmark = pytest.mark.xdist_group("boundaries")
+
 FAULTS_PER_STEP = sized(quick=3, full=5)  # `_faults_for`
 
 

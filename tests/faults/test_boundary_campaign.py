@@ -40,6 +40,9 @@ from pmem_tui.core import health, safeio, tree
 from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, META_DIR
 from tests.faults.harness import base_memory, write
 
+# One xdist worker runs this whole module: its module fixtures are built once.
+pytestmark = pytest.mark.xdist_group("boundary-campaign")
+
 REPO = Path(__file__).resolve().parents[2]
 SENTINEL = "ZQXSENTINEL"  # only ever behind a link, outside the root
 HANG_S = 60.0  # far above any case (each takes milliseconds, a size case seconds under load): only a hang

@@ -7,7 +7,7 @@ from typing import Any
 
 from test_snapshots import shot
 from textual.pilot import Pilot
-from tui_helpers import RecordingApp, fill, settle, until
+from tui_helpers import RecordingApp, fill, search_caught_up, settle, until
 
 from pmem_tui.tui.screens.search import SearchScreen
 
@@ -16,10 +16,10 @@ async def _search(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, RecordingApp)
     await settle(pilot)
-    assert await until(pilot, lambda: app._search is not None and not app._search._busy)
-    await pilot.press("ctrl+f")
+    await pilot.press("ctrl+f")  # the first search screen builds the index
     screen = app.screen
     assert isinstance(screen, SearchScreen)
+    await search_caught_up(pilot)
     await fill(pilot, "the on-call")
     assert await until(pilot, lambda: screen.shown_generation == screen.generation and bool(screen.hits))
 

@@ -1,9 +1,12 @@
 """`ctrl+f`: the search screen. Results as you type (stale ones dropped), highlighted snippets, enter opens
 the file in its pane with the preview at the match, the lifecycle keys through their previews, the index's
-progress while it is built, and the watcher's changes indexed file by file."""
+progress while it is built, and the watcher's changes indexed file by file. The index is started by the first
+search screen, never at the app's start."""
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +14,14 @@ import pytest
 from test_actions import modal, preview_of
 from textual.pilot import Pilot
 from textual.widgets import OptionList, ProgressBar, Static
-from tui_helpers import RecordingApp, fill, settle, until
+from tui_helpers import RecordingApp, fill, search_caught_up, settle, until
 
-from pmem_tui.core.search import SearchIndex
+from pmem_tui.core.search import SearchIndex, db
 from pmem_tui.tui.commands import system_commands
 from pmem_tui.tui.messages import IndexProgress
 from pmem_tui.tui.modals.plan_modal import PlanModal
 from pmem_tui.tui.screens.search import SearchScreen
+from tests.conftest import cache_file
 
 SIZE = (100, 30)
 LONG = "notes/long-log.md"
@@ -31,18 +35,14 @@ def root(demo_root: Path) -> Path:
     return demo_root
 
 
-async def ready(pilot: Pilot[Any], app: RecordingApp) -> None:
-    """The app's first scan is on screen and its index worker has built the index."""
-    await settle(pilot)
-    assert await until(pilot, lambda: app._search is not None and not app._search._busy)
-
-
 async def open_search(pilot: Pilot[Any], app: RecordingApp, query: str = "") -> SearchScreen:
-    await ready(pilot, app)
+    """The app's first scan on screen, then `ctrl+f`, whose first use builds the index: awaited."""
+    await settle(pilot)
     await pilot.press("ctrl+f")
     assert await until(pilot, lambda: isinstance(app.screen, SearchScreen))
     screen = app.screen
     assert isinstance(screen, SearchScreen)
+    await search_caught_up(pilot)
     if query:
         await fill(pilot, query)
         assert await until(pilot, lambda: screen.shown_generation == screen.generation)
@@ -178,17 +178,65 @@ async def test_the_watchers_changes_are_indexed_file_by_file(
 ) -> None:
     app = RecordingApp(root)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        screen = await open_search(pilot, app)  # the index is built
         refreshed: list[int] = []
         real = SearchIndex.refresh
         monkeypatch.setattr(SearchIndex, "refresh", lambda self: refreshed.append(1) or real(self))
         (root / "notes/fresh.md").write_text("# Fresh\n\nA wombat appears.\n", encoding="utf-8")
         assert app._search is not None
         app._search.files_changed(frozenset({"notes/fresh.md"}))
-        await ready(pilot, app)
-        screen = await open_search(pilot, app, "wombat")
+        await search_caught_up(pilot)
+        await fill(pilot, "wombat")
+        assert await until(pilot, lambda: screen.shown_generation == screen.generation)
         assert [h.path for h in screen.hits] == ["notes/fresh.md"]
         assert refreshed == []  # one file read, no walk of the memory
+
+
+def _index_workers(app: RecordingApp) -> list[Any]:
+    return [w for w in app.workers if w.group == "search-index"]
+
+
+async def test_the_index_waits_for_the_first_search(root: Path) -> None:
+    """Nothing of the index at start (no worker, no file in the cache folder), nor for the watcher's changes
+    before it; the first `ctrl+f` builds it."""
+    app = RecordingApp(root)
+    where = cache_file(root, db.DB_FILE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.scans_done >= 1
+        assert _index_workers(app) == [] and not os.path.exists(where)
+        (root / "notes/fresh.md").write_text("# Fresh\n\nA wombat appears.\n", encoding="utf-8")
+        app.search_flow.files_changed(frozenset({"notes/fresh.md"}))
+        await settle(pilot)
+        assert _index_workers(app) == [] and not app.search_flow.started and not os.path.exists(where)
+        screen = await open_search(pilot, app, "wombat")
+        assert os.path.exists(where)
+        assert [h.path for h in screen.hits] == ["notes/fresh.md"]  # the first refresh found it by its stamp
+
+
+async def test_the_first_search_screen_says_the_index_is_catching_up(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = threading.Event()
+    real = SearchIndex.refresh
+
+    def held(self: SearchIndex) -> int:
+        gate.wait(60)  # the worker holds until the screen was looked at (a hang guard only)
+        return real(self)
+
+    monkeypatch.setattr(SearchIndex, "refresh", held)
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f")
+        assert await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        bar = screen.query_one(ProgressBar)
+        assert bar.display and "Indexing" in status(screen) and "results may be incomplete" in status(screen)
+        gate.set()
+        await search_caught_up(pilot)
+        assert not bar.display and "Indexing" not in status(screen)
 
 
 def test_search_is_in_the_palette(root: Path) -> None:

@@ -100,6 +100,17 @@ async def settle(pilot: Pilot[Any]) -> None:
             return
 
 
+async def search_caught_up(pilot: Pilot[Any]) -> None:
+    """The search index, started by the first search screen, is built and its news handled (awaits the
+    flow's `caught_up` event; the timeout is only a hang guard)."""
+    import asyncio
+
+    flow = pilot.app._search
+    assert flow is not None and flow.started, "the index starts with the first search screen"
+    await asyncio.wait_for(flow.caught_up.wait(), 120)
+    await pilot.pause()
+
+
 async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 60.0) -> bool:
     """Poll a condition, awaiting the app between checks. `timeout` is only a hang guard, generous so that a
     slow or loaded machine waits longer instead of failing: no test asserts on how long this takes."""

@@ -7,10 +7,12 @@
 The modules, lowest first (each imports only those above it in this list, `tests/test_layers.py`):
 
 * `names`      the store's paths, what is recorded (`tracked`), a path's original place (`original_path`);
+* `lock`       the store's lock (one recorder or rewriter at a time): a `flock`, standard library only;
 * `stat_table` the cheap "did anything change?" pass: a stat of the tree against the last record's table
                (kept in the user's cache folder, `cache.fresh` deciding), standard library only;
 * `store`      the repository: made and written through the fault-tested door (`fsops.FS`): objects in a
-               pack first, the ref last, so a crash at any step leaves the last complete record;
+               pack first, the ref last, so a crash at any step leaves the last complete record; a record's
+               pack in one pass (`write_entries`), only the trees on a changed path built (`update_tree`);
 * `record`     records the tree (`record`, `record_if_changed`), what the executor, the commands and
                `snapshot` call; a damaged store never raises: it comes back as one sentence;
 * `log`        reads it back: versions of a path, a version's bytes, diffs, what changed since the review;
@@ -20,7 +22,8 @@ The modules, lowest first (each imports only those above it in this list, `tests
 The API the fronts use (readers raise `Refused`, one sentence, for a bad version, path or a damaged store;
 nothing here touches a memory file but `plan_restore`'s plan, applied by the executor):
 
-    record.record(root, origin="seen on disk", *, title="", detail=(), fs=None, create=False) -> Recorded
+    record.record(root, origin="seen on disk", *, title="", detail=(), fs=None, create=False, seen=None)
+        -> Recorded                                       # seen: a caller's stat pass (`stat_table.Pass`)
     record.record_if_changed(root) -> Recorded            # health, the app's scan (debounced)
     record.mark_reviewed(root, fs=None) -> str | None     # the id marked, None when there is no record
     log.versions(root, path=None) -> list[Version]        # newest first; Version.to_json() is the CLI's row

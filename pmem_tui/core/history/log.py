@@ -364,14 +364,17 @@ def unified(path: str, old: bytes, new: bytes, old_id: str | None, new_id: str |
 
 
 def _changes_since_review(root: Path) -> list[Changed]:
-    """Every file that changed between the record last marked reviewed (none: the very first) and the newest,
-    newest change first."""
+    """Every file that changed between the record last marked reviewed and the newest, newest change first.
+    Never marked: since the first record, the memory as history first found it (its files are where the
+    person starts from, not changes to review)."""
     root = Path(root)
     reader = _Reader(root)
     try:
         head = _head(root)
         reviewed = stat_table.read_head(root, REVIEWED_REF)
         chain = reader.chain(head, stop=reviewed)
+        if reviewed is None and chain:
+            reviewed = chain.pop().id  # the first record is the baseline
         if not chain:
             return []
         before, after = _tree_map(reader, reviewed), _tree_map(reader, head)

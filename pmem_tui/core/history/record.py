@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from pmem_tui.core import safeio
 from pmem_tui.core.fsops import FS
@@ -32,11 +32,11 @@ from pmem_tui.core.history.names import (
     REVIEWED_REF,
     SEEN_ON_DISK,
 )
-from pmem_tui.core.plan import Plan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from dulwich.objects import ShaFile
+    from pmem_tui.core.history import store
+    from pmem_tui.core.plan import Plan
 
 __all__ = [
     "ORIGIN_TRAILER",
@@ -49,12 +49,11 @@ __all__ = [
     "record_if_changed",
 ]
 
-LOCK_TIMEOUT_S = 5.0
+LOCK_TIMEOUT_S = 5.0  # `lock.TIMEOUT_S`
 REPACK_AT = 24  # packs: past this many, a record merges the small ones into one (`store.merge_packs`)
 
 
-@dataclass(frozen=True)
-class Recorded:
+class Recorded(NamedTuple):  # not a dataclass: making one costs a hook's `snapshot` a millisecond or two
     """What a record did: the new record's commit id (None when nothing had changed or it failed), and the
     sentence saying what history could not record (None when all went well)."""
 
@@ -77,23 +76,27 @@ def record(
     detail: tuple[str, ...] = (),
     fs: FS | None = None,
     create: bool = False,
+    seen: stat_table.Pass | None = None,
 ) -> Recorded:
     """Record the tree if it changed since the last record. Without `create`, a root with no store records
-    nothing (and says nothing). Never raises but a simulated process death."""
+    nothing (and says nothing). `seen`: the cheap pass a caller already made and found a change in (its
+    clock's start, the stamps, the table), not made again. Never raises but a simulated process death."""
     root = Path(root)
     try:
         exists = stat_table.store_exists(root)
         if not exists and not create:
             return Recorded()
-        # The cheap pass first, without the lock or dulwich: nothing changed, nothing more to do.
-        same, started, stamps, _ = stat_table.unchanged(root)
-        if exists and same:
-            return Recorded()
+        if seen is None:
+            # The cheap pass first, without the lock or dulwich: nothing changed, nothing more to do.
+            same, started, stamps, table = stat_table.unchanged(root)
+            if exists and same:
+                return Recorded()
+            seen = (started, stamps, table)
         from pmem_tui.core.history import store
 
         fs = fs or FS(root)
         store.init(fs)  # also completes a store whose making was interrupted
-        return _record_locked(root, fs, message_for(origin, title, detail), started, stamps)
+        return _record_locked(root, fs, message_for(origin, title, detail), seen)
     except Exception as err:
         return Recorded(problem=sentence(err))
 
@@ -101,11 +104,14 @@ def record(
 def record_if_changed(root: Path) -> Recorded:
     """The ordinary commands' record: nothing (and no dulwich) when the cheap pass finds nothing changed."""
     try:
-        if not stat_table.store_exists(root) or stat_table.unchanged(root)[0]:
+        if not stat_table.store_exists(root):
+            return Recorded()
+        same, started, stamps, table = stat_table.unchanged(root)
+        if same:
             return Recorded()
     except Exception as err:
         return Recorded(problem=sentence(err))
-    return record(root)
+    return record(root, seen=(started, stamps, table))
 
 
 def before_action(root: Path, fs: FS) -> str | None:
@@ -150,64 +156,86 @@ def sentence(err: BaseException) -> str:
     return f"the history store at {HISTORY_DIR} is damaged ({text})"
 
 
-def _record_locked(
-    root: Path, fs: FS, message: str, started: int, stamps: dict[str, stat_table.Stamp]
-) -> Recorded:
-    import filelock
+def _record_locked(root: Path, fs: FS, message: str, seen: stat_table.Pass) -> Recorded:
+    from pmem_tui.core.history import lock
 
-    lock = filelock.FileLock(str(root / HISTORY_DIR / LOCK_NAME), timeout=LOCK_TIMEOUT_S)
-    with lock:
-        return _record(root, fs, message, started, stamps)
+    with lock.held(root / HISTORY_DIR / LOCK_NAME, LOCK_TIMEOUT_S):
+        return _record(root, fs, message, seen)
 
 
-def _record(root: Path, fs: FS, message: str, started: int, stamps: dict[str, stat_table.Stamp]) -> Recorded:
-    """Under the store's lock: the table and the ref as they are now (another recorder may have moved them
-    since the stat pass), the files whose stamp the table does not vouch for read and hashed."""
+def _record(root: Path, fs: FS, message: str, seen: stat_table.Pass) -> Recorded:
+    """Under the store's lock: the ref as it is now (another recorder may have moved it since the stat
+    pass, and the table with it: the pass's table serves only while it is the ref's), the files whose stamp
+    the table does not vouch for read and hashed."""
     from pmem_tui.core.history import store  # dulwich: only when something may have changed
 
-    table = stat_table.load(root)
+    started, stamps, table = seen
     head = head_or_damaged(root)
+    if table is None or table.head != head:
+        table = stat_table.load(root)
     objects = store.open_objects(root)
-    if head is not None:
-        objects.commit(head)  # the last record must read: a new one on a lost parent would hide the damage
-    files: dict[str, str] = {}
-    seen: dict[str, stat_table.Stamp] = {}
+    try:
+        if head is not None:
+            objects.commit(head)  # the last record must read: one on a lost parent would hide the damage
+        return _record_on(root, fs, message, started, stamps, table, head, objects)
+    finally:
+        objects.close()
+
+
+def _record_on(
+    root: Path,
+    fs: FS,
+    message: str,
+    started: int,
+    stamps: dict[str, stat_table.Stamp],
+    table: stat_table.Table | None,
+    head: str | None,
+    objects: store.Objects,
+) -> Recorded:
+    from pmem_tui.core.history import store
+
+    files, unread = table.vouched(stamps) if table is not None else ({}, list(stamps))
+    seen = dict(stamps)  # walk order, as the next cheap pass compares them
     new_blobs: dict[str, bytes] = {}
-    unread: list[str] = []
-    for path, stamp in stamps.items():
-        blob = table.blob_for(path, stamp) if table is not None else None
-        if blob is None:
-            unread.append(path)
-        else:
-            files[path] = blob
-            seen[path] = stamp
+    newest = table.newest_ns if table is not None else None  # an upper bound of the vouched stamps'
     for path, data, st in _read_all(root, unread):
         blob = store.blob_id(data)
         new_blobs[blob] = data
         files[path] = blob
         seen[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    if table is not None and head is not None and table.head == head:
-        last = table.blobs
+        if newest is not None:
+            newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+    for path in unread:
+        if path not in files:  # gone, or not a regular file, since the stat pass: not in this record
+            del seen[path]
+    if table is not None and head is not None and table.head == head and table.trees:
+        last, reuse = table.blobs, table.trees
     else:
-        last = objects.tree_files(head)
+        last, reuse = objects.snapshot(head)
     if files == last and head is not None:
-        stat_table.save(root, started, head, seen, files)
+        stat_table.save(root, started, head, seen, files, reuse, newest)
         return Recorded()
-    last_blobs = set(last.values())
-    for path, blob in files.items():  # a blob the table names but a rewrite removed: read the file again
-        if blob not in new_blobs and blob not in last_blobs and not objects.has(blob):
-            new_blobs[blob] = safeio.read_under(root, path)
-    tree_id, trees = store.build_tree(files)
-    wanted: list[ShaFile] = [
-        store.make_blob(data) for blob, data in new_blobs.items() if not objects.has(blob)
-    ]
-    wanted += [tree for tree in trees if not objects.has(tree.id)]
+    changed = list(files) if head is None else [path for path, _ in files.items() - last.items()]
+    if table is not None:  # a blob the table names but a rewrite removed: read the file again
+        last_blobs = set(last.values())
+        for path in changed:
+            blob = files[path]
+            if blob not in new_blobs and blob not in last_blobs and not objects.has(blob):
+                new_blobs[blob] = safeio.read_under(root, path)
+    changed += last.keys() - files.keys()
+    if head is None:
+        tree_id, trees, tree_ids = store.build_tree(files)
+    else:  # only the trees on a changed path
+        tree_id, trees, tree_ids = store.update_tree(objects, files, reuse, changed)
+    has = objects.has if objects.pack_count else lambda _: False  # a first record: ten thousand lookups
+    wanted = [(store.BLOB, data, bytes.fromhex(blob)) for blob, data in new_blobs.items() if not has(blob)]
+    wanted += [store.entry_of(tree) for tree in trees if not has(tree.id)]
     commit = store.make_commit(tree_id, head, message)
-    wanted.append(commit)
-    store.write_objects(fs, wanted)
+    wanted.append(store.entry_of(commit))
+    store.write_entries(fs, wanted)
     commit_id = commit.id.decode("ascii")
     store.set_ref(fs, MAIN_REF, commit_id)
-    stat_table.save(root, started, commit_id, seen, files)
+    stat_table.save(root, started, commit_id, seen, files, tree_ids, newest)
     if objects.pack_count + 1 > REPACK_AT:
         store.merge_packs(root, fs)
     return Recorded(commit=commit_id)
@@ -227,17 +255,7 @@ def _read_all(root: Path, paths: list[str]) -> Iterator[tuple[str, bytes, os.sta
         except OSError:
             continue
         try:
-            for name in names:
-                rel = f"{head}/{name}" if head else name
-                try:
-                    fd, st = safeio.open_regular_at(parent, name, rel)
-                    try:
-                        data = safeio.read_fd(fd, st, rel, safeio.MEMORY_CAP)
-                    finally:
-                        os.close(fd)
-                except OSError:
-                    continue  # gone, or no longer a regular file, since the stat pass
-                yield rel, data, st
+            yield from safeio.read_each_at(parent, head, names, safeio.MEMORY_CAP)
         finally:
             os.close(parent)
 

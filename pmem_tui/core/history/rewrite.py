@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,12 +142,11 @@ def apply_prune(root: Path, plan: PrunePlan, fs: FS | None = None) -> str:
     return f"Pruned {plan.dropped} record(s) older than {plan.days} day(s) from the history."
 
 
-def _lock(root: Path):  # type: ignore[no-untyped-def]
-    import filelock
-
+def _lock(root: Path) -> AbstractContextManager[None]:
+    from pmem_tui.core.history import lock
     from pmem_tui.core.history.names import LOCK_NAME
 
-    return filelock.FileLock(str(root / HISTORY_DIR / LOCK_NAME), timeout=record.LOCK_TIMEOUT_S)
+    return lock.held(root / HISTORY_DIR / LOCK_NAME, record.LOCK_TIMEOUT_S)
 
 
 def _drop_caches(root: Path) -> None:
@@ -170,7 +170,7 @@ def _rewrite(root: Path, fs: FS, keep, keep_from: str | None) -> None:  # type: 
     for rec in chain:
         old = objects.commit(rec.id)
         files = keep(log._tree_map(reader, rec.id))
-        tree_id, trees = store.build_tree(files)
+        tree_id, trees, _ = store.build_tree(files)
         new_objects += trees
         commit = store.make_commit(
             tree_id, parent, old.message.decode("utf-8", "surrogateescape"), old.commit_time

@@ -2,9 +2,11 @@
 
 A stat of every tracked file (`walk`: never through a link, hidden names skipped as the scan skips them)
 compared with the table the last record left in the user's cache folder (`TABLE_FILE`, through the cache
-layer): path -> (size, mtime_ns, ctime_ns, git blob id). The table belongs to one record (the commit id it
-was written for): when the store's ref names another, the table still says which content a stamp had, but
-not what the record holds. A file whose stamp is not `cache.fresh` is hashed again; only those are read.
+layer): path -> (size, mtime_ns, ctime_ns, git blob id), and each folder's tree id in that record (a record
+of one changed file builds only the trees on that file's path, `store.update_tree`). The table belongs to
+one record (the commit id it was written for): when the store's ref names another, the table still says
+which content a stamp had, but not what the record holds. A file whose stamp is not `cache.fresh` is hashed
+again; only those are read.
 
 Standard library only (and `safeio`, `cache`): `status` and `snapshot` run this before anything heavy, and
 when nothing changed they stop here, without importing dulwich.
@@ -25,8 +27,10 @@ if TYPE_CHECKING:
     from typing import Any, TypeAlias
 
 Stamp: TypeAlias = tuple[int, int, int]  # size, mtime_ns, ctime_ns
+Pass: TypeAlias = "tuple[int, dict[str, Stamp], Table | None]"  # a stat pass: its clock's start, the
+# stamps, the table it was compared with
 
-TABLE_FILE = "history-stat-v2.bin"
+TABLE_FILE = "history-stat-v3.bin"
 _CANONICAL = 2  # marshal version 2: no back-references, so equal stamps give equal bytes (as `status_cache`)
 _S_ISREG = stat.S_ISREG
 _S_ISDIR = stat.S_ISDIR
@@ -42,18 +46,36 @@ class Table:
     ctime among them: "nothing changed" is then one comparison of bytes, and the rest is unpacked only when
     something did change."""
 
-    __slots__ = ("_blobs", "_stamps", "blobs_raw", "head", "newest_ns", "stamps_raw", "written_ns")
+    __slots__ = (
+        "_blobs",
+        "_stamps",
+        "_trees",
+        "blobs_raw",
+        "head",
+        "newest_ns",
+        "stamps_raw",
+        "trees_raw",
+        "written_ns",
+    )
 
     def __init__(
-        self, written_ns: int, head: str, stamps_raw: bytes, newest_ns: int, blobs_raw: bytes
+        self,
+        written_ns: int,
+        head: str,
+        stamps_raw: bytes,
+        newest_ns: int,
+        blobs_raw: bytes,
+        trees_raw: bytes = b"",
     ) -> None:
         self.written_ns = written_ns
         self.head = head
         self.stamps_raw = stamps_raw
         self.newest_ns = newest_ns
         self.blobs_raw = blobs_raw
+        self.trees_raw = trees_raw
         self._stamps: dict[str, Stamp] | None = None
         self._blobs: dict[str, str] | None = None
+        self._trees: dict[str, str] | None = None
 
     @property
     def stamps(self) -> dict[str, Stamp]:
@@ -67,6 +89,13 @@ class Table:
             self._blobs = _dict_of(self.blobs_raw)
         return self._blobs
 
+    @property
+    def trees(self) -> dict[str, str]:
+        """Each folder's tree id in the record `head` ("" for the root tree); empty when not known."""
+        if self._trees is None:
+            self._trees = _dict_of(self.trees_raw) if self.trees_raw else {}
+        return self._trees
+
     def blob_for(self, path: str, stamp: Stamp) -> str | None:
         """The blob id `path` had when its stamp was `stamp`, if that still holds (`cache.fresh`)."""
         then = self.stamps.get(path)
@@ -74,6 +103,21 @@ class Table:
             return None
         return self.blobs.get(path)
 
+    def vouched(self, stamps: dict[str, Stamp]) -> tuple[dict[str, str], list[str]]:
+        """The blob ids the table vouches for ({path: blob id}: `cache.fresh` for each, as `blob_for`), and
+        the other paths of `stamps` (to be read, in order). Compared as sets, not file by file: the stamps
+        that differ, then (only when the table's newest stamp is racy) the racy ones among the rest."""
+        blobs = self.blobs
+        then = self.stamps
+        stale = {path for path, stamp in stamps.items() if then.get(path) != stamp}
+        stale |= stamps.keys() - blobs.keys()
+        if cache.is_racy(self.newest_ns, self.written_ns):
+            since = cache.racy_from(self.written_ns)
+            stale.update(path for path, (_, m, c) in stamps.items() if m >= since or c >= since)
+        known = dict(blobs)
+        for path in stale | (blobs.keys() - stamps.keys()):
+            known.pop(path, None)
+        return known, sorted(stale)
 
 def _dict_of(raw: bytes) -> dict[str, Any]:
     try:
@@ -173,9 +217,9 @@ def load(root: Path | str) -> Table | None:
         loaded = marshal.loads(value)
     except (ValueError, EOFError, TypeError):
         return None
-    if type(loaded) is not tuple or len(loaded) != 5:
+    if type(loaded) is not tuple or len(loaded) != 6:
         return None
-    kinds = (int, str, bytes, int, bytes)
+    kinds = (int, str, bytes, int, bytes, bytes)
     if any(type(v) is not k for v, k in zip(loaded, kinds, strict=True)):
         return None
     return Table(*loaded)
@@ -187,12 +231,27 @@ def newest(stamps: dict[str, Stamp]) -> int:
 
 
 def save(
-    root: Path | str, started_ns: int, head: str, stamps: dict[str, Stamp], blobs: dict[str, str]
+    root: Path | str,
+    started_ns: int,
+    head: str,
+    stamps: dict[str, Stamp],
+    blobs: dict[str, str],
+    trees: dict[str, str],
+    newest_ns: int | None = None,
 ) -> None:
-    """Keep the table of the record `head` (never an error: a table not written costs one full pass)."""
+    """Keep the table of the record `head`, its files' blob ids and its folders' tree ids (never an error: a
+    table not written costs one full pass). `newest_ns`: an upper bound of the stamps' newest time, when the
+    caller knows one (a later one only makes the next cheap pass look once more); else it is computed."""
     try:
         payload = marshal.dumps(
-            (started_ns, head, marshal.dumps(stamps, _CANONICAL), newest(stamps), marshal.dumps(blobs))
+            (
+                started_ns,
+                head,
+                marshal.dumps(stamps, _CANONICAL),
+                newest(stamps) if newest_ns is None else newest_ns,
+                marshal.dumps(blobs),
+                marshal.dumps(trees),
+            )
         )
     except ValueError:
         return

@@ -18,24 +18,31 @@ import hashlib
 import io
 import os
 import stat
+import struct
 import time
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from dulwich.object_format import DEFAULT_OBJECT_FORMAT
-from dulwich.object_store import DiskObjectStore
 from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
-from dulwich.pack import Pack, write_pack_index, write_pack_objects
+from dulwich.pack import Pack, pack_object_header, write_pack_index, write_pack_objects
 
 from pmem_tui.core import safeio
 from pmem_tui.core.fsops import FS
 from pmem_tui.core.history.names import HISTORY_DIR, MAIN_REF, REVIEWED_REF
 from pmem_tui.core.history.stat_table import read_head
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dulwich.object_store import DiskObjectStore
+
 __all__ = [
     "AUTHOR",
+    "BLOB",
     "PACK_DIR",
     "DamagedStore",
+    "Entry",
     "Objects",
     "add_tree",
     "blob_id",
@@ -48,12 +55,20 @@ __all__ = [
     "read_head",
     "repack",
     "set_ref",
+    "update_tree",
+    "write_entries",
     "write_objects",
 ]
 
 AUTHOR = b"pmem-tui <pmem-tui@localhost>"
 PACK_DIR = f"{HISTORY_DIR}/objects/pack"
 DELTA_WINDOW = 4  # candidates each object is tried against as a delta base (each try costs ~1 ms)
+# A record's pack is compressed fast (zlib level 1), unless its objects hold more than this: then they are
+# stored (level 0). Compressing is ~40 us per 2 KB object here, the whole of a first record's budget at 10k
+# files; the stored objects are compressed with deltas when a repack rewrites them (`repack`, `git gc`).
+STORED_OVER_BYTES = 1 << 20
+BLOB = Blob.type_num
+Entry = tuple[int, bytes, bytes]  # an object to write: its type number, its raw content, its binary id
 _FILE_MODE = 0o100644
 _DIR_MODE = 0o040000
 _HEAD = b"ref: refs/heads/main\n"
@@ -93,22 +108,54 @@ def _oid(hex_id: str | bytes) -> ObjectID:
 
 
 class Objects:
-    """The store's objects, read by hex id (dulwich's store itself is `disk`)."""
+    """The store's objects, read by hex id, from its packs (dulwich's `Pack`; the store writes no loose
+    objects). dulwich's whole object store (`disk`, for its tree walks) is opened only when asked for: a
+    record of one changed file reads its parent record and nothing else. `close` closes what was opened."""
 
-    def __init__(self, disk: DiskObjectStore) -> None:
-        self.disk = disk
+    def __init__(self, path: str) -> None:
+        self.path = path  # the store's objects folder
+        self._disk: DiskObjectStore | None = None
         self._packs: list[Pack] | None = None
 
-    def has(self, hex_id: str | bytes) -> bool:
-        """Whether a pack holds the object (the packs listed once: dulwich lists the folder at every
-        lookup, and a first record looks up ten thousand blobs). The store writes no loose objects."""
+    @property
+    def disk(self) -> DiskObjectStore:
+        if self._disk is None:
+            from dulwich.object_store import DiskObjectStore
+
+            self._disk = DiskObjectStore(self.path)
+        return self._disk
+
+    def _pack_list(self) -> list[Pack]:
+        """The packs with their index (as dulwich and git count them), listed once: dulwich lists the folder
+        at every lookup, and a first record looks up ten thousand blobs."""
         if self._packs is None:
-            self._packs = list(self.disk.packs)
-        oid = _oid(hex_id)
-        return any(oid in pack for pack in self._packs)
+            folder = os.path.join(self.path, "pack")
+            names = set(os.listdir(folder))
+            self._packs = [
+                Pack(os.path.join(folder, name[:-5]), object_format=DEFAULT_OBJECT_FORMAT)
+                for name in sorted(names)
+                if name.endswith(".pack") and f"{name[:-5]}.idx" in names
+            ]
+        return self._packs
+
+    def has(self, hex_id: str | bytes) -> bool:
+        """Whether a pack holds the object."""
+        packs = self._pack_list()
+        return bool(packs) and any(_oid(hex_id) in pack for pack in packs)
 
     def get(self, hex_id: str | bytes) -> ShaFile:
-        return self.disk[_oid(hex_id)]
+        oid = _oid(hex_id)
+        for pack in self._pack_list():
+            if oid in pack:
+                return pack[oid]
+        return self.disk[oid]  # KeyError when no pack (nor a loose object git may have left) holds it
+
+    def close(self) -> None:
+        for pack in self._packs or ():
+            pack.close()
+        if self._disk is not None:
+            self._disk.close()
+        self._packs = self._disk = None
 
     def commit(self, hex_id: str) -> Commit:
         obj = self.get(hex_id)
@@ -129,9 +176,31 @@ class Objects:
             for e in self.disk.iter_tree_contents(tree)
         }
 
+    def snapshot(self, commit_id: str | None) -> tuple[dict[str, str], dict[str, str]]:
+        """A record's flat {path: blob id} and each folder's tree id ("" the root), both empty for None."""
+        files: dict[str, str] = {}
+        trees: dict[str, str] = {}
+        if commit_id is None:
+            return files, trees
+        stack = [("", self.commit(commit_id).tree)]
+        while stack:
+            folder, tree_id = stack.pop()
+            trees[folder] = tree_id.decode("ascii")
+            tree = self.get(tree_id)
+            if not isinstance(tree, Tree):
+                raise DamagedStore(f"{tree_id.decode('ascii')[:12]} is not a folder")
+            for entry in tree.iteritems():
+                name = entry.path.decode("utf-8", "surrogateescape")
+                path = f"{folder}/{name}" if folder else name
+                if stat.S_ISDIR(entry.mode):
+                    stack.append((path, entry.sha))
+                else:
+                    files[path] = entry.sha.decode("ascii")
+        return files, trees
+
     @property
     def pack_count(self) -> int:
-        return len(self.disk.packs)
+        return len(self._pack_list())
 
 
 def open_objects(root: Path) -> Objects:
@@ -142,13 +211,64 @@ def open_objects(root: Path) -> Objects:
         raise DamagedStore(f"there is no history store at {HISTORY_DIR} ({err.strerror})") from err
     if not stat.S_ISDIR(st.st_mode):
         raise DamagedStore(f"{HISTORY_DIR}/objects is not a folder")
-    return Objects(DiskObjectStore(str(root / HISTORY_DIR / "objects")))
+    return Objects(str(root / HISTORY_DIR / "objects"))
 
 
-def write_objects(fs: FS, objects: list[ShaFile]) -> None:
+def write_objects(fs: FS, objects: Iterable[ShaFile]) -> None:
     """Write `objects` as one pack (then its index), through `fs`. Nothing to write: nothing is written."""
-    if objects:
-        _write_pack(fs, objects, deltify=False)
+    write_entries(fs, [entry_of(obj) for obj in objects])
+
+
+def entry_of(obj: ShaFile) -> Entry:
+    return obj.type_num, obj.as_raw_string(), bytes.fromhex(obj.id.decode("ascii"))
+
+
+def write_entries(fs: FS, entries: list[Entry]) -> None:
+    """A record's pack: `entries` whole (no deltas: a record is written in one pass over its objects, each
+    one header (dulwich's `pack_object_header`) and one zlib stream), then its index (dulwich's
+    `write_pack_index`), through `fs`. An object given twice is written once; none: nothing is written."""
+    if not entries:
+        return
+    stored = sum(len(raw) for _, raw, _ in entries) > STORED_OVER_BYTES
+    parts: list[bytes] = [b""]  # the pack's header, once the count is known
+    index: dict[bytes, tuple[int, int]] = {}
+    heads: dict[tuple[int, int], tuple[bytes, int]] = {}  # by type and size: a head and its CRC-32
+    offset = 12
+    for type_num, raw, sha in entries:
+        if sha in index:
+            continue
+        size = len(raw)
+        if stored and size <= _STORED_BLOCK:
+            known = heads.get((type_num, size))
+            if known is None:  # the object's header and its stream's start (no copy of its bytes is made)
+                head = bytes(pack_object_header(type_num, None, size, DEFAULT_OBJECT_FORMAT))
+                head += _stored_head(size)
+                known = heads[type_num, size] = (head, zlib.crc32(head))
+            tail = struct.pack(">I", zlib.adler32(raw))
+            index[sha] = (offset, zlib.crc32(tail, zlib.crc32(raw, known[1])))
+            parts += (known[0], raw, tail)
+            offset += len(known[0]) + size + 4
+        else:
+            head = bytes(pack_object_header(type_num, None, size, DEFAULT_OBJECT_FORMAT))
+            body = zlib.compress(raw, 0 if stored else 1)
+            index[sha] = (offset, zlib.crc32(body, zlib.crc32(head)))
+            parts += (head, body)
+            offset += len(head) + len(body)
+    parts[0] = b"PACK" + struct.pack(">LL", 2, len(index))
+    data = b"".join(parts)
+    checksum = hashlib.sha1(data, usedforsecurity=False).digest()
+    rows = sorted((sha, off, crc) for sha, (off, crc) in index.items())
+    _write_pack_files(fs, [data, checksum], rows, checksum)
+
+
+_STORED_BLOCK = 0xFFFF  # the most one stored deflate block holds
+
+
+def _stored_head(size: int) -> bytes:
+    """A zlib stream's start (RFC 1950: deflate, no preset dictionary, level "fastest") and one final
+    stored deflate block's header (RFC 1951) for `size` bytes: what `zlib.compress(data, 0)` makes, less
+    the data and the Adler-32 after it."""
+    return b"\x78\x01\x01" + struct.pack("<HH", size, size ^ 0xFFFF)
 
 
 def _write_pack(fs: FS, objects: list[ShaFile], *, deltify: bool) -> str:
@@ -164,11 +284,19 @@ def _write_pack(fs: FS, objects: list[ShaFile], *, deltify: bool) -> str:
         delta_window_size=DELTA_WINDOW,
         compression_level=-1 if deltify else 1,
     )
-    index = io.BytesIO()
-    write_pack_index(index, sorted((sha, off, crc) for sha, (off, crc) in entries.items()), checksum)
+    index = sorted((sha, off, crc) for sha, (off, crc) in entries.items())
+    return _write_pack_files(fs, [pack.getvalue()], index, checksum)
+
+
+def _write_pack_files(
+    fs: FS, pack: list[bytes], index: list[tuple[bytes, int, int]], checksum: bytes
+) -> str:
+    """The pack, then its index (sorted (binary id, offset, CRC-32) rows), through `fs`; its base name."""
+    out = io.BytesIO()
+    write_pack_index(out, index, checksum)
     base = f"pack-{checksum.hex()}"
-    fs.write_atomic(f"{PACK_DIR}/{base}.pack", pack.getvalue())
-    fs.write_atomic(f"{PACK_DIR}/{base}.idx", index.getvalue())
+    fs.write_atomic(f"{PACK_DIR}/{base}.pack", pack)
+    fs.write_atomic(f"{PACK_DIR}/{base}.idx", out.getvalue())
     return base
 
 
@@ -179,26 +307,77 @@ def set_ref(fs: FS, ref: str, commit: str) -> None:
     fs.write_atomic(f"{HISTORY_DIR}/{ref}", commit.encode("ascii") + b"\n")
 
 
-def build_tree(files: dict[str, str]) -> tuple[str, list[Tree]]:
-    """The trees of a flat {path: blob id}: the root tree's id and every tree object (root last)."""
+def build_tree(files: dict[str, str]) -> tuple[str, list[Tree], dict[str, str]]:
+    """The trees of a flat {path: blob id}: the root tree's id, every tree object (root last), and each
+    folder's tree id ("" for the root)."""
     folders: dict[str, dict[str, tuple[int, str]]] = {"": {}}
-    for path in files:
-        parts = path.split("/")
-        for depth in range(1, len(parts)):
-            folders.setdefault("/".join(parts[:depth]), {})
-    trees: list[Tree] = []
-    # Files into their folders, then folders into their parents, deepest first.
     for path, blob in files.items():
         head, _, name = path.rpartition("/")
-        folders[head][name] = (_FILE_MODE, blob)
-    for folder in sorted((f for f in folders if f), key=lambda f: f.count("/"), reverse=True):
-        tree = _tree(folders[folder])
-        trees.append(tree)
+        into = folders.get(head)
+        if into is None:
+            into = folders[head] = {}
+            above = head.rpartition("/")[0]
+            while above not in folders:  # its folders up to one already known
+                folders[above] = {}
+                above = above.rpartition("/")[0]
+        into[name] = (_FILE_MODE, blob)
+    return _build(folders)
+
+
+def update_tree(
+    objects: Objects, files: dict[str, str], last: dict[str, str], changed: Iterable[str]
+) -> tuple[str, list[Tree], dict[str, str]]:
+    """`build_tree` of `files`, from the record whose folders' tree ids are `last`, where only the paths
+    `changed` (added, modified, removed) differ: the trees on a changed path are read, changed and built
+    again; every other folder keeps its id. Their entries are kept as they are (a mode git wrote too)."""
+    folders: dict[str, dict[str, tuple[int, str]]] = {}
+    for path in changed:
+        folder = path.rpartition("/")[0]
+        while folder not in folders:
+            folders[folder] = _entries(objects, last[folder]) if folder in last else {}
+            if not folder:
+                break
+            folder = folder.rpartition("/")[0]
+    for path in changed:  # the files first: a folder that became a file (or the reverse) is seen below
+        head, _, name = path.rpartition("/")
+        blob = files.get(path)
+        if blob is not None:
+            folders[head][name] = (_FILE_MODE, blob)
+        elif folders[head].get(name, (_DIR_MODE,))[0] != _DIR_MODE:
+            del folders[head][name]
+    ids = {folder: tree for folder, tree in last.items() if folder not in folders}
+    root_id, trees, built = _build(folders)
+    ids.update(built)
+    return root_id, trees, ids
+
+
+def _entries(objects: Objects, tree_id: str) -> dict[str, tuple[int, str]]:
+    tree = objects.get(tree_id)
+    if not isinstance(tree, Tree):
+        raise DamagedStore(f"{tree_id[:12]} is not a folder")
+    return {
+        e.path.decode("utf-8", "surrogateescape"): (e.mode, e.sha.decode("ascii")) for e in tree.iteritems()
+    }
+
+
+def _build(folders: dict[str, dict[str, tuple[int, str]]]) -> tuple[str, list[Tree], dict[str, str]]:
+    """The trees of `folders` (each folder's entries; a folder's own entry in its parent is set here,
+    deepest first; a folder left empty goes, as git keeps no empty tree, but the root)."""
+    trees: list[Tree] = []
+    ids: dict[str, str] = {}
+    for folder in sorted(folders, key=lambda f: -1 if not f else f.count("/"), reverse=True):
+        entries = folders[folder]
         head, _, name = folder.rpartition("/")
-        folders[head][name] = (_DIR_MODE, tree.id.decode("ascii"))
-    root_tree = _tree(folders[""])
-    trees.append(root_tree)
-    return root_tree.id.decode("ascii"), trees
+        if folder and not entries:
+            if folders[head].get(name, (0,))[0] == _DIR_MODE:
+                del folders[head][name]
+            continue
+        tree = _tree(entries)
+        trees.append(tree)
+        ids[folder] = tree.id.decode("ascii")
+        if folder:
+            folders[head][name] = (_DIR_MODE, ids[folder])
+    return ids[""], trees, ids
 
 
 def _tree(entries: dict[str, tuple[int, str]]) -> Tree:

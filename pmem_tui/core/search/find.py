@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
 
 from pmem_tui.core.search.db import WEIGHTS
 from pmem_tui.core.search.query import MIN_FTS, Query, case_sensitive, is_glob, match_expression
@@ -28,14 +27,30 @@ RANKED = 1000  # matches ranked at most: a broader query ranks its title, summar
 SCANNED = 300  # a scan for short words stops after this many matches, which it then ranks
 
 
-@dataclass(frozen=True)
 class Hit:
-    path: str
-    location: str  # active, core, archive or trash
-    line: int  # 1-based line of the first match
-    snippet: str
-    spans: tuple[tuple[int, int], ...]  # the matches in `snippet`, (start, end) offsets
-    score: float  # higher is better
+    """One result (a plain class: `typing` and `dataclasses` stay off a search process's imports)."""
+
+    __slots__ = ("line", "location", "path", "score", "snippet", "spans")
+
+    def __init__(
+        self,
+        path: str,
+        location: str,
+        line: int,
+        snippet: str,
+        spans: tuple[tuple[int, int], ...],
+        score: float,
+    ) -> None:
+        self.path = path
+        self.location = location  # active, core, archive or trash
+        self.line = line  # 1-based line of the first match
+        self.snippet = snippet
+        self.spans = spans  # the matches in `snippet`, (start, end) offsets
+        self.score = score  # higher is better
+
+    def __repr__(self) -> str:
+        fields = (self.path, self.location, self.line, self.snippet, self.spans, self.score)
+        return f"Hit{fields!r}"
 
 
 def _contains(column: str, term: str) -> tuple[str, str]:

@@ -2,12 +2,14 @@
 
 What is indexed: the active files (`projects/`, `notes/`: Markdown), everything under `_core/`, and, marked
 by their location, the files under `_archive/` and its trash; never the two index files, never a hidden
-name. Files are listed by one walk (`safeio.list_dir`: no link followed) and read through `safeio` (no
-link at any depth, never a FIFO or a device, never over the cap). A file that is not UTF-8 text (invalid
-bytes, or a NUL: binary) is not indexed and is counted, so a search can say how many it could not look into.
+name. Files are listed by one cheap walk (`safeio.stamps_below`: no link followed) and read through
+`safeio` (no link at any depth, never a FIFO or a device, never over the cap). A file that is not UTF-8
+text (invalid bytes, or a NUL: binary) is not indexed and is counted, so a search can say how many it
+could not look into.
 
 Freshness is the cache layer's one rule (`cache.fresh`): a file's (size, mtime_ns, ctime_ns) is kept with
-the clock time it was read at, and it is read again when that stamp changed or it was racy.
+the clock time it was read at, and it is read again when that stamp changed or it was racy. A refresh
+applies that rule to every file at once (`_changed`: one query, one set difference), no Python per file.
 """
 
 from __future__ import annotations
@@ -16,11 +18,10 @@ import os
 import sqlite3
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from pmem_tui.core import cache, safeio, textio
-from pmem_tui.core.model import (
+from pmem_tui.core.names import (
     ACTIVE_DIRS,
     ARCHIVE_DIR,
     ARCHIVE_INDEX,
@@ -44,8 +45,7 @@ _AREAS: tuple[tuple[str, str, bool], ...] = (
 _NOT_LISTED = frozenset({TRASH_DIR, ARCHIVE_INDEX})  # the archive's walk: the trash is its own area
 
 
-Stamp = tuple[int, int, int]  # size, mtime_ns, ctime_ns
-Listing = dict[str, tuple[str, Stamp]]  # path -> (location, stamp)
+Row = tuple[str, int, int, int]  # path, size, mtime_ns, ctime_ns: a file as listed, and as the index saw it
 
 
 def location(path: str) -> str | None:
@@ -63,32 +63,12 @@ def location(path: str) -> str | None:
     return None
 
 
-def _walk(root: Path, folder: str, where: str, markdown_only: bool, out: Listing) -> None:
-    """Every regular, non-hidden file below `folder` into `out`, folders reached without a link
-    (`safeio.list_dir`); links and special files are not listed. One lstat a file, no other object."""
-    stack = [folder]
-    while stack:
-        current = stack.pop()
-        try:
-            entries = safeio.list_dir(root, current)
-        except OSError:  # gone, or it became a link since the folder above was listed: nothing to index
-            continue
-        for name, st in entries:
-            rel = f"{current}/{name}"
-            if name.startswith(".") or rel in _NOT_LISTED:
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                stack.append(rel)
-            elif stat.S_ISREG(st.st_mode) and (not markdown_only or name.endswith(".md")):
-                out[rel] = (where, (st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-
-
-def list_files(root: Path) -> Listing:
-    """Every file the index should hold: its location and stamp (links and special files never listed)."""
-    found: Listing = {}
-    for folder, where, markdown_only in _AREAS:
-        if safeio.entry_kind(root, folder) == "dir":
-            _walk(root, folder, where, markdown_only, found)
+def list_files(root: Path) -> list[Row]:
+    """Every file the index should hold, with its stamp (links and special files never listed): one walk
+    of each area (`safeio.stamps_below`: no link entered, one lstat a file)."""
+    found: list[Row] = []
+    for folder, _where, markdown_only in _AREAS:
+        found += safeio.stamps_below(root, folder, suffix=".md" if markdown_only else "", skip=_NOT_LISTED)
     return found
 
 
@@ -144,23 +124,31 @@ def _index_one(conn: sqlite3.Connection, root: Path, path: str, where: str, seen
     )
 
 
+def _changed(conn: sqlite3.Connection, listed: list[Row]) -> tuple[list[str], list[str]]:
+    """(the files to read: new, changed or racy; the files gone), by `cache.fresh`'s rule in bulk: a file is
+    fresh when its stamp is the one indexed and was not racy then (`cache.is_racy`, which only depends on
+    what the row holds, evaluated by SQLite), so one set difference of (path, stamp) rows finds the others
+    and no Python runs per unchanged file."""
+    fresh = set(
+        conn.execute(
+            "SELECT path, size, mtime_ns, ctime_ns FROM files WHERE max(mtime_ns, ctime_ns) < seen_ns - ?",
+            (cache.RACY_NS,),
+        )
+    )
+    todo = [row[0] for row in set(listed) - fresh]
+    (held,) = conn.execute("SELECT count(*) FROM files").fetchone()
+    gone: list[str] = []
+    if held > len(listed) - len(todo):  # some indexed path is not listed any more (or was racy)
+        paths = {row[0] for row in listed}
+        gone = [path for (path,) in conn.execute("SELECT path FROM files") if path not in paths]
+    return todo, gone
+
+
 def refresh(conn: sqlite3.Connection, root: Path, progress: Progress | None = None) -> int:
     """Bring the index up to date with the files: read the new and changed ones, drop the gone ones.
     Returns how many files were read or dropped."""
     started = cache.clock()  # before anything is listed: a change after this is racy, read again
-    listed = list_files(root)
-    known = {
-        path: ((size, mtime, ctime), seen)
-        for path, size, mtime, ctime, seen in conn.execute(
-            "SELECT path, size, mtime_ns, ctime_ns, seen_ns FROM files"
-        )
-    }
-    gone = [path for path in known if path not in listed]
-    todo = []
-    for path, (_where, stamp) in listed.items():
-        then = known.get(path)
-        if then is None or not cache.fresh(then[0], stamp, then[1]):
-            todo.append(path)
+    todo, gone = _changed(conn, list_files(root))
     if not gone and not todo:
         return 0
     todo.sort()  # in path order, as the first index always was (the broad query's first body matches)
@@ -171,7 +159,9 @@ def refresh(conn: sqlite3.Connection, root: Path, progress: Progress | None = No
     for start in range(0, total, BATCH):
         with transaction(conn):
             for path in todo[start : start + BATCH]:
-                _index_one(conn, root, path, listed[path][0], started)
+                where = location(path)
+                if where is not None:
+                    _index_one(conn, root, path, where, started)
         if progress is not None:
             progress(min(start + BATCH, total), total)
     return len(gone) + total
@@ -207,11 +197,13 @@ def update_paths(conn: sqlite3.Connection, root: Path, paths: Iterable[str]) -> 
     return True
 
 
-@dataclass(frozen=True)
 class Counts:
-    text: int  # files indexed
-    not_text: int  # not UTF-8 text: not indexed
-    unreadable: int  # could not be read (too large, a permission...)
+    __slots__ = ("not_text", "text", "unreadable")
+
+    def __init__(self, text: int, not_text: int, unreadable: int) -> None:
+        self.text = text  # files indexed
+        self.not_text = not_text  # not UTF-8 text: not indexed
+        self.unreadable = unreadable  # could not be read (too large, a permission...)
 
 
 def counts(conn: sqlite3.Connection) -> Counts:

@@ -15,8 +15,6 @@ reach: it is matched by scanning the stored text (`instr`) instead, and ranked b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pmem_tui.core.errors import BadUsage
 
 LOCATIONS = ("active", "core", "archive", "trash")
@@ -27,11 +25,20 @@ class BadQuery(BadUsage):
     """A query that cannot be searched for: one sentence saying why (the CLI exits 2)."""
 
 
-@dataclass(frozen=True)
 class Query:
-    terms: tuple[str, ...]  # the words and phrases, each matched as a run of characters
-    paths: tuple[str, ...] = ()  # `path:` values (a file must match one of them)
-    locations: tuple[str, ...] = ()  # `in:` values (none given: the caller's default)
+    """A parsed query (a plain class: `typing` and `dataclasses` stay off a search process's imports)."""
+
+    __slots__ = ("locations", "paths", "terms")
+
+    def __init__(
+        self, terms: tuple[str, ...], paths: tuple[str, ...] = (), locations: tuple[str, ...] = ()
+    ) -> None:
+        self.terms = terms  # the words and phrases, each matched as a run of characters
+        self.paths = paths  # `path:` values (a file must match one of them)
+        self.locations = locations  # `in:` values (none given: the caller's default)
+
+    def __repr__(self) -> str:
+        return f"Query({self.terms!r}, {self.paths!r}, {self.locations!r})"
 
     @property
     def fts_terms(self) -> tuple[str, ...]:

@@ -147,7 +147,10 @@ class SearchScreen(Screen[None]):
         parts = []
         if self.progress is not None:
             done, total = self.progress
-            parts.append(f"Indexing: {done:,} of {total:,} files read; results may be incomplete.")
+            if total:
+                parts.append(f"Indexing: {done:,} of {total:,} files read; results may be incomplete.")
+            else:  # the first refresh of this run: comparing the files with the index
+                parts.append("Indexing: checking which files changed; results may be incomplete.")
         if self.error:
             parts.append(self.error)
         elif self.input.value.strip():
