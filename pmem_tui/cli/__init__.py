@@ -73,16 +73,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = snapshot.quick(arg_list)
         if done is not None:
             return done
-    args = None
-    if quick is None:
+    try:
+        if quick is not None:
+            return status.run(*quick)
+        if "health" in arg_list:  # a plain `health` (its stored output, or the run) skips argparse
+            from pmem_tui.cli import health_quick
+
+            plain_health = health_quick.quick(arg_list)
+            if isinstance(plain_health, int):
+                return plain_health
+            if plain_health is not None:
+                from pmem_tui.cli import health
+
+                return health.run_plain(*plain_health)
         from pmem_tui.cli.parser import LIGHT, build_parser, command_of
 
         command = command_of(arg_list)
         args = build_parser(command if command in LIGHT else None).parse_args(arg_list)
-    try:
-        if quick is not None:
-            return status.run(*quick)
-        assert args is not None
         if args.command is None:
             return _open_app(args)
         return _dispatch(args)

@@ -14,12 +14,13 @@ Exit 0; 1 with one sentence naming ``upgrade`` while the lifecycle structure is 
 from __future__ import annotations
 
 import argparse
-import sys
+import time
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pmem_tui.cli import health_quick
 from pmem_tui.cli.args import days_option
 from pmem_tui.cli.json_text import dumps_indented
 from pmem_tui.core.model import DEFAULT_INACTIVE_DAYS, INDEX_FILE
@@ -54,22 +55,34 @@ def add_parser(
     )
 
 
-def run(args: argparse.Namespace, root: Path) -> int:
+def run(args: argparse.Namespace, root: Path, served: health_quick.Served | None = None) -> int:
+    """`health`; `served`: the stored output's key, taken by `health_quick` (which found no output for it)."""
+    started = time.perf_counter()
     # The engine (numpy, rapidfuzz) loads only when health runs, not for every command's parser.
     from pmem_tui.cli.history import record_seen
     from pmem_tui.core.health import check_health
 
     record_seen(root)  # what changed on disk goes into the history first
+    if served is None and not args.no_cache and args.inactive_days == DEFAULT_INACTIVE_DAYS:
+        served = health_quick.serve(str(root), args.json, started)
+        if served is None:
+            return 0
     report = check_health(root, inactive_days=args.inactive_days, use_cache=not args.no_cache)
     if args.json:
         text = display(dumps_indented(health_dict(report)))
     else:
         text = "\n".join(printable(line) for line in health_lines(report))
     # UTF-8 whatever the terminal's encoding; undecodable bytes in names show as U+FFFD, like `status`.
-    sys.stdout.flush()
-    sys.stdout.buffer.write(text.encode("utf-8") + b"\n")
-    sys.stdout.buffer.flush()
+    health_quick.write(text.encode("utf-8") + b"\n")
+    if served is not None:
+        health_quick.keep(served, report, text)
     return 0
+
+
+def run_plain(root: str, as_json: bool, served: health_quick.Served) -> int:
+    """A plain `health [--json]` (argparse's defaults) whose stored output `health_quick` did not find."""
+    args = argparse.Namespace(json=as_json, inactive_days=DEFAULT_INACTIVE_DAYS, no_cache=False)
+    return run(args, Path(root), served)
 
 
 def health_dict(report: HealthReport) -> dict[str, Any]:

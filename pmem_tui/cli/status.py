@@ -13,15 +13,27 @@ from pmem_tui.cli.root import root_str
 
 
 def quick(argv: list[str]) -> tuple[str | None, bool, bool] | None:
-    """(root, --json, cache) when `argv` is plainly a `status` command, else None (argparse decides).
+    """(root, --json, cache) when `argv` is plainly a `status` command, else None (argparse decides)."""
+    plain = plain_command(argv, "status", ("--json", "--no-cache"))
+    if plain is None:
+        return None
+    root, flags = plain
+    return root, "--json" in flags, "--no-cache" not in flags
 
-    Accepts only `[--root DIR]... status [--json | --no-cache | --root DIR]...`, spelled in full, with
-    exactly the meaning argparse gives it (the last --root wins): a warm `status` then never imports or
+
+def plain_command(
+    argv: list[str], command: str, options: tuple[str, ...]
+) -> tuple[str | None, set[str]] | None:
+    """(root, the `options` given) when `argv` is plainly `command`, else None (argparse decides).
+
+    Accepts only `[--root DIR]... COMMAND [OPTION | --root DIR]...`, spelled in full, with exactly the
+    meaning argparse gives it (the last --root wins): a warm `status` or `health` then never imports or
     builds the parser (about 15 ms). Anything else, `--help` and abbreviations included, goes to argparse.
     """
     root: str | None = None
     roots: list[str] = []  # argparse checks every one given, not only the last
-    seen = as_json = no_cache = False
+    seen = False
+    given: set[str] = set()
     i = 0
     while i < len(argv):
         tok = argv[i]
@@ -33,18 +45,16 @@ def quick(argv: list[str]) -> tuple[str | None, bool, bool] | None:
         if tok.startswith("--root="):
             root = tok[len("--root=") :]
             roots.append(root)
-        elif tok == "status" and not seen:
+        elif tok == command and not seen:
             seen = True
-        elif seen and tok == "--json":
-            as_json = True
-        elif seen and tok == "--no-cache":
-            no_cache = True
+        elif seen and tok in options:
+            given.add(tok)
         else:
             return None
         i += 1
     if any(not r or "\0" in r for r in roots):
         return None  # bad usage: argparse says so
-    return (root, as_json, not no_cache) if seen else None
+    return (root, given) if seen else None
 
 
 def run(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
@@ -70,7 +80,8 @@ def run(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        snap, quiet = settled.scan(Path(root), before=before, cache=use_cache)
+        listed = probe.folders() if probe is not None else None  # the key's listing: the tree listed once
+        snap, quiet = settled.scan(Path(root), before=before, cache=use_cache, listed=listed)
         text = report.status_json(snap) if as_json else "\n".join(report.status_lines(snap))
     finally:
         if collecting:

@@ -84,7 +84,12 @@ def scan(root: Path, *, before: Mark | None = None, **kwargs: Any) -> tuple[Snap
     """`tree.scan(root, **kwargs)` that shows one state or says an action is in progress. Returns the
     snapshot and whether it was quiet from `before` (default: the start of the scan) to its end: only then
     may its output be cached."""
-    snap, settled, first_try = read(root, lambda _mark: scan_once(root, **kwargs), before)
+    shared = [kwargs.pop("listed", None)]  # a listing taken before serves the first look only
+
+    def once(_mark: Mark) -> Snapshot:
+        return scan_once(root, listed=shared.pop() if shared else None, **kwargs)
+
+    snap, settled, first_try = read(root, once, before)
     return (snap, first_try) if settled else (_in_progress(root, snap), False)
 
 

@@ -1,4 +1,5 @@
-"""The whole `status` output, cached as `status-v2-<format>.bin` in the root's cache folder (`cache_home`).
+"""The whole `status` output, cached as `status-v2-<format>.bin` in the root's cache folder (`cache_home`);
+`health`'s output too, for the same key (`OUTPUT_FILES`, `cli/health_quick.py`).
 
 A warm `status` lists the root, finds that nothing it can see has changed since the last run and prints the
 stored output, without scanning or parsing anything. The key is compared byte for byte (no hash, so no
@@ -43,11 +44,16 @@ TYPE_CHECKING = False  # not `typing` (5 ms to import with `re`): this module ru
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["STATUS_FILES", "Probe", "probe", "store"]
+__all__ = ["OUTPUT_FILES", "STATUS_FILES", "Probe", "probe", "store"]
 
 _VERSION = 2
 _META = ".pmem"  # kept equal to `model.META_DIR` (tested)
 STATUS_FILES = {fmt: f"status-v{_VERSION}-{fmt}.bin" for fmt in ("json", "text")}  # in the cache folder
+# `health`'s output, stored the same way for the same key (`cli/health_quick.py`)
+OUTPUT_FILES = {
+    **STATUS_FILES,
+    **{f"health-{fmt}": f"health-output-v1-{fmt}.bin" for fmt in ("json", "text")},
+}
 _CONTROL_FILES = ("_index.md", "_archive/_index.md")
 _KEY_MARSHAL = 2  # 3+ writes an object referenced twice (an int `newest` shares) as a back-reference
 _DIR_FD = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd  # (lstat is a stat)
@@ -65,10 +71,17 @@ class Probe:
     A plain class, not a dataclass: `dataclasses` costs milliseconds to import on the hit path.
     """
 
-    __slots__ = ("cached", "fmt", "key", "newest_ns", "root", "started_ns")
+    __slots__ = ("cached", "entries", "fmt", "key", "newest_ns", "root", "started_ns")
 
     def __init__(
-        self, root: str, fmt: str, key: bytes, started_ns: int, newest_ns: int, cached: bytes | None
+        self,
+        root: str,
+        fmt: str,
+        key: bytes,
+        started_ns: int,
+        newest_ns: int,
+        cached: bytes | None,
+        entries: list[Any] | None = None,
     ) -> None:
         self.root = root
         self.fmt = fmt
@@ -76,10 +89,34 @@ class Probe:
         self.started_ns = started_ns
         self.newest_ns = newest_ns  # the latest mtime or ctime of any listed file
         self.cached = cached
+        self.entries = entries  # the listing the key was made of
 
     @property
     def racy(self) -> bool:
         return cache.is_racy(self.newest_ns, self.started_ns)
+
+    def folders(self) -> dict[str, list[tuple[str, int, int, int, int]]] | None:
+        """The listing by folder: each folder's entries as (name, st_mode, size, mtime_ns, ctime_ns) in the
+        order they were listed (a folder's and a link's size and times are 0), for a scan that follows at
+        once (`tree.walk_files`: the tree listed once, not twice). None when an entry could not be stat'ed
+        or a folder listed: the scan lists and reports those itself."""
+        if self.entries is None:
+            return None
+        out: dict[str, list[tuple[str, int, int, int, int]]] = {"": []}
+        for entry in self.entries[1:]:  # the root's own times first
+            path, kind = entry[0], entry[1]
+            head, _, name = path.rpartition("/")
+            if kind == "d":
+                out[path] = []
+                row = (name, stat.S_IFDIR, 0, 0, 0)
+            elif kind == "l":
+                row = (name, stat.S_IFLNK, 0, 0, 0)
+            elif type(kind) is int:
+                row = (name, kind, entry[2], entry[3], entry[4])
+            else:
+                return None
+            out[head].append(row)
+        return out
 
 
 def probe(root: str, fmt: str) -> Probe | None:
@@ -102,12 +139,12 @@ def probe(root: str, fmt: str) -> Probe | None:
     reader = (os.geteuid(), os.getegid(), sorted(os.getgroups())) if hasattr(os, "geteuid") else None
     parts = (_VERSION, fmt, sys.version, _code(), root, day, reader, controls, entries)
     key = marshal.dumps(parts, _KEY_MARSHAL)  # equal keys, equal bytes
-    return Probe(root, fmt, key, started, newest, cache.read(root, STATUS_FILES[fmt], key))
+    return Probe(root, fmt, key, started, newest, cache.read(root, OUTPUT_FILES[fmt], key), entries)
 
 
 def store(p: Probe, output: bytes) -> bool:
     """Keep `output` for `p`'s key unless the listing was racy; False if not written (never an error)."""
-    return not p.racy and cache.write(p.root, STATUS_FILES[p.fmt], output, p.key)
+    return not p.racy and cache.write(p.root, OUTPUT_FILES[p.fmt], output, p.key)
 
 
 def _listing(root: str) -> tuple[list[Any], int] | None:
@@ -197,7 +234,8 @@ def _code() -> list[Any]:
     global _code_key
     if _code_key is None:
         found: list[Any] = []
-        for folder in (_PACKAGE, os.path.join(_PACKAGE, "cli"), os.path.join(_PACKAGE, "core")):
+        for sub in ("", "cli", "core", "core/health", "core/history"):  # what `status` and `health` run
+            folder = os.path.join(_PACKAGE, sub) if sub else _PACKAGE
             with os.scandir(folder) as it:
                 for entry in it:
                     if entry.name.endswith(".py"):

@@ -123,6 +123,9 @@ def inspect(text: str) -> tuple[str | None, SummaryInfo]:
     """`title_of` and `inspect_summary` together (the scan's hot path): worked out on the first `HEAD_LINES`
     lines when those decide both (then it is the whole text's answer), else on every line."""
     _, body = split_bom(text)
+    common = _common_shape(body)
+    if common is not None:
+        return common
     parts = body.split("\n", HEAD_LINES)
     if len(parts) > HEAD_LINES:  # more lines than the head
         head = [x.rstrip() for x in parts[:HEAD_LINES]]
@@ -290,7 +293,11 @@ def _summary(lines: list[str], head_of: str | None = None) -> SummaryInfo | None
     if head and last >= len(lines) - 1:
         return None  # the summary may run on past the head
     bullets = tuple(b for b in _bullets(lines[first:last]) if b)
-    written = lines[at].strip() if heading[2] == 1 else heading[1]
+    return _decided(lines[at].strip() if heading[2] == 1 else heading[1], bullets)
+
+
+def _decided(written: str, bullets: tuple[str, ...]) -> SummaryInfo:
+    """A summary found under the heading `written`: VALID or INVALID by its count of `bullets`."""
     count = len(bullets)
     if MIN_BULLETS <= count <= MAX_BULLETS:
         return SummaryInfo(SummaryState.VALID, heading=written, bullets=bullets)
@@ -301,6 +308,40 @@ def _summary(lines: list[str], head_of: str | None = None) -> SummaryInfo | None
         bullets=bullets,
         detail=f"{amount}; a summary needs {MIN_BULLETS} to {MAX_BULLETS}",
     )
+
+
+# The shape most files have, recognized in one match (`_common_shape`): an ATX title, then either no
+# summary word anywhere (MISSING, whatever the rest), or blank and `Key: value` lines, at most one short
+# plain paragraph (a letter first, no colon: never metadata), blank and metadata lines, `## Summary` and
+# plain `- ` bullets (blank lines between them) up to an ATX heading or the end. Else: the line walk.
+_COMMON = re.compile(
+    r"# (?P<title>[^\s#](?:[^#\n]*[^\s#])?)[ \t]*\r?\n"
+    r"(?:(?:\r?\n|{meta})*(?P<intro>(?:[^\W\d_][^\n:：]*\n){{1,3}}(?:\r?\n|{meta})*)?"
+    r"(?P<heading>## (?:[Ss][Uu][Mm][Mm][Aa][Rr][Yy]|摘要))[ \t]*\r?\n"
+    r"(?P<bullets>(?:- [^\s\-][^\n]*\n(?:\r?\n)*)*)(?=#{{1,6}}[ \t]|\Z))?".format(
+        meta=r"[A-Za-z][A-Za-z ]{0,30}:[ \t][^\n]{0,150}\n"  # `Key: value`, always metadata
+    ),
+)
+_NO_SUMMARY = SummaryInfo(SummaryState.MISSING, detail="no ## Summary or ## 摘要 section")
+
+
+def _common_shape(body: str) -> tuple[str | None, SummaryInfo] | None:
+    """`inspect`'s answer for a text (BOM removed) of the common shape, in one match; None for any other
+    text (then the line walk decides). A text that opens with its title and names no summary anywhere has
+    none: no line can be a summary heading."""
+    m = _COMMON.match(body)
+    if m is None:
+        return None
+    title = m["title"]
+    if m["heading"] is None:
+        if "摘要" in body or "summary" in body.lower():
+            return None
+        return title, _NO_SUMMARY
+    intro = m["intro"]
+    if intro is not None and sum(len(line.strip()) for line in intro.split("\n")) > _MAX_INTRO_CHARS:
+        return None  # a long introduction: no summary right after the title
+    bullets = tuple(b for line in m["bullets"].split("\n") if (b := line[2:].strip()))
+    return title, _decided(m["heading"], bullets)
 
 
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")

@@ -138,39 +138,54 @@ def _index_entries(facts: cache_mod.FileEntries, text: str) -> list[IndexEntry]:
     return entries
 
 
+# A folder's entries as (name, st_mode, size, mtime_ns, ctime_ns), by folder: a listing already taken
+# (`status_cache.Probe.folders`), which `walk_files` uses instead of listing a folder again.
+Listed = dict[str, list[tuple[str, int, int, int, int]]]
+
+
 def walk_files(
-    root: Path, rel_dir: str, *, skip: frozenset[str] = frozenset(), ctime: bool = True
+    root: Path,
+    rel_dir: str,
+    *,
+    skip: frozenset[str] = frozenset(),
+    ctime: bool = True,
+    listed: Listed | None = None,
 ) -> tuple[list[FileInfo], list[Problem]]:
     """Every non-hidden regular file below `rel_dir` with its size, mtime_ns and ctime_ns, never following
     symlinks (`ctime=False`: ctime_ns left 0, for a shallow scan, which keeps no cache: no int per file at
-    10^5 files)."""
+    10^5 files). `listed`: the folders a listing taken just before already holds (others are listed)."""
     files: list[FileInfo] = []
     problems: list[Problem] = []
     stack = [rel_dir]
     while stack:
         current = stack.pop()
-        try:
-            entries = safeio.list_dir(root, current)
-        except safeio.UnsafeFile as err:  # it became a link (or a file) since the folder above was listed
-            problems.append(Problem(err.kind, current, err.detail))
-            continue
-        except OSError as err:
-            problems.append(Problem("unreadable", current, f"cannot list this folder: {err.strerror}"))
-            continue
-        for name, st in entries:
+        rows = listed.get(current) if listed is not None else None
+        if rows is None:
+            try:
+                rows = [
+                    (name, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                    for name, st in safeio.list_dir(root, current)
+                ]
+            except safeio.UnsafeFile as err:  # it became a link (or a file) since the folder above was listed
+                problems.append(Problem(err.kind, current, err.detail))
+                continue
+            except OSError as err:
+                problems.append(Problem("unreadable", current, f"cannot list this folder: {err.strerror}"))
+                continue
+        for name, mode, size, mtime_ns, ctime_ns in rows:
             rel = f"{current}/{name}"
             if name.startswith(".") or rel in skip:
                 continue
-            if stat.S_ISLNK(st.st_mode):
+            if stat.S_ISLNK(mode):
                 problems.append(
                     Problem("symlink", rel, "a symbolic link; pmem-tui never follows or acts on it")
                 )
-            elif stat.S_ISDIR(st.st_mode):
+            elif stat.S_ISDIR(mode):
                 stack.append(rel)
-            elif stat.S_ISREG(st.st_mode):
-                files.append(FileInfo(rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns if ctime else 0))
+            elif stat.S_ISREG(mode):
+                files.append(FileInfo(rel, size, mtime_ns, ctime_ns if ctime else 0))
             else:
-                what = safeio.describe_mode(st.st_mode)
+                what = safeio.describe_mode(mode)
                 problems.append(Problem("unreadable", rel, f"{what}, not a regular file; never read"))
     files.sort(key=lambda f: f.path)
     return files, problems
@@ -198,7 +213,15 @@ def _read_problem(rel: str, err: OSError) -> Problem:
     return Problem("unreadable", rel, f"cannot be read: {err.strerror}")
 
 
-def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: bool = False) -> Snapshot:
+def scan(
+    root: Path,
+    *,
+    deep: bool = True,
+    today: dt.date | None = None,
+    cache: bool = False,
+    listed: Listed | None = None,
+) -> Snapshot:
+    """The snapshot of `root`; `listed`: a listing of it taken just before (`walk_files`)."""
     today = today or clock_today()
     root = Path(root)
     if not root.is_dir():
@@ -209,7 +232,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
 
     core: list[FileInfo] = []
     if _walkable(root, CORE_DIR):
-        core, core_problems = walk_files(root, CORE_DIR)
+        core, core_problems = walk_files(root, CORE_DIR, listed=listed)
         problems += core_problems
 
     entries: list[IndexEntry] = []
@@ -233,7 +256,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
     active_files: list[FileInfo] = []
     for folder in ACTIVE_DIRS:
         if _walkable(root, folder):
-            found, folder_problems = walk_files(root, folder, ctime=deep)
+            found, folder_problems = walk_files(root, folder, ctime=deep, listed=listed)
             active_files += [f for f in found if f.path.endswith(".md")]
             problems += folder_problems
     # In ACTIVE_DIRS order, each folder's files sorted by path: the app's patches find a file by bisection.
@@ -276,7 +299,7 @@ def scan(root: Path, *, deep: bool = True, today: dt.date | None = None, cache: 
 
     archive_text = _read_control(root, ARCHIVE_INDEX, problems)
     recs: list[ArchiveRecord] = records.parse_records(archive_text) if archive_text is not None else []
-    matching, files, archive_problems = locate_archived(root, recs)
+    matching, files, archive_problems = locate_archived(root, recs, listed)
     problems += archive_problems
     archived: list[ArchivedItem] = []
     trash: list[TrashItem] = []
@@ -347,17 +370,18 @@ def expired_trash(root: Path, archive_text: str, today: dt.date) -> tuple[TrashI
 
 
 def locate_archived(
-    root: Path, recs: list[ArchiveRecord]
+    root: Path, recs: list[ArchiveRecord], listed: Listed | None = None
 ) -> tuple[archive_match.Matching, dict[str, FileInfo], list[Problem]]:
     """Every file under `_archive/` (trash included), matched to its record wherever it stands."""
     problems: list[Problem] = []
     archive_files: list[FileInfo] = []
     trash_files: list[FileInfo] = []
     if _walkable(root, ARCHIVE_DIR):
-        archive_files, found = walk_files(root, ARCHIVE_DIR, skip=frozenset({TRASH_DIR, ARCHIVE_INDEX}))
+        skip = frozenset({TRASH_DIR, ARCHIVE_INDEX})
+        archive_files, found = walk_files(root, ARCHIVE_DIR, skip=skip, listed=listed)
         problems += found
     if _walkable(root, TRASH_DIR):
-        trash_files, found = walk_files(root, TRASH_DIR)
+        trash_files, found = walk_files(root, TRASH_DIR, listed=listed)
         problems += found
     matching = archive_match.match_files(recs, [f.path for f in archive_files], [f.path for f in trash_files])
     return matching, {f.path: f for f in archive_files + trash_files}, problems

@@ -225,3 +225,73 @@ def test_inspect_on_the_head_answers_what_every_line_answers(lines: list[str], e
     every line (`title_of`, `inspect_summary`), whatever comes after them."""
     text = eol.join(lines)
     assert summary.inspect(text) == (title_of(text), inspect_summary(text))
+
+
+# Lines near the common shape `inspect` recognizes in one match: each is in it, or just out of it.
+_NEAR_COMMON = st.sampled_from(
+    ["", "\r", " ", "Status: open", "Owner : me", "Key:x", "Plain intro line", "Intro, with: colon", "1. one",
+     "## Summary", "## summary", "## SUMMARY ", "## 摘要", "## Summary ##", "Summary", "---", "===", "***",
+     "- a bullet", "- - -", "-  spaced", "- ", "* star", "  - nested", "  more", "```", "## Details",
+     "### Deep", "####### seven", "# Second title", "<!-- c -->", "> quote", "| a | b |", "x" * 120,
+     "the summary word"]
+)  # fmt: skip
+_TITLES = st.sampled_from(
+    ["# Title", "# Title  ", "# Title #", "#  Title", "# T\u00a0", "#Title", "# a#b", "# "]
+)
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(_TITLES, st.lists(_NEAR_COMMON, max_size=14), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_the_common_shape_answers_what_the_line_walk_answers(
+    title: str, lines: list[str], eol: str, final_eol: bool
+) -> None:
+    """`summary._common_shape` (one match for the usual file) gives the line walk's answer, or none."""
+    text = eol.join([title, *lines]) + (eol if final_eol else "")
+    found = summary._common_shape(text)
+    if found is not None:
+        assert found == (title_of(text), inspect_summary(text))
+    assert summary.inspect(text) == (title_of(text), inspect_summary(text))
+
+
+_PREAMBLE = st.sampled_from(
+    ["", "Status: open", "Plain intro line", "x" * 120, "Key:x", "1. one", "---", " "]
+)
+_HEADINGS = st.sampled_from(
+    ["## Summary", "## summary ", "## 摘要", "## Summary #", "Summary\n-------", "### Summary"]
+)
+_BULLETS = st.sampled_from(
+    ["- a bullet", "", "- ", "-  two spaces", "- - -", "  more", "* star", "- [x] done"]
+)
+_TAILS = st.sampled_from(["", "## Context", "###### Six", "####### Seven", "---", "text", "```", "#"])
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(
+    st.lists(_PREAMBLE, max_size=6),
+    _HEADINGS,
+    st.lists(_BULLETS, max_size=9),
+    _TAILS,
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_the_common_summary_shape_answers_what_the_line_walk_answers(
+    preamble: list[str], heading: str, bullets: list[str], tail: str, eol: str
+) -> None:
+    """The same, for texts built as title, preamble, summary heading, bullets and what follows."""
+    text = eol.join(["# Title", *preamble, heading, *bullets, tail, ""])
+    found = summary._common_shape(text)
+    if found is not None:
+        assert found == (title_of(text), inspect_summary(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# T\n\nUpdated: 2026-11-27\n\n## Summary\n- a\n- b\n- c\n\n## Context\nmore\n",
+        "# T\r\n\r\nA short intro.\r\n\r\n## 摘要\r\n- a\r\n\r\n- b\r\n## Next\r\n",
+        "# T\n\nNothing said here.\n\n- item\n```\n## Details\n",
+    ],
+)
+def test_the_usual_files_take_the_one_match(text: str) -> None:
+    found = summary._common_shape(text)
+    assert found is not None
+    assert found == (title_of(text), inspect_summary(text))

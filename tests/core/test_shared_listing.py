@@ -1,0 +1,97 @@
+"""A cold `status` lists the tree once: the scan walks the listing its cache key was made of
+(`status_cache.Probe.folders`, `tree.walk_files(listed=...)`), and finds exactly what its own walk finds."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from pmem_tui.cli import main
+from pmem_tui.core import settled, status_cache, tree
+from tests.cli.test_status_cache import later  # noqa: F401  (the fixture: out of the racy window)
+from tests.conftest import write
+
+
+def _odd_tree(root: Path) -> None:
+    """Deep folders, hidden files, a deep link, a FIFO, archived and trashed files: what a walk reports."""
+    write(root, "projects/a/b/c/deep.md", "# Deep\n")
+    write(root, "projects/a/.hidden.md", "# Hidden\n")
+    write(root, "projects/a/notes.txt", "not markdown\n")
+    write(root, "notes/x/target.md", "# Target\n")
+    os.symlink("target.md", root / "notes/x/link.md")
+    os.mkfifo(root / "notes/x/pipe.md")
+    write(root, "_archive/old.md", "# Old\n")
+    write(root, "_archive/_trash/gone.md", "# Gone\n")
+    write(root, "_core/deep/more.md", "# More\n")
+
+
+def test_the_scan_on_the_keys_listing_is_the_scan(memory: Path) -> None:
+    _odd_tree(memory)
+    probe = status_cache.probe(str(memory), "json")
+    assert probe is not None
+    listed = probe.folders()
+    assert listed is not None and "projects/a/b/c" in listed
+    shared = tree.scan(memory, listed=listed)
+    assert shared == tree.scan(memory)
+    assert {p.kind for p in shared.problems} >= {"symlink", "unreadable"}
+
+
+def test_a_folder_missing_from_the_listing_is_listed(memory: Path) -> None:
+    probe = status_cache.probe(str(memory), "json")
+    assert probe is not None
+    listed = probe.folders()
+    assert listed is not None
+    write(memory, "projects/new/late.md", "# Late\n")  # after the listing: its folder is not in it
+    listed["projects"].append(("new", 0o40755, 0, 0, 0))
+    assert "projects/new/late.md" in {a.path for a in tree.scan(memory, listed=listed).active}
+
+
+def test_an_entry_that_could_not_be_stated_means_no_shared_listing() -> None:
+    entries = [("", "d", 1, 1), ("a", "d", 1, 1), ("a/x.md", "?", 2)]
+    assert status_cache.Probe("r", "json", b"", 0, 0, None, entries).folders() is None
+    assert status_cache.Probe("r", "json", b"", 0, 0, None).folders() is None
+
+
+def test_only_the_first_look_uses_the_listing(memory: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When an action moved during the first look, the next look lists the tree again."""
+    seen: list[object] = []
+    real = tree.scan
+
+    def scan(root: Path, **kwargs: object) -> object:
+        seen.append(kwargs.get("listed"))
+        return real(root, **kwargs)  # type: ignore[arg-type]
+
+    quiet = iter([False, True])
+    monkeypatch.setattr(tree, "scan", scan)
+    monkeypatch.setattr(settled, "quiet", lambda root, before: next(quiet))
+    listed: tree.Listed = {"": []}
+    settled.scan(memory, listed=listed)
+    assert seen == [listed, None]
+
+
+@pytest.mark.usefixtures("later")
+def test_a_visitor_after_the_keys_listing_is_not_in_the_output(
+    memory: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the scan shows is what the key lists: a file made after the listing waits for the next run."""
+
+    def status() -> str:
+        capsys.readouterr()
+        assert main(["--root", str(memory), "status"]) == 0
+        return capsys.readouterr().out
+
+    truth = status()
+    real = tree.scan
+    scratch = memory / "notes" / "scratch.md"
+
+    def scan_with_a_visitor(root: Path, **kwargs: object) -> object:
+        scratch.write_text("# scratch\n")
+        return real(root, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tree, "scan", scan_with_a_visitor)
+    os.utime(memory / "notes", ns=(1, 1))  # the stored output is a miss: this run scans
+    assert status() == truth  # not the visitor: the key did not list it
+    monkeypatch.setattr(tree, "scan", real)
+    assert "notes/scratch.md" in status()  # the next run lists it
