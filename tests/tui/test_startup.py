@@ -134,3 +134,48 @@ async def test_the_full_scan_starts_even_when_no_preview_comes(
         assert await until(pilot, lambda: app.scans_done == 1)  # after HEAD_GRACE_S
         assert isinstance(app.screen, MainScreen)
         assert len(index_list(app).all_rows) == len(rows_for("index", tree.scan(demo_root, deep=False)))
+
+
+async def test_the_hidden_panes_mount_after_the_first_frame_and_a_key_shows_one_at_once(
+    demo_root: Path, held_scan: threading.Event
+) -> None:
+    """The first frame composes only the Index's pane; a pane's key mounts the others (its rows come with the
+    scan), and the full scan's rows reach every pane, its tab saying the count."""
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        assert await pause_until(pilot, lambda: bool(index_list(app).all_rows))
+        assert not main.query("#view-core") and not main.query("#changes-view")  # not mounted yet
+        await pilot.press("2")
+        core = main.view("core")
+        assert main.query_one("#view-core") is core
+        assert main.current_pane() == "core" and main.focused is core.list
+
+        held_scan.set()
+        assert await until(pilot, lambda: app.scans_done == 1)
+        await settle(pilot)
+        snap = tree.scan(demo_root, deep=False)
+        for name in ("core", "archive", "trash"):
+            rows = rows_for(name, snap)
+            assert list(main.view(name).list.all_rows) == rows
+            assert f"{len(rows)}" in str(main.tabbed.get_tab(pane_id(name)).label)
+        assert main.query("#changes-view")
+
+
+async def test_rows_set_before_a_pane_is_mounted_are_drawn_when_it_is(demo_root: Path) -> None:
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await until(pilot, lambda: app.scans_done == 1)
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        rows = rows_for("trash", tree.scan(demo_root, deep=False))
+        assert rows and main.view("trash").is_mounted
+        label = str(main.tabbed.get_tab(pane_id("trash")).label)
+        assert label == f"4 Trash {len(rows)}"
+        await pilot.press("4")
+        await settle(pilot)
+        trash = main.view("trash").list
+        assert main.focused is trash and trash.scrollable_content_region.height > 0
+        assert rows[0].path in trash.render_line(0).text  # drawn
