@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from tui_helpers import RecordingApp, settle, until
 from pmem_tui.core import tree
 from pmem_tui.core.head import index_head
 from pmem_tui.core.model import INDEX_FILE
+from pmem_tui.tui.app import PmemApp
 from pmem_tui.tui.panes import rows_for
 from pmem_tui.tui.rows import head_rows
 from pmem_tui.tui.screens.main import MainScreen, pane_id
@@ -179,3 +181,23 @@ async def test_rows_set_before_a_pane_is_mounted_are_drawn_when_it_is(demo_root:
         trash = main.view("trash").list
         assert main.focused is trash and trash.scrollable_content_region.height > 0
         assert rows[0].path in trash.render_line(0).text  # drawn
+
+
+async def test_the_cycle_collector_is_off_only_until_the_first_preview(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    enabled_at_scan_start: list[bool] = []
+    real = PmemApp._start_full_scan
+
+    def start(self: PmemApp) -> None:
+        enabled_at_scan_start.append(gc.isenabled())
+        real(self)
+
+    monkeypatch.setattr(PmemApp, "_start_full_scan", start)
+    assert gc.isenabled()
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await until(pilot, lambda: app.scans_done == 1)
+        assert enabled_at_scan_start[0] is False  # off for the first frame
+        assert gc.isenabled()  # on again once the full scan started
+    assert gc.isenabled()
