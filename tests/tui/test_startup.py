@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from tui_helpers import RecordingApp, settle, until
 from pmem_tui.core import tree
 from pmem_tui.core.head import index_head
 from pmem_tui.core.model import INDEX_FILE
+from pmem_tui.tui.app import PmemApp
 from pmem_tui.tui.panes import rows_for
 from pmem_tui.tui.rows import head_rows
 from pmem_tui.tui.screens.main import MainScreen, pane_id
@@ -134,3 +136,68 @@ async def test_the_full_scan_starts_even_when_no_preview_comes(
         assert await until(pilot, lambda: app.scans_done == 1)  # after HEAD_GRACE_S
         assert isinstance(app.screen, MainScreen)
         assert len(index_list(app).all_rows) == len(rows_for("index", tree.scan(demo_root, deep=False)))
+
+
+async def test_the_hidden_panes_mount_after_the_first_frame_and_a_key_shows_one_at_once(
+    demo_root: Path, held_scan: threading.Event
+) -> None:
+    """The first frame composes only the Index's pane; a pane's key mounts the others (its rows come with the
+    scan), and the full scan's rows reach every pane, its tab saying the count."""
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        assert await pause_until(pilot, lambda: bool(index_list(app).all_rows))
+        assert not main.query("#view-core") and not main.query("#changes-view")  # not mounted yet
+        await pilot.press("2")
+        core = main.view("core")
+        assert main.query_one("#view-core") is core
+        assert main.current_pane() == "core" and main.focused is core.list
+
+        held_scan.set()
+        assert await until(pilot, lambda: app.scans_done == 1)
+        await settle(pilot)
+        snap = tree.scan(demo_root, deep=False)
+        for name in ("core", "archive", "trash"):
+            rows = rows_for(name, snap)
+            assert list(main.view(name).list.all_rows) == rows
+            assert f"{len(rows)}" in str(main.tabbed.get_tab(pane_id(name)).label)
+        assert main.query("#changes-view")
+
+
+async def test_rows_set_before_a_pane_is_mounted_are_drawn_when_it_is(demo_root: Path) -> None:
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await until(pilot, lambda: app.scans_done == 1)
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        rows = rows_for("trash", tree.scan(demo_root, deep=False))
+        assert rows and main.view("trash").is_mounted
+        label = str(main.tabbed.get_tab(pane_id("trash")).label)
+        assert label == f"4 Trash {len(rows)}"
+        await pilot.press("4")
+        await settle(pilot)
+        trash = main.view("trash").list
+        assert main.focused is trash and trash.scrollable_content_region.height > 0
+        assert rows[0].path in trash.render_line(0).text  # drawn
+
+
+async def test_the_cycle_collector_is_off_only_until_the_first_preview(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    enabled_at_scan_start: list[bool] = []
+    real = PmemApp._start_full_scan
+
+    def start(self: PmemApp) -> None:
+        enabled_at_scan_start.append(gc.isenabled())
+        real(self)
+
+    monkeypatch.setattr(PmemApp, "_start_full_scan", start)
+    assert gc.isenabled()
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await until(pilot, lambda: app.scans_done == 1)
+        assert enabled_at_scan_start[0] is False  # off for the first frame
+        assert gc.isenabled()  # on again once the full scan started
+    assert gc.isenabled()

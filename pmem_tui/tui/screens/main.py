@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from pmem_tui.core.model import Snapshot
@@ -60,22 +60,34 @@ class MainScreen(Screen[None]):
         self.snapshot: Snapshot | None = None  # the app's, as last handed over
         self.baseline: Baseline | None = None
         self.content = ContentProblems()  # what a read of the active files finds (`tui/problems.py`)
+        self._views: dict[str, PaneView] = {}  # every pane of rows, mounted or not (`view`)
+        # The panes hidden in the first frame, composed and mounted after it (`mount_panes`): the first frame
+        # comes ~60 ms sooner. Their rows can be set before: a view keeps them and draws them once mounted.
+        self._unmounted: dict[str, Widget] = {}
+        self._mounting: list[AwaitMount] = []
+        self._deferred: set[str] = set()  # the tabs of those panes
 
     def compose(self) -> ComposeResult:
         app = self.app
+        first = pane_id(PANES[0].id)
         yield StatusHeader(id="header")
         yield Static("", id="banner")
         with Horizontal(id="body"):
-            with TabbedContent(id="panes", initial=pane_id(PANES[0].id)):
+            with TabbedContent(id="panes", initial=first):
                 extras = {extra.pane_id: extra for extra in self.extra_panes}
                 for spec in self.present_panes:
+                    content: Widget
                     if spec.rows is not None:
-                        view = PaneView(spec, id=f"view-{spec.id}")
-                        with TabPane(view.tab_label().markup, id=pane_id(spec.id)):
-                            yield view
+                        content = self._views[spec.id] = PaneView(spec, id=f"view-{spec.id}")
+                        title = content.tab_label().markup
                     else:
-                        with TabPane(tab_title(spec.id), id=pane_id(spec.id)):
-                            yield extras[spec.id].make_widget(app)
+                        content, title = extras[spec.id].make_widget(app), tab_title(spec.id)
+                    with TabPane(title, id=pane_id(spec.id)):
+                        if pane_id(spec.id) == first:
+                            yield content
+                        else:
+                            self._unmounted[pane_id(spec.id)] = content
+                            self._deferred.add(pane_id(spec.id))
             yield PreviewView(self.root, id="preview")
         yield KeyBar()
 
@@ -107,7 +119,20 @@ class MainScreen(Screen[None]):
         return self.query_one("#preview", PreviewView)
 
     def view(self, name: str) -> PaneView:
-        return self.query_one(f"#view-{name}", PaneView)
+        """The pane of rows `name`, mounted or not yet (`mount_panes`)."""
+        return self._views[name]
+
+    def mount_panes(self) -> None:
+        """Mount the panes the first frame did not show: with the first full scan's rows (the first frame
+        is on screen by then), or when a key or click shows one (`panes_mounted`)."""
+        if self._unmounted:
+            self._mounting = [self.tabbed.get_pane(tab).mount(w) for tab, w in self._unmounted.items()]
+            self._unmounted.clear()
+
+    async def panes_mounted(self) -> None:
+        self.mount_panes()
+        for mounting in self._mounting:
+            await mounting
 
     def current_pane(self) -> str:
         active = self.tabbed.active or pane_id(PANES[0].id)
@@ -194,9 +219,11 @@ class MainScreen(Screen[None]):
             return self.can_redo
         return action.show
 
-    def action_show_pane(self, index: int) -> None:
+    async def action_show_pane(self, index: int) -> None:
         """The pane with key `index + 1` (its place in the table), if it is shown."""
         if 0 <= index < len(PANES):
+            if pane_id(PANES[index].id) in self._deferred:
+                await self.panes_mounted()
             self._show(pane_id(PANES[index].id))
 
     def _show(self, tab: str) -> None:
@@ -204,7 +231,8 @@ class MainScreen(Screen[None]):
             self.tabbed.active = tab
             self._focus_active()
 
-    def action_cycle_pane(self, step: int) -> None:
+    async def action_cycle_pane(self, step: int) -> None:
+        await self.panes_mounted()
         if self.preview.has_focus:  # from the preview, tab goes back to the pane
             self._focus_active()
             return
@@ -251,8 +279,10 @@ class MainScreen(Screen[None]):
             focus_now(focusable[0])
 
     @on(TabbedContent.TabActivated, "#panes")
-    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    async def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         event.stop()
+        if event.pane.id in self._deferred:  # a click on a tab before the app mounted them
+            await self.panes_mounted()
         self._focus_active()
         self.refresh_bindings()
 
@@ -307,6 +337,7 @@ class MainScreen(Screen[None]):
         """New scan: update every pane's rows in place (only those that changed when the pane has the same
         rows in the same order), the header, the banner and the tab labels. `rows`: built by the scan."""
         self.snapshot, self.baseline = snap, base
+        self.mount_panes()
         for name in ROW_PANES:
             view = self.view(name)
             view.apply_rows(rows[name] if rows is not None and name in rows else rows_for(name, snap))

@@ -81,7 +81,7 @@ class PaneView(Vertical):
         yield self.list
 
     def on_mount(self) -> None:
-        self.watch(self.list, "marks", self._show_tab_label)
+        self.watch(self.list, "marks", self._show_tab_label)  # also says the count: it may have come before
 
     def watch_count(self) -> None:
         self._show_tab_label()
