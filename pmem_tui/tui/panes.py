@@ -72,11 +72,16 @@ def tab_title(pane: str) -> str:
 
 
 def show_tab_label(pane: Widget, label: Text) -> None:
-    """Write `label` on the tab of the pane that holds `pane` (nothing before it is mounted in one)."""
+    """Write `label` on the tab of the pane that holds `pane` (nothing before it is mounted in one). The
+    active tab stays in view when a label grows (a narrow terminal scrolls the tab strip)."""
     tab_pane = next((a for a in pane.ancestors if isinstance(a, TabPane)), None)
     tabbed = next((a for a in pane.ancestors if isinstance(a, TabbedContent)), None)
     if tab_pane is not None and tabbed is not None and tab_pane.id is not None:
         tabbed.get_tab(tab_pane).label = label
+        active = tabbed.active_pane
+        if active is not None and active.id is not None:
+            # After the refresh that lays out the new label (`scroll_visible` waits for it).
+            tabbed.get_tab(active).scroll_visible(animate=False, force=True)
 
 
 def rows_for(pane: str, snap: Snapshot) -> list[Row]:

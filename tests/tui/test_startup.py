@@ -201,3 +201,23 @@ async def test_the_cycle_collector_is_off_only_until_the_first_preview(
         assert enabled_at_scan_start[0] is False  # off for the first frame
         assert gc.isenabled()  # on again once the full scan started
     assert gc.isenabled()
+
+
+async def test_the_active_tab_stays_in_view_when_the_labels_grow_at_80_columns(
+    demo_root: Path, held_scan: threading.Event
+) -> None:
+    """At 80 columns the tab strip scrolls. A tab chosen before the scan's counts arrive (they widen every
+    label) is still whole in view afterwards (before: its count was cut off at the strip's edge)."""
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        assert await pause_until(pilot, lambda: bool(index_list(app).all_rows))
+        await pilot.press("6")
+        held_scan.set()
+        assert await until(pilot, lambda: app.scans_done == 1)
+        await settle(pilot)
+        tab = main.tabbed.get_tab(pane_id("changes"))
+        assert str(tab.label).startswith("6 Changes ") and str(tab.label)[-1].isdigit()
+        strip = main.tabbed.query_one("#tabs-scroll").region
+        assert strip.contains_region(tab.region), (tab.region, strip)

@@ -30,7 +30,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 from pmem_tui.core.model import Snapshot
 from pmem_tui.tui.actions import CHANGES, bindings
 from pmem_tui.tui.messages import ShowInPreview
-from pmem_tui.tui.panes import BY_ID, tab_title
+from pmem_tui.tui.panes import BY_ID, show_tab_label, tab_title
 from pmem_tui.tui.widgets.memory_list import MemoryList
 
 if TYPE_CHECKING:  # the history's readers (and dulwich) load with the first read, not at start-up
@@ -132,13 +132,9 @@ class ChangesView(Vertical):
         return (tabbed, pane) if pane is not None and tabbed is not None and pane.id is not None else None
 
     def _update_tab_label(self) -> None:
-        tab = self._tab()
-        if tab is None:
-            return
-        tabbed, pane = tab
         label = Text(f"{tab_title(PANE_ID)} ")
         label.append(str(len(self.data.rows)) if self.data is not None else "…", style="bold")
-        tabbed.get_tab(pane).label = label
+        show_tab_label(self, label)
 
     def _visible(self) -> bool:
         """The pane is the one in view (only then does it speak to the shared preview)."""
