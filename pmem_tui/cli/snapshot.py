@@ -18,26 +18,15 @@ if TYPE_CHECKING:
 NOTHING = "Nothing changed since the last record."
 
 
-def quick(argv: list[str]) -> int | None:
-    """0 when `argv` is plainly a `snapshot` and nothing changed (said unless --quiet); else None."""
-    root: str | None = None
-    seen = quiet = False
-    i = 0
-    while i < len(argv):
-        tok = argv[i]
-        if tok == "--root" and i + 1 < len(argv) and argv[i + 1] and not argv[i + 1].startswith("-"):
-            root = argv[i + 1]
-            i += 2
-            continue
-        if tok == "snapshot" and not seen:
-            seen = True
-        elif seen and tok == "--quiet":
-            quiet = True
-        else:
-            return None
-        i += 1
-    if not seen or (root is not None and "\0" in root):
+def answer(argv: list[str]) -> int | None:
+    """The exit code when `argv` is plainly a `snapshot` (said unless --quiet); else None (argparse)."""
+    from pmem_tui.cli.status import plain_command
+
+    plain = plain_command(argv, "snapshot", ("--quiet",))
+    if plain is None:
         return None
+    root, flags = plain
+    quiet = "--quiet" in flags
     import os
 
     from pmem_tui.core.history import stat_table

@@ -21,6 +21,12 @@ def quick(argv: list[str]) -> tuple[str | None, bool, bool] | None:
     return root, "--json" in flags, "--no-cache" not in flags
 
 
+def answer(argv: list[str]) -> int | None:
+    """The exit code when `argv` is plainly a `status` command (run here), else None (argparse decides)."""
+    plain = quick(argv)
+    return None if plain is None else run(*plain)
+
+
 def plain_command(
     argv: list[str], command: str, options: tuple[str, ...]
 ) -> tuple[str | None, set[str]] | None:
