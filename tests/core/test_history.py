@@ -147,6 +147,23 @@ def test_a_file_s_history_follows_it_into_the_archive_and_back(memory: Path) -> 
     assert set(found[0].to_json()) == {"id", "time", "path", "kind", "origin", "bytes", "sha256"}
 
 
+@pytest.mark.parametrize(
+    ("stored", "original"),
+    [
+        ("_archive/projects/a.md", "projects/a.md"),
+        ("_archive/_trash/notes/b.md", "notes/b.md"),
+        ("_archive/old.md", "_archive/old.md"),  # an agent's own archive layout: not a root file `old.md`
+        ("_archive/_trash/misc/c.md", "_archive/_trash/misc/c.md"),
+        ("_archive/_index.md", "_archive/_index.md"),
+        ("notes/n.md", "notes/n.md"),
+    ],
+)
+def test_original_path_strips_the_archive_only_where_it_mirrors_an_active_place(
+    stored: str, original: str
+) -> None:
+    assert names.original_path(stored) == original
+
+
 def test_diff_between_versions(memory: Path) -> None:
     save(memory, "notes/standup.md", "# Standup\n\nOne.\n")
     save(memory, "notes/standup.md", "# Standup\n\nTwo.\n")

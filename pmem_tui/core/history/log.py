@@ -41,7 +41,7 @@ __all__ = [
     "versions",
 ]
 
-LOG_FILE = "history-log-v1.bin"
+LOG_FILE = "history-log-v2.bin"  # v2: `original_path` keeps an archive path that mirrors no active place
 ADDED, MODIFIED, DELETED, MOVED = "added", "modified", "deleted", "moved"
 
 

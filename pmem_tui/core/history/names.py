@@ -12,6 +12,7 @@ TRACKED_DIRS = ("_core", "projects", "notes", "_archive")
 TRACKED_FILES = ("_index.md",)
 _ARCHIVE_PREFIXES = ("_archive/_trash/", "_archive/")
 _CONTROL = ("_index.md", "_archive/_index.md")
+_ACTIVE_PREFIXES = ("projects/", "notes/")  # where an archived file came from (the archive mirrors it)
 
 SEEN_ON_DISK = "seen on disk"
 ORIGIN_TRAILER = "Pmem-Origin: "  # a record's last line: what made it
@@ -20,10 +21,11 @@ ORIGIN_TRAILER = "Pmem-Origin: "  # a record's last line: what made it
 def original_path(path: str) -> str:
     """Where a file lives when active: `_archive/projects/a.md` and `_archive/_trash/projects/a.md` are
     `projects/a.md` (a file's history follows it into the archive and back). The control files are
-    themselves."""
+    themselves, and so is a file an agent put elsewhere in the archive (`_archive/old.md` is not `old.md`)."""
     if path in _CONTROL:
         return path
     for prefix in _ARCHIVE_PREFIXES:
         if path.startswith(prefix):
-            return path[len(prefix) :]
+            rest = path[len(prefix) :]
+            return rest if rest.startswith(_ACTIVE_PREFIXES) else path
     return path
