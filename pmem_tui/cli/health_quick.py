@@ -40,17 +40,6 @@ class Served:
         self.before = before
 
 
-def answer(argv: list[str]) -> int | None:
-    """The exit code when `argv` is plainly a `health` command (its stored output, or the full run storing
-    it), else None (argparse decides)."""
-    plain = quick(argv)
-    if plain is None or isinstance(plain, int):
-        return plain
-    from pmem_tui.cli import health
-
-    return health.run_plain(*plain)
-
-
 def quick(argv: list[str]) -> int | tuple[str, bool, Served] | None:
     """For a plain `health` command: 0 when its stored output was printed, else (root, --json, the key
     taken) for the full run (`health.run_plain`); None when `argv` is not that plain, or history has
