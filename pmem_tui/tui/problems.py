@@ -38,7 +38,7 @@ class ContentProblems:
     result of a check started before the latest full one is dropped."""
 
     def __init__(self) -> None:
-        self.by_path: Found | None = None  # None: not known yet
+        self.by_path: Found | None = None  # the files whose read found problems (None: not read yet)
         self.too_many = False
         self.generation = 0
 
@@ -55,16 +55,25 @@ class ContentProblems:
         if found is None:
             self.too_many, self.by_path = True, {}
         elif full or self.by_path is None:
-            self.too_many, self.by_path = False, dict(found)
+            self.too_many, self.by_path = False, {path: f for path, f in found.items() if f}
+        elif self.too_many:
+            return False  # the count is the scan's alone (the header says so): a patch's read stays out
         else:
-            self.by_path.update(found)
+            for path, f in found.items():
+                if f:
+                    self.by_path[path] = f
+                else:
+                    self.by_path.pop(path, None)
         return True
 
     def problems(self, snap: Snapshot) -> tuple[Problem, ...] | None:
-        """Every problem of `snap`, the reads' included (None: not read yet)."""
+        """Every problem of `snap`, the reads' included (None: not read yet). Called on every redraw of the
+        header (each external save): the active files are listed only when a read found a problem."""
         if self.by_path is None:
             return None
-        active = {f.path for f in snap.active} if self.by_path else set()
+        if not self.by_path:
+            return snap.problems
+        active = {f.path for f in snap.active}
         return snap.problems + tuple(
             p for path, found in self.by_path.items() if path in active for p in found
         )

@@ -318,8 +318,9 @@ class MainScreen(Screen[None]):
         )
 
     def check_contents(self, snap: Snapshot, paths: frozenset[str] | None = None) -> None:
-        """Read the active files (`paths` only: after a patch) for the problems only a read finds."""
-        if snap.exists:
+        """Read the active files (`paths` only: after a patch) for the problems only a read finds; none after
+        a patch when there are too many files to read (their findings would not count)."""
+        if snap.exists and not (paths is not None and self.content.too_many):
             self._check_contents(snap, paths, self.content.start(full=paths is None))
 
     @work(thread=True, group="problems", exit_on_error=False, description="problems")
