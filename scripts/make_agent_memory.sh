@@ -4,7 +4,8 @@
 # a symlink out of the root, a secret, CJK.
 set -e
 R=${1:?dir}
-rm -rf "$R"; mkdir -p "$R"/_core "$R"/projects/alpha "$R"/notes "$R"/_archive/_trash
+if [ -e "$R" ]; then echo "$R exists: give a new folder" >&2; exit 1; fi
+mkdir -p "$R"/_core "$R"/projects/alpha "$R"/notes "$R"/_archive/_trash
 cat > "$R"/_core/identity.md <<'X'
 # Identity
 ## Summary
