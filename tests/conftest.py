@@ -7,7 +7,7 @@ import contextlib
 import datetime as dt
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,20 @@ def _private_state_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator
 @pytest.fixture
 def today() -> dt.date:
     return FROZEN_TODAY
+
+
+def command_output(capsys: pytest.CaptureFixture[str], command: str) -> Callable[..., str]:
+    """`run(root, *options)`: the standard output of `pmem-tui --root ROOT COMMAND *options`, run in this
+    process, which must exit 0."""
+
+    def run(root: Path, *extra: str) -> str:
+        from pmem_tui.cli import main
+
+        capsys.readouterr()
+        assert main(["--root", str(root), command, *extra]) == 0
+        return capsys.readouterr().out
+
+    return run
 
 
 def write(root: Path, rel: str, text: str | bytes) -> Path:

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pmem_tui.cli import health_quick, main
+from pmem_tui.cli import health_quick
 from pmem_tui.core import health, status_cache
 from pmem_tui.core.health import HealthStats
 from tests.cli.test_status_cache import later  # noqa: F401  (the fixture: out of the racy window)
-from tests.conftest import cache_file
+from tests.conftest import cache_file, command_output
 from tests.core.test_health import build
 
 JSON_FILE = status_cache.OUTPUT_FILES["health-json"]
@@ -45,12 +45,7 @@ def _counted(real: Callable[..., object], seen: list[Path], root: Path, **kwargs
 
 @pytest.fixture
 def run(capsys: pytest.CaptureFixture[str]) -> Health:
-    def go(root: Path, *extra: str) -> str:
-        capsys.readouterr()
-        assert main(["--root", str(root), "health", *extra]) == 0
-        return capsys.readouterr().out
-
-    return go
+    return command_output(capsys, "health")
 
 
 def _without_stats(out: str) -> dict[str, object]:

@@ -23,7 +23,7 @@ from pmem_tui.cli import main
 from pmem_tui.cli import status as cli_status
 from pmem_tui.cli.parser import build_parser
 from pmem_tui.core import cache, model, safeio, status_cache, tree
-from tests.conftest import cache_file, write
+from tests.conftest import cache_file, command_output, write
 
 JSON_FILE = status_cache.STATUS_FILES["json"]
 TEXT_FILE = status_cache.STATUS_FILES["text"]
@@ -55,12 +55,7 @@ Status = Callable[..., str]
 
 @pytest.fixture
 def status(capsys: pytest.CaptureFixture[str]) -> Status:
-    def run(root: Path, *extra: str) -> str:
-        capsys.readouterr()
-        assert main(["--root", str(root), "status", *extra]) == 0
-        return capsys.readouterr().out
-
-    return run
+    return command_output(capsys, "status")
 
 
 def fresh(status: Status, root: Path, *extra: str) -> str:

@@ -19,16 +19,7 @@ from pmem_tui.core.errors import Refused
 from pmem_tui.core.executor import apply
 from pmem_tui.core.history import log, names, plans, record, rewrite, stat_table, store
 from tests.conftest import stock, tree_bytes, write
-
-GIT = shutil.which("git")
-needs_git = pytest.mark.skipif(GIT is None, reason="the git binary reads the store in this test")
-
-
-def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    assert GIT is not None
-    return subprocess.run(
-        [GIT, f"--git-dir={root / names.HISTORY_DIR}", *args], capture_output=True, text=True, check=False
-    )
+from tests.core.history_git import git, needs_git
 
 
 def save(root: Path, rel: str, text: str) -> None:

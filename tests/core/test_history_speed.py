@@ -8,8 +8,6 @@ files compared as sets as file by file; `snapshot` records from its one stat pas
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,16 +18,7 @@ from pmem_tui.core import cache, safeio
 from pmem_tui.core.fsops import FS
 from pmem_tui.core.history import lock, log, names, record, stat_table, store
 from tests.conftest import write
-
-GIT = shutil.which("git")
-needs_git = pytest.mark.skipif(GIT is None, reason="the git binary reads the store in this test")
-
-
-def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    assert GIT is not None
-    return subprocess.run(
-        [GIT, f"--git-dir={root / names.HISTORY_DIR}", *args], capture_output=True, text=True, check=False
-    )
+from tests.core.history_git import git, needs_git
 
 
 class _Trees:
