@@ -18,6 +18,7 @@ import hashlib
 import os
 import stat
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -159,13 +160,15 @@ def walk_files(
     stack = [rel_dir]
     while stack:
         current = stack.pop()
-        rows = listed.get(current) if listed is not None else None
+        rows: Iterable[tuple[str, int, int, int, int]] | None = (
+            listed.get(current) if listed is not None else None
+        )
         if rows is None:
             try:
-                rows = [
+                rows = (  # the folder is listed here, inside the `try`; no list of rows is built
                     (name, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
                     for name, st in safeio.list_dir(root, current)
-                ]
+                )
             except safeio.UnsafeFile as err:  # it became a link (or a file) since the folder above was listed
                 problems.append(Problem(err.kind, current, err.detail))
                 continue
