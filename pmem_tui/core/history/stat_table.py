@@ -15,7 +15,6 @@ when nothing changed they stop here, without importing dulwich.
 from __future__ import annotations
 
 import marshal
-import os
 import stat
 
 from pmem_tui.core import cache, safeio
@@ -32,11 +31,6 @@ Pass: TypeAlias = "tuple[int, dict[str, Stamp], Table | None]"  # a stat pass: i
 
 TABLE_FILE = "history-stat-v3.bin"
 _CANONICAL = 2  # marshal version 2: no back-references, so equal stamps give equal bytes (as `status_cache`)
-_S_ISREG = stat.S_ISREG
-_S_ISDIR = stat.S_ISDIR
-_DIR_FLAGS = (
-    os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
-)
 
 
 class Table:
@@ -161,9 +155,8 @@ def _packed_ref(root: Path | str, ref: str) -> bytes:
 
 def walk(root: Path | str) -> dict[str, Stamp]:
     """Every tracked regular file's stamp, by path. Links, FIFOs, devices and hidden names are skipped; a
-    folder that cannot be listed is skipped too (what it held is then not in this record). Each folder is
-    opened from its parent's descriptor with O_NOFOLLOW (`safeio.open_dir` for the tracked folders
-    themselves), so no link is ever followed."""
+    folder that cannot be listed is skipped too (what it held is then not in this record). The folders are
+    walked by `safeio.stamps_below`: each opened from its parent with O_NOFOLLOW, no link ever followed."""
     out: dict[str, Stamp] = {}
     for rel in TRACKED_FILES:
         try:
@@ -173,40 +166,9 @@ def walk(root: Path | str) -> dict[str, Stamp]:
         if stat.S_ISREG(st.st_mode):
             out[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     for folder in TRACKED_DIRS:
-        try:
-            fd = safeio.open_dir(root, folder)
-        except OSError:
-            continue
-        _walk_fd(fd, folder, out)
+        for path, size, mtime_ns, ctime_ns in safeio.stamps_below(root, folder):
+            out[path] = (size, mtime_ns, ctime_ns)
     return out
-
-
-def _walk_fd(fd: int, rel: str, out: dict[str, Stamp]) -> None:
-    """The files below the open folder `fd` (closed here), known as `rel`."""
-    try:
-        subfolders = []
-        with os.scandir(fd) as it:
-            for entry in it:
-                name = entry.name
-                if name[0] == ".":
-                    continue
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue  # gone since the listing
-                mode = st.st_mode
-                if _S_ISREG(mode):
-                    out[f"{rel}/{name}"] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-                elif _S_ISDIR(mode):
-                    subfolders.append(name)
-        for name in subfolders:
-            try:
-                sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
-            except OSError:
-                continue  # gone, or swapped for a link since the listing: never followed
-            _walk_fd(sub, f"{rel}/{name}", out)
-    finally:
-        os.close(fd)
 
 
 def load(root: Path | str) -> Table | None:
