@@ -18,7 +18,6 @@ from rich.text import Text
 from pmem_tui.core import safeio, textio
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.history import log, stat_table
-from pmem_tui.core.history.names import REVIEWED_REF
 from pmem_tui.core.report import human_size
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.diff_view import unified_text
@@ -86,12 +85,12 @@ def _bytes_at(root: Path, version: str | None, path: str) -> bytes:
 
 
 def change_diff(root: Path, c: log.Changed) -> Text:
-    """What changed in `c`'s file since the review: the reviewed record's bytes -> the newest record's."""
-    reviewed = stat_table.read_head(root, REVIEWED_REF)
+    """What changed in `c`'s file since the review: the bytes of the record it is compared with (`c.since`) ->
+    the newest record's."""
     head = stat_table.read_head(root)
-    old, new = _bytes_at(root, reviewed, c.path), _bytes_at(root, head, c.path)
+    old, new = _bytes_at(root, c.since, c.path), _bytes_at(root, head, c.path)
     title = Text(f"{c.path}  {c.kind} · {when(c.time)} · {c.origin} · {diff_size(c)}\n", style="bold")
-    old_label = f"a/{c.path}@{reviewed[:12]}" if reviewed else "/dev/null"
+    old_label = f"a/{c.path}@{c.since[:12]}" if c.kind != log.ADDED else "/dev/null"
     new_label = f"b/{c.now_path}@{head[:12]}" if head and c.kind != log.DELETED else "/dev/null"
     return Text.assemble(title, _diff(old, new, old_label, new_label))
 

@@ -250,3 +250,22 @@ async def test_health_offers_forget_for_a_secret_in_a_kept_version(
             if v.kind != "deleted"
         )
         assert not app.errors()
+
+
+def test_before_any_review_a_change_s_diff_is_against_the_first_record(tmp_path: Path) -> None:
+    """The list counts from the first record until a review is marked; the preview's diff does too (before:
+    it compared with nothing, so the whole file showed as added)."""
+    from pmem_tui.tui.history_data import change_diff
+
+    root = tmp_path / "memory"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes/tools.md").write_text("# Tools\nripgrep\n", encoding="utf-8")
+    record.record(root, create=True)
+    append(root, "notes/tools.md", "- an agent's line")
+    record.record(root)
+    (changed,) = log.changes_since_review(root)
+    first = log.records(root)[-1].id
+    assert changed.since == first
+    text = change_diff(root, changed).plain
+    assert f"--- a/notes/tools.md@{first[:12]}" in text and "/dev/null" not in text
+    assert "+- an agent's line" in text and "+# Tools" not in text

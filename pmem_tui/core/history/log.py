@@ -97,7 +97,8 @@ class Version:
 @dataclass(frozen=True)
 class Changed:
     """A file changed since the last review: its original path, where it is now, how it changed, the newest
-    record that changed it (time, origin, id), and the size of its diff in lines."""
+    record that changed it (time, origin, id), the size of its diff in lines, and the record it is compared
+    with (`since`: the one marked reviewed, else the first record)."""
 
     path: str
     now_path: str
@@ -107,6 +108,7 @@ class Changed:
     version: str
     lines_added: int
     lines_removed: int
+    since: str
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -375,7 +377,7 @@ def _changes_since_review(root: Path) -> list[Changed]:
         chain = reader.chain(head, stop=reviewed)
         if reviewed is None and chain:
             reviewed = chain.pop().id  # the first record is the baseline
-        if not chain:
+        if not chain or reviewed is None:
             return []
         before, after = _tree_map(reader, reviewed), _tree_map(reader, head)
         newest: dict[str, Record] = {}
@@ -389,7 +391,9 @@ def _changes_since_review(root: Path) -> list[Changed]:
             old_bytes = reader.blob(before[old]) if old in before else b""
             new_bytes = reader.blob(after[now]) if now in after else b""
             added, removed = line_counts(old_bytes, new_bytes)
-            out.append(Changed(original_path(now), now, kind, rec.time, rec.origin, rec.id, added, removed))
+            out.append(
+                Changed(original_path(now), now, kind, rec.time, rec.origin, rec.id, added, removed, reviewed)
+            )
         out.sort(key=lambda c: (-c.time, c.path))
         return out
     finally:
