@@ -8,8 +8,10 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
+from rich.text import Text
 from tui_helpers import RecordingApp, settle
 
+from pmem_tui.tui.panes import fitted_labels
 from pmem_tui.tui.widgets.columns import ELLIPSIS, column_widths, cut_middle
 
 
@@ -54,3 +56,52 @@ def test_the_droppable_column_goes_only_when_the_path_would_be_cut() -> None:
     assert column_widths(100, [20, 10, 40], (0.48, 0.2), droppable=(1,))[1] == 10
     narrow = column_widths(30, [25, 10, 40], (0.48, 0.2), droppable=(1,))
     assert narrow[1] == 0 and narrow[0] > int(30 * 0.48)
+
+
+async def test_at_80x24_every_tab_stays_in_view_and_the_active_one_whole(demo_root: Path) -> None:
+    """The strip is narrower than the whole labels: the other tabs shorten (before: the tabs past the active
+    one were scrolled out of view, so a person at 80 columns did not see the Changes tab exists)."""
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        strip = main.tabbed.query_one("#tabs-scroll").region
+        for key, pane in (("1", "index"), ("6", "changes"), ("3", "archive")):
+            await pilot.press(key)
+            await settle(pilot)
+            tabs = [main.tabbed.get_tab(pane_id) for pane_id in main.pane_ids]
+            assert all(strip.contains_region(tab.region) for tab in tabs), [t.region for t in tabs]
+            active = main.tabbed.get_tab(f"pane-{pane}")
+            assert active.label.plain[-1].isdigit(), active.label  # its count is shown
+        await pilot.resize_terminal(160, 48)
+        await settle(pilot)
+        labels = [main.tabbed.get_tab(pane_id).label.plain for pane_id in main.pane_ids]
+        assert all(label[-1].isdigit() for label in labels), labels  # wide enough: every label whole
+
+
+def _tab(title: str, count: int) -> tuple[str, Text]:
+    return title, Text(f"{title} {count}")
+
+
+TABS = [_tab("1 Index", 7), _tab("2 Core", 1), _tab("3 Archive", 1), _tab("4 Trash", 0), _tab("6 Changes", 0)]
+
+
+def plain(active: int, width: int) -> list[str]:
+    return [label.plain for label in fitted_labels(TABS, active, width)]
+
+
+def test_the_other_tabs_lose_their_counts_then_the_farthest_its_title() -> None:
+    assert plain(0, 200) == [whole.plain for _title, whole in TABS]
+    assert plain(0, 50) == ["1 Index 7", "2 Core", "3 Archive", "4 Trash", "6 Changes"]
+    assert plain(0, 48) == ["1 Index 7", "2 Core", "3 Archive", "4 Trash", "6"]
+    assert plain(4, 48) == ["1", "2 Core", "3 Archive", "4 Trash", "6 Changes 0"]
+    assert plain(2, 10) == ["1", "2", "3 Archive 1", "4", "6"]  # still too wide: then the strip scrolls
+
+
+@given(st.integers(min_value=0, max_value=4), st.integers(min_value=25, max_value=120))
+def test_fitted_labels_fit_whenever_the_keys_and_the_active_label_do(active: int, width: int) -> None:
+    labels = plain(active, width)
+    assert labels[active] == TABS[active][1].plain
+    assert sum(len(label) + 2 for label in labels) <= width
+    assert [label.split(" ", 1)[0] for label in labels] == ["1", "2", "3", "4", "6"]

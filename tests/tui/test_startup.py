@@ -16,9 +16,9 @@ from pmem_tui.core import tree
 from pmem_tui.core.head import index_head
 from pmem_tui.core.model import INDEX_FILE
 from pmem_tui.tui.app import PmemApp
-from pmem_tui.tui.panes import rows_for
+from pmem_tui.tui.panes import pane_id, rows_for
 from pmem_tui.tui.rows import head_rows
-from pmem_tui.tui.screens.main import MainScreen, pane_id
+from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.preview import PreviewView
 
@@ -206,8 +206,9 @@ async def test_the_cycle_collector_is_off_only_until_the_first_preview(
 async def test_the_active_tab_stays_in_view_when_the_labels_grow_at_80_columns(
     demo_root: Path, held_scan: threading.Event
 ) -> None:
-    """At 80 columns the tab strip scrolls. A tab chosen before the scan's counts arrive (they widen every
-    label) is still whole in view afterwards (before: its count was cut off at the strip's edge)."""
+    """At 80 columns the tab strip is too narrow for every whole label. A tab chosen before the scan's counts
+    arrive (they widen every label) is still whole in view afterwards (before: its count was cut off at the
+    strip's edge)."""
     app = RecordingApp(demo_root)
     async with app.run_test(size=(80, 24)) as pilot:
         main = app.main_screen

@@ -22,7 +22,17 @@ from pmem_tui.tui.actions import MAIN, MARK, bindings
 from pmem_tui.tui.focus import focus_now
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.messages import ShowInPreview
-from pmem_tui.tui.panes import PANES, ROW_PANES, ExtraPane, PaneSpec, offered_on, rows_for, tab_title
+from pmem_tui.tui.panes import (
+    PANES,
+    ROW_PANES,
+    ExtraPane,
+    PaneSpec,
+    fit_tabs,
+    offered_on,
+    pane_id,
+    rows_for,
+    tab_title,
+)
 from pmem_tui.tui.problems import ContentProblems, Found, check_contents, without_rows
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.header import StatusHeader, header_text
@@ -31,11 +41,6 @@ from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.pane import PaneView
 from pmem_tui.tui.widgets.preview import PreviewView
 from pmem_tui.tui.words import plural
-
-
-def pane_id(name: str) -> str:
-    return f"pane-{name}"
-
 
 # Keys that move the focus are priority bindings (see `actions.MAIN`); those that type a character are left
 # to an input that has the focus (the filter).
@@ -90,6 +95,9 @@ class MainScreen(Screen[None]):
                             self._deferred.add(pane_id(spec.id))
             yield PreviewView(self.root, id="preview")
         yield KeyBar()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(fit_tabs, self.tabbed)  # once the strip has its new width
 
     def on_mount(self) -> None:
         self.query_one("#banner", Static).display = False
@@ -281,6 +289,7 @@ class MainScreen(Screen[None]):
     @on(TabbedContent.TabActivated, "#panes")
     async def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         event.stop()
+        fit_tabs(self.tabbed)  # the active tab shows its whole label
         if event.pane.id in self._deferred:  # a click on a tab before the app mounted them
             await self.panes_mounted()
         self._focus_active()
