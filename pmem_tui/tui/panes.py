@@ -114,7 +114,9 @@ def fit_tabs(tabbed: TabbedContent) -> None:
     panes = [pane for pane in tabbed.query(TabPane) if pane.id in {pane_id(spec.id) for spec in PANES}]
     tabs = [tabbed.get_tab(pane) for pane in panes]
     titles = [tab_title(str(pane.id).removeprefix(pane_id(""))) for pane in panes]
-    wholes = [_WHOLE.setdefault(tab, Text.from_markup(tab.label.markup)) for tab in tabs]  # as composed
+    wholes = [
+        _WHOLE.setdefault(tab, Text.from_markup(tab.label.markup, emoji=False)) for tab in tabs
+    ]  # as composed
     titled = list(zip(titles, wholes, strict=True))
     active = next((i for i, pane in enumerate(panes) if pane.id == tabbed.active), -1)
     for tab, label in zip(tabs, fitted_labels(titled, active, tabbed.size.width), strict=True):
