@@ -43,6 +43,8 @@ def shown(value: str, limit: int = 40) -> str:
 
 def parse_days(text: str) -> int:
     """`--inactive-days`: a whole number of days in range, else BadUsage."""
+    if re.fullmatch(r"[0-9]+", text) and not _DIGITS.fullmatch(text):  # a whole number, too long to convert
+        raise BadUsage(f"must be from 1 to {MAX_INACTIVE_DAYS:,} days, not {shown(text)}")
     if not _DIGITS.fullmatch(text):
         raise BadUsage(f"not a whole number of days: {shown(text)}")
     n = int(text)

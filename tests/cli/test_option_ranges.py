@@ -159,3 +159,10 @@ def test_any_reason_is_refused_or_recorded_exactly(memory: Path, reason: str) ->
     recs = records.parse_records(text.decode("utf-8"))  # valid UTF-8: no undecodable byte was written
     assert [r.reason for r in recs if r.path == "projects/alpha.md"] == [reason.strip()]
     assert len(recs) == 1
+
+
+@pytest.mark.parametrize("text", ["99999999999999999999", "36501", "0"])
+def test_a_whole_number_of_days_out_of_range_is_said_so(text: str) -> None:
+    """Before: a number too long to convert was "not a whole number of days"."""
+    with pytest.raises(BadUsage, match=r"must be from 1 to 36,500 days"):
+        user_input.parse_days(text)
