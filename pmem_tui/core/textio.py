@@ -39,11 +39,12 @@ def display(text: str) -> str:
     return _SURROGATES.sub("\ufffd", text)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
 def printable(text: str) -> str:
-    """`display`, and control characters (terminal escapes included) shown as `\\xNN`, never sent raw."""
+    """`display`, and control characters shown as `\\xNN`, never sent raw: terminal escapes, and line breaks
+    (a file name may hold one; a line of output or a row must stay one line). For one-line texts."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", display(text))
 
 

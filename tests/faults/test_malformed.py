@@ -200,6 +200,8 @@ def test_names_with_markup_or_control_characters(
         assert name.split("/", 1)[1] in out  # markup is printed literally
         _round_trip(root, capsys, name)
     else:
+        shown = name.replace("\x1b", "\\x1b").replace("\x07", "\\x07").replace("\n", "\\x0a")
+        assert shown in out  # one line, escaped (before: a line break in a name split the status line)
         code, _, _ = unchanged_by(root, capsys, "archive", name, "--reason", "x", "--yes")
         assert code == 1  # the path check refuses control characters, in one escaped sentence
 

@@ -251,3 +251,23 @@ async def test_q_quits(demo_root: Path, make_app) -> None:
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_a_file_name_with_a_line_break_or_an_escape_stays_one_visible_line(
+    demo_root: Path, make_app
+) -> None:
+    """An agent can write any name: the row and the preview's head show its control characters as `\\xNN`
+    (before: the row stopped at the line break, "notes/new", and an escape vanished, so two names could look
+    alike)."""
+    (demo_root / "notes" / "new\nline.md").write_text("# Odd\n", encoding="utf-8")
+    (demo_root / "notes" / "esc\x1b[31mred.md").write_text("# Odd\n", encoding="utf-8")
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        index = lst(app, "index")
+        rows = [row_text(index, y) for y in range(len(index.all_rows))]
+        assert any("notes/new\\x0aline.md" in row for row in rows), rows
+        assert any("notes/esc\\x1b[31mred.md" in row for row in rows), rows
+        assert index.select_key("notes/new\nline.md")
+        await settle(pilot)
+        assert "notes/new\\x0aline.md" in preview_text(app)

@@ -17,7 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from pmem_tui.core.textio import display
+from pmem_tui.core.textio import printable
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.columns import COLUMN_GAP, cut_middle
 from pmem_tui.tui.widgets.fuzzy import highlights
@@ -71,7 +71,7 @@ def row_strip(
     for i, w in enumerate(widths):
         if not w and i < last:
             continue  # dropped to leave the path its room
-        cell = display(row.cells[i]) if i < len(row.cells) else ""
+        cell = printable(row.cells[i]) if i < len(row.cells) else ""
         if i == path_column:
             cell = cut_middle(cell, w)
         piece = Text(cell, style=styles.dim if i > 0 else "", no_wrap=True, end="")

@@ -83,9 +83,9 @@ def summary_badge(info: SummaryInfo) -> Text:
 
 def facts_block(row: Row) -> Text:
     text = Text()
-    text.append(textio.display(row.path), style="bold")
+    text.append(textio.printable(row.path), style="bold")
     if row.location and row.location != row.path:
-        text.append(f"\nat {textio.display(row.location)}", style="dim")
+        text.append(f"\nat {textio.printable(row.location)}", style="dim")
     facts: list[str] = []
     if row.size is not None:
         facts.append(human_size(row.size))
