@@ -19,6 +19,8 @@ from pmem_tui.core import safeio, textio
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.history import log, stat_table
 from pmem_tui.core.report import human_size
+from pmem_tui.tui.key_docs import with_keys
+from pmem_tui.tui.keys import keymap
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.diff_view import unified_text
 
@@ -26,10 +28,18 @@ if TYPE_CHECKING:
     from pmem_tui.tui.planning import Offer
 
 NO_STORE = (
-    "No history yet for this memory: it starts with the first action made here, or with "
-    "`pmem-tui snapshot` (a one-line hook for an agent's session end)."
+    "No history yet for this memory: it starts with the first action made here, with "
+    "`pmem-tui snapshot` (a one-line hook for an agent's session end), or now: press {changes.reviewed} on "
+    "the Changes pane."
 )
 NOTHING_CHANGED = "Nothing changed since the last review."
+
+
+def no_store() -> str:
+    """`NO_STORE` with the user's key for starting the history."""
+    return with_keys(NO_STORE, keymap())
+
+
 _PLACES = ("", "_archive/", "_archive/_trash/")  # where a file with this original path may be now
 
 
@@ -66,7 +76,7 @@ def change_row(c: log.Changed) -> Row:
 
 def read_changes(root: Path) -> ChangesData:
     if not stat_table.store_exists(root):
-        return ChangesData(empty=NO_STORE)
+        return ChangesData(empty=no_store())
     try:
         changes = tuple(log.changes_since_review(root))
     except PmemError as err:
@@ -138,7 +148,7 @@ class VersionsData:
 
 def read_versions(root: Path, path: str) -> VersionsData:
     if not stat_table.store_exists(root):
-        return VersionsData(empty=NO_STORE)
+        return VersionsData(empty=no_store())
     try:
         found = tuple(log.versions(root, path))
     except PmemError as err:

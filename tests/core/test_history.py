@@ -212,6 +212,15 @@ def test_changes_since_review_and_mark_reviewed(memory: Path) -> None:
     assert log.changes_since_review(memory) == []
 
 
+def test_mark_reviewed_starts_a_history_only_when_asked(memory: Path) -> None:
+    before = tree_bytes(memory)
+    assert record.mark_reviewed(memory) is None and not stat_table.store_exists(memory)  # nothing made
+    head = record.mark_reviewed(memory, start=True)
+    assert head is not None and head == stat_table.read_head(memory, names.REVIEWED_REF)
+    assert log.changes_since_review(memory) == [] and tree_bytes(memory) == before
+    assert record.mark_reviewed(memory, start=True) == head  # a second mark records nothing new
+
+
 def test_before_any_review_changes_start_from_the_first_record(memory: Path) -> None:
     """The memory as history first found it is the baseline, not a list of "added" files to review."""
     assert record.record(memory, create=True).commit is not None

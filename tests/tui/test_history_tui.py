@@ -17,7 +17,7 @@ from history_helpers import (
     memory_with_history,
 )
 from textual.pilot import Pilot
-from tui_helpers import RecordingApp, settle, until
+from tui_helpers import RecordingApp, make_demo, settle, until
 
 from pmem_tui.core.history import log, names, record, stat_table
 from pmem_tui.tui.messages import FilesChanged
@@ -27,6 +27,7 @@ from pmem_tui.tui.screens.history import HistoryScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.widgets.changes import ChangesView
 from pmem_tui.tui.widgets.memory_list import MemoryList
+from tests.conftest import tree_bytes
 
 SIZE = (120, 36)
 SECOND = "- a second line, written after the last record."
@@ -106,6 +107,34 @@ async def test_mark_reviewed_empties_the_pane_and_writes_only_the_reviewed_ref(r
         assert "Marked reviewed" in app.notes_text()
         assert stat_table.read_head(root, names.REVIEWED_REF) == stat_table.read_head(root)
         assert (root / EDITED).read_bytes() == before
+
+
+async def test_r_on_a_memory_without_history_starts_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pane says how to start the history from the app; R records the memory as it is (its first
+    version), marks it reviewed and writes nothing but the store (before: only `pmem-tui snapshot`, outside
+    the app, could start it, and R said "No history yet")."""
+    root = make_demo(tmp_path)
+    before = tree_bytes(root)
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_changes(pilot, app)
+        assert "press R on the Changes pane" in view.list.empty_text
+        loads = view.loads
+        await pilot.press("R")
+        assert await until(pilot, lambda: view.loads > loads)
+        head = stat_table.read_head(root)
+        assert head is not None and stat_table.read_head(root, names.REVIEWED_REF) == head
+        assert "Nothing changed since the last review." in view.list.empty_text
+        assert "History started in .pmem/history" in app.notes_text()
+        app.record_delay = 0.001
+        append(root, EDITED, LINE)  # an agent's edit: listed once the app records it
+        monkeypatch.setattr(app.watcher, "drain", lambda: {EDITED})
+        app.post_message(FilesChanged())
+        assert await until(pilot, lambda: view.data is not None and len(view.data.changes) == 1)
+        assert not app.errors()
+    assert tree_bytes(root) == {**before, EDITED: before[EDITED] + (LINE + "\n").encode()}
 
 
 async def test_the_app_records_what_the_watcher_saw(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -135,9 +135,15 @@ def after_action(root: Path, fs: FS, plan: Plan) -> str | None:
     return f"History could not record this action: {done.problem}; run `pmem-tui doctor` to rebuild it."
 
 
-def mark_reviewed(root: Path, fs: FS | None = None) -> str | None:
-    """Mark the newest record reviewed (`changes` then starts from it); returns its id (None: no record)."""
+def mark_reviewed(root: Path, fs: FS | None = None, *, start: bool = False) -> str | None:
+    """Mark the newest record reviewed (`changes` then starts from it); returns its id (None: no record).
+    `start`: a memory with no history yet is recorded first (its first version), so there is one to mark;
+    `OSError` or `ValueError` (the store's sentence) when that record cannot be made."""
     root = Path(root)
+    if start and not stat_table.store_exists(root):
+        done = record(root, fs=fs, create=True)
+        if done.problem is not None:
+            raise ValueError(done.problem)
     head = stat_table.read_head(root)
     if head is not None:
         from pmem_tui.core.history import store

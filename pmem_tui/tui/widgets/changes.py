@@ -27,6 +27,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
+from pmem_tui.core.history.names import HISTORY_DIR
 from pmem_tui.core.model import Snapshot
 from pmem_tui.tui.actions import CHANGES, bindings
 from pmem_tui.tui.messages import ShowInPreview
@@ -74,10 +75,11 @@ class ChangesView(Vertical):
             self.text = text
 
     class Reviewed(Message):
-        def __init__(self, head: str | None, error: str | None) -> None:
+        def __init__(self, head: str | None, error: str | None, started: bool = False) -> None:
             super().__init__()
             self.head = head
             self.error = error
+            self.started = started  # the history was started by this mark (its first version)
 
     def __init__(self, root: Path) -> None:
         super().__init__(id="changes-view", classes="pane-view")
@@ -188,14 +190,18 @@ class ChangesView(Vertical):
 
     @work(thread=True, group="changes-review", exit_on_error=False, description="mark reviewed")
     def _mark_reviewed(self) -> None:
+        from pmem_tui.core.history import stat_table
         from pmem_tui.core.history.record import mark_reviewed, sentence
 
+        started = not stat_table.store_exists(self.root)
         try:
-            head = mark_reviewed(self.root)
+            head = mark_reviewed(self.root, start=True)  # no history yet: R starts it
+        except ValueError as err:  # the store's own sentence
+            self.post_message(self.Reviewed(None, str(err)))
         except Exception as err:  # a store that cannot be written: one sentence, never a crash
             self.post_message(self.Reviewed(None, sentence(err)))
         else:
-            self.post_message(self.Reviewed(head, None))
+            self.post_message(self.Reviewed(head, None, started))
 
     @on(Reviewed)
     def _reviewed(self, message: ChangesView.Reviewed) -> None:
@@ -204,6 +210,11 @@ class ChangesView(Vertical):
             self.notify(f"Could not mark the changes reviewed: {message.error}.", severity="error")
         elif message.head is None:
             self.notify(self.data.empty if self.data is not None else "No history yet.", severity="warning")
+        elif message.started:
+            self.notify(
+                f"History started in {HISTORY_DIR}: the memory as it is now is its first version, marked"
+                " reviewed; the Changes pane lists what changes after it."
+            )
         else:
             self.notify("Marked reviewed: the Changes pane now lists what changes after this.")
         self.reload()
