@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from pmem_tui.core import archive_match, journal, meta_dir, safeio, sweep
@@ -39,7 +39,6 @@ from pmem_tui.core.model import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX,
     INDEX_FILE,
-    RECOVERY_DAYS,
     TRASH_DIR,
     ArchiveRecord,
     Fingerprint,
@@ -112,74 +111,78 @@ def step_state(root: Path, step: journal.JournalStep) -> str:
     return CONFLICT
 
 
-def _forward(root: Path, intent: journal.Intent, states: list[str], merged: list[str]) -> list[Op] | None:
+def _plan_steps(
+    root: Path, intent: journal.Intent, states: list[str], merged: list[str], direction: str
+) -> list[Op] | None:
+    """The ops that take the journaled steps `direction` (forward: in order; back: last step first), or None
+    when one cannot be. A control file edited since is merged in either direction (its path in `merged`)."""
+    steps = list(enumerate(zip(intent.steps, states, strict=True)))
+    one_step = _forward_step if direction == FORWARD else _backward_step
     ops: list[Op] = []
-    for n, (step, state) in enumerate(zip(intent.steps, states, strict=True)):
+    for n, (step, state) in steps if direction == FORWARD else reversed(steps):
         op = step.op
         if state == CONFLICT and isinstance(op, WriteFile):
-            data = _merge_step(root, n, step, FORWARD)
+            data = _merge_step(root, n, step, direction)
             if data is None:
                 return None
             ops.append(WriteFile(op.path, data))
             merged.append(op.path)
             continue
-        if state in (CONFLICT, BLOCKED):
+        taken = one_step(root, n, step, state)
+        if taken is None:
             return None
-        if state == DONE:
-            continue
-        if isinstance(op, WriteFile):
-            try:
-                data = journal.new_content(root, n)
-            except OSError:
-                return None
-            if sha256_bytes(data) != step.new_sha:
-                return None
-            ops.append(WriteFile(op.path, data, create=not os.path.lexists(root / op.path)))
-        elif isinstance(op, MoveFile) and state == HALF:
-            ops.append(RemoveFile(op.src))
-        else:
-            ops.append(op)
+        ops.extend(taken)
     return ops
 
 
-def _backward(root: Path, intent: journal.Intent, states: list[str], merged: list[str]) -> list[Op] | None:
-    ops: list[Op] = []
-    for n, (step, state) in reversed(list(enumerate(zip(intent.steps, states, strict=True)))):
-        op = step.op
-        if state == CONFLICT and isinstance(op, WriteFile):
-            data = _merge_step(root, n, step, BACK)
-            if data is None:
-                return None
-            ops.append(WriteFile(op.path, data))
-            merged.append(op.path)
-            continue
-        if state == CONFLICT:
+def _forward_step(root: Path, n: int, step: journal.JournalStep, state: str) -> list[Op] | None:
+    """What finishes one step: nothing when done, None when it cannot run."""
+    op = step.op
+    if state in (CONFLICT, BLOCKED):
+        return None
+    if state == DONE:
+        return []
+    if isinstance(op, WriteFile):
+        try:
+            data = journal.new_content(root, n)
+        except OSError:
             return None
-        if isinstance(op, MoveFile) and state == HALF:
-            ops.append(RemoveFile(op.dst))
-            continue
-        if state != DONE:
-            continue  # todo, or blocked: nothing of this step is there to undo
-        if isinstance(op, RemoveFile):
-            return None  # a purge that ran cannot be undone
-        if isinstance(op, WriteFile):
-            if step.old_blob is None:
-                ops.append(RemoveFile(op.path))
-                continue
-            try:
-                old = journal.read_blob(root, step.old_blob)
-            except OSError:
-                return None
-            if sha256_bytes(old) != step.old_sha:
-                return None
-            ops.append(WriteFile(op.path, old))
-        elif isinstance(op, MoveFile):
-            ops.append(MoveFile(op.dst, op.src))
-        elif isinstance(op, MakeDir):
-            ops.append(RemoveDir(op.path))
-        elif isinstance(op, RemoveDir):
-            ops.append(MakeDir(op.path))
-    return ops
+        if sha256_bytes(data) != step.new_sha:
+            return None
+        return [WriteFile(op.path, data, create=not os.path.lexists(root / op.path))]
+    if isinstance(op, MoveFile) and state == HALF:
+        return [RemoveFile(op.src)]
+    return [op]
+
+
+def _backward_step(root: Path, n: int, step: journal.JournalStep, state: str) -> list[Op] | None:
+    """What undoes one step: nothing when none of it is there, None when it cannot be undone."""
+    op = step.op
+    if state == CONFLICT:
+        return None
+    if isinstance(op, MoveFile) and state == HALF:
+        return [RemoveFile(op.dst)]
+    if state != DONE:
+        return []  # todo, or blocked: nothing of this step is there to undo
+    if isinstance(op, RemoveFile):
+        return None  # a purge that ran cannot be undone
+    if isinstance(op, WriteFile):
+        if step.old_blob is None:
+            return [RemoveFile(op.path)]
+        try:
+            old = journal.read_blob(root, step.old_blob)
+        except OSError:
+            return None
+        if sha256_bytes(old) != step.old_sha:
+            return None
+        return [WriteFile(op.path, old)]
+    if isinstance(op, MoveFile):
+        return [MoveFile(op.dst, op.src)]
+    if isinstance(op, MakeDir):
+        return [RemoveDir(op.path)]
+    if isinstance(op, RemoveDir):
+        return [MakeDir(op.path)]
+    return []
 
 
 MERGEABLE = (INDEX_FILE, ARCHIVE_INDEX)
@@ -283,10 +286,9 @@ def resolve(root: Path, intent: journal.Intent, prefer: str = FORWARD, ran: int 
         # an action whose preview the person saw then.
         prefer = BACK
     other = BACK if prefer == FORWARD else FORWARD
-    plans = {FORWARD: _forward, BACK: _backward}
     for direction in (prefer, other):
         merged: list[str] = []
-        steps = plans[direction](root, intent, states, merged)
+        steps = _plan_steps(root, intent, states, merged, direction)
         if steps is not None:
             return Resolution(intent, direction, tuple(steps), tuple(states), tuple(merged))
     conflicts = [_describe(s.op) for s, st in zip(intent.steps, states, strict=True) if st == CONFLICT]
@@ -470,27 +472,15 @@ def _rebuild_trash_records(root: Path, today: dt.date, gone: set[str]) -> tuple[
     text, parsed = loaded
     new_text = text
     notes = []
-    deadline = today + dt.timedelta(days=RECOVERY_DAYS)
     claimed = archive_match.claimed(parsed, [f"{TRASH_DIR}/{rel}" for rel in _files_under(root, TRASH_DIR)])
     for rel in _files_under(root, TRASH_DIR):
         if f"{TRASH_DIR}/{rel}" in gone | claimed:  # gone, or found by a deletion record wherever it stands
             continue
         recs = [r for r in parsed if r.path == rel]
-        archived_copy = os.path.lexists(root / ARCHIVE_DIR / rel)
-        if recs and not archived_copy:
-            # Its archive record is there without the deletion: complete it.
-            done = replace(recs[-1], deleted=today, deadline=deadline)
-            new_text = records.replace_record(new_text, recs[-1], done)
-        else:
-            rec = ArchiveRecord(
-                path=rel,
-                index_line=None,
-                archived=None,
-                reason="record rebuilt by doctor after an interruption",
-                deleted=today,
-                deadline=deadline,
-            )
-            new_text = records.add_record(new_text, rec)
+        # Its archive record there without the deletion is completed; else a record is written.
+        old = recs[-1] if recs and not os.path.lexists(root / ARCHIVE_DIR / rel) else None
+        reason = "record rebuilt by doctor after an interruption"
+        new_text, deadline = records.record_deletion(new_text, rel, old, today, reason)
         parsed = records.parse_records(new_text)
         notes.append(
             f"Rebuild the missing deletion record of {TRASH_DIR}/{rel}: recoverable until {deadline}."

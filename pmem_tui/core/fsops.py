@@ -154,14 +154,20 @@ class FS:
 
     def _place_new(self, tmp_rel: str, rel: str) -> None:
         """Give the (fsynced) temp file its final name, refusing if anything is there."""
+        if self._link_or_rename(tmp_rel, rel):
+            self._call("unlink", tmp_rel, os.unlink, self.abspath(tmp_rel))
+
+    def _link_or_rename(self, src: str, dst: str) -> bool:
+        """Give `src` the name `dst` without ever replacing what is there: a hard link (True: `src` keeps its
+        name too, for the caller to unlink), or a no-replace rename where the file system has no links."""
         try:
-            self._call("link", rel, os.link, self.abspath(tmp_rel), self.abspath(rel), follow_symlinks=False)
+            self._call("link", dst, os.link, self.abspath(src), self.abspath(dst), follow_symlinks=False)
         except OSError as err:
             if err.errno not in _NO_LINKS:
                 raise
-            self._rename_noreplace(tmp_rel, rel)
-        else:
-            self._call("unlink", tmp_rel, os.unlink, self.abspath(tmp_rel))
+            self._rename_noreplace(src, dst)
+            return False
+        return True
 
     def _rename_noreplace(self, src: str, dst: str) -> None:
         """Rename without replacing: the kernel's RENAME_NOREPLACE where it exists, else check then rename."""
@@ -182,16 +188,10 @@ class FS:
 
     def move(self, src: str, dst: str) -> None:
         """Move a file without ever replacing an existing destination."""
-        try:
-            self._call("link", dst, os.link, self.abspath(src), self.abspath(dst), follow_symlinks=False)
-        except OSError as err:
-            if err.errno not in _NO_LINKS:
-                raise
-            self._rename_noreplace(src, dst)
-            if _parent(src) != _parent(dst):
-                self.fsync_dir(_parent(dst))
-        else:
+        linked = self._link_or_rename(src, dst)
+        if linked or _parent(src) != _parent(dst):
             self.fsync_dir(_parent(dst))
+        if linked:  # the destination's name is durable before the source's goes
             self._call("unlink", src, os.unlink, self.abspath(src))
         self.fsync_dir(_parent(src))
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from pmem_tui.core import index, index_places, journal, records
@@ -23,7 +22,6 @@ from pmem_tui.core.model import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX,
     INDEX_FILE,
-    RECOVERY_DAYS,
     TRASH_DIR,
     ArchiveRecord,
     IndexPlace,
@@ -168,17 +166,11 @@ def _delete_into(draft: Draft, path: str, today: dt.date) -> None:
     if exists(root, dst):
         raise Refused(f"{dst} already exists; nothing is moved, overwritten or merged.")
     draft.move(src, dst)
-    deadline = today + dt.timedelta(days=RECOVERY_DAYS)
     recs = [r for r in records.parse_records(text) if r.path == rel and r.deleted is None]
-    if recs:
-        old = placed[0].record if placed[0].record in recs else recs[-1]
-        new = replace(old, deleted=today, deadline=deadline)
-        draft.set_text(ARCHIVE_INDEX, records.replace_record(text, old, new))
-    else:
-        new = ArchiveRecord(
-            path=rel, index_line=None, archived=None, reason=None, deleted=today, deadline=deadline
-        )
-        draft.set_text(ARCHIVE_INDEX, records.add_record(text, new))
+    old = (placed[0].record if placed[0].record in recs else recs[-1]) if recs else None
+    new_text, deadline = records.record_deletion(text, rel, old, today)
+    draft.set_text(ARCHIVE_INDEX, new_text)
+    if old is None:
         draft.notes.append(f"{src} had no record; a new one is written with its deletion date.")
     draft.record_changes.append(
         f"Record of {rel}: deleted {today.isoformat()}, recoverable until {deadline.isoformat()}"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import replace
 
 from pmem_tui.core.md_lines import atx
-from pmem_tui.core.model import ArchiveRecord
+from pmem_tui.core.model import RECOVERY_DAYS, ArchiveRecord
 from pmem_tui.core.record_format import empty_archive_index, format_record
 from pmem_tui.core.record_read import parse_records
 from pmem_tui.core.record_update import update_in_place
@@ -101,3 +102,17 @@ def remove_record(text: str, rec: ArchiveRecord) -> str:
     if lines and not final_newline:
         lines[-1] = strip_ending(lines[-1])
     return bom + "".join(lines)
+
+
+def record_deletion(
+    text: str, rel: str, old: ArchiveRecord | None, today: dt.date, reason: str | None = None
+) -> tuple[str, dt.date]:
+    """`rel` goes to the trash `today`: its record `old` (or, without one, a new record giving `reason`) gets
+    the deletion date and the deadline, RECOVERY_DAYS later. The text with that record, and the deadline."""
+    deadline = today + dt.timedelta(days=RECOVERY_DAYS)
+    if old is not None:
+        return replace_record(text, old, replace(old, deleted=today, deadline=deadline)), deadline
+    new = ArchiveRecord(
+        path=rel, index_line=None, archived=None, reason=reason, deleted=today, deadline=deadline
+    )
+    return add_record(text, new), deadline

@@ -47,7 +47,7 @@ one name the rest of the code imports.
 
 from __future__ import annotations
 
-from pmem_tui.core.record_edit import add_record, remove_record, replace_record
+from pmem_tui.core.record_edit import add_record, record_deletion, remove_record, replace_record
 from pmem_tui.core.record_format import empty_archive_index, format_record
 from pmem_tui.core.record_read import find_record, line_span, parse_records
 from pmem_tui.core.record_values import LABELS, parse_date
@@ -61,6 +61,7 @@ __all__ = [
     "line_span",
     "parse_date",
     "parse_records",
+    "record_deletion",
     "remove_record",
     "replace_record",
 ]
