@@ -66,10 +66,12 @@ class PreviewShown(Message):
 
 @dataclass
 class OfferPlan(Message):
-    """A screen asks the app to open the preview modal; `then` runs once the plan is applied."""
+    """A screen asks the app to open the preview modal; `then` runs once the plan is applied, `or_else` when
+    applying it is refused (the refusal said first: a batch goes on with its next item)."""
 
     offer: Offer
     then: Callable[[Plan], None] | None = None
+    or_else: Callable[[], None] | None = None
 
 
 @dataclass

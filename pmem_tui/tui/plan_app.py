@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 MAX_NOTIFIED_ITEMS = 6
 Then = Callable[["Plan"], None]  # runs once a confirmed plan is applied
+OrElse = Callable[[], None]  # runs instead when applying it is refused (the refusal said first)
 
 
 class PlanApp(BeforeAppKey, App[int]):
@@ -35,7 +36,7 @@ class PlanApp(BeforeAppKey, App[int]):
         super().__init__()
         self.root = Path(root)
         self._history: undo.History | None = None  # made on first use: its module loads lifecycle
-        self._continuations: dict[int, Then] = {}
+        self._continuations: dict[int, tuple[Then | None, OrElse | None]] = {}
 
     def request_rescan(self, changed: frozenset[str] | None = None) -> None:
         """Bring the view up to date after an action (the app scans)."""
@@ -78,9 +79,10 @@ class PlanApp(BeforeAppKey, App[int]):
         then: Then | None = None,
         tag: tuple[str, undo.Step] | None = None,
         on_cancel: Callable[[], None] | None = None,
+        or_else: OrElse | None = None,
     ) -> None:
-        """The preview modal of `offer`; confirmed, its plan is applied. `tag`: the plan is then the undo or
-        redo of that step of the history."""
+        """The preview modal of `offer`; confirmed, its plan is applied, then `then` runs (`or_else` when
+        applying it is refused). `tag`: the plan is then the undo or redo of that step of the history."""
         from pmem_tui.tui.modals.plan_modal import PlanModal
 
         modal = PlanModal(
@@ -98,11 +100,11 @@ class PlanApp(BeforeAppKey, App[int]):
 
         def closed(confirmed: bool | None) -> None:
             if confirmed and offer.change is not None:
-                self._apply_change(offer.change, then)
+                self._apply_change(offer.change, then, or_else)
             elif confirmed and modal.plan is not None:
                 if tag is not None:
                     self.history.tag(modal.plan, *tag)
-                self.apply_plan(modal.plan, then)
+                self.apply_plan(modal.plan, then, or_else)
             else:
                 self.notify("Cancelled: nothing was changed.")
                 if on_cancel is not None:
@@ -120,7 +122,7 @@ class PlanApp(BeforeAppKey, App[int]):
         self.open_plan(offer, tag=tag)
 
     def on_offer_plan(self, message: OfferPlan) -> None:
-        self.open_plan(message.offer, then=message.then)
+        self.open_plan(message.offer, then=message.then, or_else=message.or_else)
 
     def whole_memory(
         self, make: Callable[[], Plan], nothing: str, *, explanation: str | None = None, danger: bool = False
@@ -140,9 +142,9 @@ class PlanApp(BeforeAppKey, App[int]):
 
     # -- applying -------------------------------------------------------------------------------
 
-    def apply_plan(self, plan: Plan, then: Then | None = None) -> None:
-        if then is not None:
-            self._continuations[id(plan)] = then
+    def apply_plan(self, plan: Plan, then: Then | None = None, or_else: OrElse | None = None) -> None:
+        if then is not None or or_else is not None:
+            self._continuations[id(plan)] = (then, or_else)
         self._apply(plan)
 
     @work(thread=True, group="apply", exit_on_error=False)
@@ -157,16 +159,21 @@ class PlanApp(BeforeAppKey, App[int]):
             self.post_message(PlanApplied(plan, result.outcome, None, result.warning))
 
     @work(thread=True, group="apply", exit_on_error=False)
-    def _apply_change(self, change: StoreChange, then: Then | None) -> None:
+    def _apply_change(self, change: StoreChange, then: Then | None, or_else: OrElse | None = None) -> None:
         try:
             outcome, error = change.apply(), None
         except Exception as err:  # a store that cannot be rewritten: one sentence
             outcome, error = None, str(err) or type(err).__name__
-        self.call_from_thread(self._change_applied, change, outcome, error, then)
+        self.call_from_thread(self._change_applied, change, outcome, error, (then, or_else))
 
     def _change_applied(
-        self, change: StoreChange, outcome: str | None, error: str | None, then: Then | None
+        self,
+        change: StoreChange,
+        outcome: str | None,
+        error: str | None,
+        after: tuple[Then | None, OrElse | None],
     ) -> None:
+        then, or_else = after
         if error is not None:
             self.refuse(f"{change.title} failed: {error}")
         else:
@@ -174,12 +181,16 @@ class PlanApp(BeforeAppKey, App[int]):
         self.request_rescan()  # the screens that show the history (and health) read again
         if error is None and then is not None:
             then(change.as_plan())
+        elif error is not None and or_else is not None:
+            or_else()
 
     def on_plan_applied(self, message: PlanApplied) -> None:
-        then = self._continuations.pop(id(message.plan), None)
+        then, or_else = self._continuations.pop(id(message.plan), (None, None))
         if message.error is not None:
             self.refuse(message.error)
             self.request_rescan()
+            if or_else is not None:
+                or_else()
             return
         outcome = message.outcome or "Done."
         sentences = split_outcome(outcome)

@@ -86,6 +86,15 @@ async def open_health(pilot, app: RecordingApp) -> HealthScreen:
     return app.screen
 
 
+async def fix_marked(pilot, app: RecordingApp, *paths: str) -> PlanModal:
+    """Mark `paths` and press `f`: the preview of the first fix of the batch."""
+    for path in paths:
+        select(app, path)
+        await pilot.press("space")
+    await pilot.press("f")
+    return modal(app)
+
+
 @pytest.mark.rule("PM-HEALTH-1", "PM-HEALTH-3", "PM-HEALTH-4", "PM-HEALTH-6", "PM-DEL-5")
 async def test_the_engine_proposals_numbered_most_certain_first_with_evidence_and_preview(
     demo_root: Path, make_app
@@ -313,11 +322,7 @@ async def test_marked_fixes_are_previewed_one_after_the_other(demo_root: Path, m
     app = make_app(demo_root)
     async with app.run_test(size=(120, 36)) as pilot:
         await open_health(pilot, app)
-        for path in (DEAD, ORPHAN):
-            select(app, path)
-            await pilot.press("space")
-        await pilot.press("f")
-        m = modal(app)
+        m = await fix_marked(pilot, app, DEAD, ORPHAN)
         assert m.plan is not None and "(1 of 2)" in m.heading
         await pilot.press("y")
         await settle(pilot)
@@ -328,6 +333,32 @@ async def test_marked_fixes_are_previewed_one_after_the_other(demo_root: Path, m
         assert isinstance(app.screen, HealthScreen)
         text = (demo_root / "_index.md").read_text(encoding="utf-8")
         assert "(notes/ideas.md)" not in text and "(projects/outage-scratch.md)" not in text
+
+
+@pytest.mark.rule("PM-HEALTH-5")
+async def test_a_fix_refused_as_it_is_applied_is_said_and_the_batch_goes_on(
+    demo_root: Path, make_app
+) -> None:
+    """An agent edits `_index.md` while the first fix's preview is open: that fix is refused as it is applied
+    (changed since the preview), in one sentence, and the next fix's preview opens, planned on the index as it
+    is now (before: a refusal ended the batch)."""
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_health(pilot, app)
+        first = await fix_marked(pilot, app, DEAD, ORPHAN)
+        assert first.plan is not None and "drop" in first.plan.title and "(1 of 2)" in first.heading
+        with (demo_root / "_index.md").open("a", encoding="utf-8") as index:
+            index.write("- [Agent](notes/agent.md) — written while the preview was open\n")
+        await pilot.press("y")
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal) and app.screen is not first)
+        assert len(app.errors()) == 1 and "changed since" in app.errors()[0]
+        second = modal(app)
+        assert second.plan is not None and "add" in second.plan.title and "(2 of 2)" in second.heading
+        await pilot.press("y")
+        await settle(pilot)
+        text = (demo_root / "_index.md").read_text(encoding="utf-8")
+        assert "(projects/outage-scratch.md)" in text and "(notes/agent.md)" in text
+        assert "(notes/ideas.md)" in text  # the refused fix changed nothing
 
 
 @pytest.mark.rule("PM-HEALTH-5", "PM-CORE-6")

@@ -19,7 +19,7 @@ from history_helpers import (
 from textual.pilot import Pilot
 from tui_helpers import RecordingApp, make_demo, settle, until
 
-from pmem_tui.core.history import log, names, record, stat_table
+from pmem_tui.core.history import lock, log, names, record, stat_table
 from pmem_tui.tui.messages import FilesChanged
 from pmem_tui.tui.modals.plan_modal import PlanModal
 from pmem_tui.tui.screens.health import HealthScreen
@@ -66,6 +66,15 @@ async def open_history(pilot: Pilot[object], app: RecordingApp, path: str) -> Hi
     await pilot.press("v")
     screen = history_screen(app)
     assert await until(pilot, lambda: screen.loads > 0 and screen.diffs > 0)
+    return screen
+
+
+async def open_health_review(pilot: Pilot[object], app: RecordingApp) -> HealthScreen:
+    await settle(pilot)
+    await pilot.press("H")
+    screen = app.screen
+    assert isinstance(screen, HealthScreen)
+    assert await until(pilot, lambda: screen.loads > 0)
     return screen
 
 
@@ -246,11 +255,7 @@ async def test_health_offers_forget_for_a_secret_in_a_kept_version(
     root = memory_with_a_kept_secret(tmp_path, monkeypatch)
     app = RecordingApp(root)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("H")
-        screen = app.screen
-        assert isinstance(screen, HealthScreen)
-        assert await until(pilot, lambda: screen.loads > 0)
+        screen = await open_health_review(pilot, app)
         p = screen.report.proposal(SECRET_NOTE) if screen.report is not None else None
         assert p is not None and p.kinds == ("secret-in-history", "orphan") and p.fix_action == "forget"
         assert screen.query_one("#health-list", MemoryList).select_key(f"proposal:{SECRET_NOTE}")
@@ -298,3 +303,40 @@ def test_before_any_review_a_change_s_diff_is_against_the_first_record(tmp_path:
     text = change_diff(root, changed).plain
     assert f"--- a/notes/tools.md@{first[:12]}" in text and "/dev/null" not in text
     assert "+- an agent's line" in text and "+# Tools" not in text
+
+
+@pytest.mark.rule("PM-HEALTH-5")
+async def test_a_refused_forget_in_a_batch_of_fixes_is_said_and_the_next_fix_follows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Marked proposals fixed one after another (`f`): when the history store refuses a forget as it is
+    applied (here another pmem-tui holds the store's lock past the timeout), the refusal is one sentence and
+    the next fix's preview opens (before: the batch went on only after a success; a refusal ended it)."""
+    orphan = "projects/outage-scratch.md"
+    root = memory_with_a_kept_secret(tmp_path, monkeypatch)
+    monkeypatch.setattr(record, "LOCK_TIMEOUT_S", 0.05)
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_health_review(pilot, app)
+        assert await until(pilot, lambda: not screen.checking)
+        health_list = screen.query_one("#health-list", MemoryList)
+        for path in (SECRET_NOTE, orphan):
+            assert health_list.select_key(f"proposal:{path}")
+            await pilot.press("space")
+        await pilot.press("f")
+        first = app.screen
+        assert isinstance(first, PlanModal) and first.heading.startswith(f"Forget a version of {SECRET_NOTE}")
+        assert "(1 of 2)" in first.heading
+        with lock.held(root / names.HISTORY_DIR / names.LOCK_NAME):
+            await pilot.press("y")
+            assert await until(pilot, lambda: bool(app.errors()))
+        refusals = [e for e in app.errors() if "kept the history store locked" in e]
+        assert len(refusals) == 1 and refusals[0].startswith(f"Forget a version of {SECRET_NOTE}")
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal) and app.screen is not first)
+        second = app.screen
+        assert isinstance(second, PlanModal) and second.plan is not None
+        assert second.plan.title.startswith(f"Fix _index.md: add {orphan}") and "(2 of 2)" in second.heading
+        await pilot.press("y")
+        await settle(pilot)
+        assert f"({orphan})" in (root / "_index.md").read_text(encoding="utf-8")
+        assert len(log.versions(root, SECRET_NOTE)) == 2  # the refused forget changed nothing

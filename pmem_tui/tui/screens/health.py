@@ -365,7 +365,8 @@ class HealthScreen(Screen[None]):
         self._open_fix([p for _row, p in chosen if p.fix is not None], 0)
 
     def _open_fix(self, proposals: list[Proposal], i: int) -> None:
-        """Preview the fix of `proposals[i]`; once it is applied, the next one (a refusal skips to it)."""
+        """Preview the fix of `proposals[i]`; once it is applied, the next one. A refusal (as it is planned
+        or as it is applied) is said and skips to the next one; cancelling stops the batch."""
         if i >= len(proposals):
             return
         try:
@@ -375,10 +376,13 @@ class HealthScreen(Screen[None]):
             self._open_fix(proposals, i + 1)
             return
 
-        def next_fix(_plan: Plan) -> None:
+        def next_fix(_plan: Plan | None = None) -> None:
             self._open_fix(proposals, i + 1)
 
-        self.post_message(OfferPlan(offer, next_fix if i + 1 < len(proposals) else self._clear_marks))
+        if i + 1 >= len(proposals):
+            self.post_message(OfferPlan(offer, self._clear_marks))
+        else:  # applied or refused as it is applied, the next one follows
+            self.post_message(OfferPlan(offer, next_fix, or_else=next_fix))
 
     # -- e: edit ----------------------------------------------------------------------------------------
 
