@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from pmem_tui.core import safeio
+from pmem_tui.core import cache, safeio
 from pmem_tui.core.fsops import FS
 from pmem_tui.core.history import stat_table
 from pmem_tui.core.history.names import (
@@ -86,10 +86,10 @@ def record(
         exists = stat_table.store_exists(root)
         if not exists and not create:
             return Recorded()
-        if seen is None:
+        if seen is None and exists:
             # The cheap pass first, without the lock or dulwich: nothing changed, nothing more to do.
             same, started, stamps, table = stat_table.unchanged(root)
-            if exists and same:
+            if same:
                 return Recorded()
             seen = (started, stamps, table)
         from pmem_tui.core.history import store
@@ -156,22 +156,29 @@ def sentence(err: BaseException) -> str:
     return f"the history store at {HISTORY_DIR} is damaged ({text})"
 
 
-def _record_locked(root: Path, fs: FS, message: str, seen: stat_table.Pass) -> Recorded:
+def _record_locked(root: Path, fs: FS, message: str, seen: stat_table.Pass | None) -> Recorded:
     from pmem_tui.core.history import lock
 
     with lock.held(root / HISTORY_DIR / LOCK_NAME, LOCK_TIMEOUT_S):
         return _record(root, fs, message, seen)
 
 
-def _record(root: Path, fs: FS, message: str, seen: stat_table.Pass) -> Recorded:
+def _record(root: Path, fs: FS, message: str, seen: stat_table.Pass | None) -> Recorded:
     """Under the store's lock: the ref as it is now (another recorder may have moved it since the stat
     pass, and the table with it: the pass's table serves only while it is the ref's), the files whose stamp
-    the table does not vouch for read and hashed."""
+    the table does not vouch for read and hashed. No pass (`seen` None: there was no store): a first record
+    reads every file in one walk, with no stat pass before it."""
     from pmem_tui.core.history import store  # dulwich: only when something may have changed
 
-    started, stamps, table = seen
     head = head_or_damaged(root)
-    if table is None or table.head != head:
+    stamps: dict[str, stat_table.Stamp] | None = None
+    if seen is not None:
+        started, stamps, table = seen
+    else:
+        started, table = cache.clock(), None
+        if head is not None:  # another recorder made the first record meanwhile
+            stamps = stat_table.walk(root)
+    if stamps is not None and (table is None or table.head != head):
         table = stat_table.load(root)
     objects = store.open_objects(root)
     try:
@@ -187,20 +194,29 @@ def _record_on(
     fs: FS,
     message: str,
     started: int,
-    stamps: dict[str, stat_table.Stamp],
+    stamps: dict[str, stat_table.Stamp] | None,
     table: stat_table.Table | None,
     head: str | None,
     objects: store.Objects,
 ) -> Recorded:
+    """`stamps` None: every file read in one walk (`stat_table.read_all`), their stamps the reads' fstat."""
     from pmem_tui.core.history import store
 
-    files, unread = table.vouched(stamps) if table is not None else ({}, list(stamps))
-    seen = dict(stamps)  # walk order, as the next cheap pass compares them
-    new_blobs: dict[str, bytes] = {}
+    files: dict[str, str] = {}
+    unread: list[str] = []
+    seen: dict[str, stat_table.Stamp] = {}
+    if stamps is None:
+        reads = stat_table.read_all(root)
+    else:
+        files, unread = table.vouched(stamps) if table is not None else ({}, list(stamps))
+        seen = dict(stamps)  # walk order, as the next cheap pass compares them
+        reads = _read_all(root, unread)
+    new_blobs: dict[str, tuple[bytes, bytes]] = {}  # by hex id: the bytes and the binary id
     newest = table.newest_ns if table is not None else None  # an upper bound of the vouched stamps'
-    for path, data, st in _read_all(root, unread):
-        blob = store.blob_id(data)
-        new_blobs[blob] = data
+    for path, data, st in reads:
+        digest = store.blob_digest(data)
+        blob = digest.hex()
+        new_blobs[blob] = (data, digest)
         files[path] = blob
         seen[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         if newest is not None:
@@ -221,15 +237,15 @@ def _record_on(
         for path in changed:
             blob = files[path]
             if blob not in new_blobs and blob not in last_blobs and not objects.has(blob):
-                new_blobs[blob] = safeio.read_under(root, path)
+                new_blobs[blob] = (safeio.read_under(root, path), bytes.fromhex(blob))
     changed += last.keys() - files.keys()
     if head is None:
         tree_id, trees, tree_ids = store.build_tree(files)
     else:  # only the trees on a changed path
         tree_id, trees, tree_ids = store.update_tree(objects, files, reuse, changed)
     has = objects.has if objects.pack_count else lambda _: False  # a first record: ten thousand lookups
-    wanted = [(store.BLOB, data, bytes.fromhex(blob)) for blob, data in new_blobs.items() if not has(blob)]
-    wanted += [store.entry_of(tree) for tree in trees if not has(tree.id)]
+    wanted = [(store.BLOB, data, digest) for blob, (data, digest) in new_blobs.items() if not has(blob)]
+    wanted += [tree for tree in trees if not has(tree[2].hex())]
     commit = store.make_commit(tree_id, head, message)
     wanted.append(store.entry_of(commit))
     store.write_entries(fs, wanted)

@@ -16,12 +16,17 @@ from __future__ import annotations
 
 import marshal
 import stat
+import struct
+from array import array
+from itertools import chain
 
 from pmem_tui.core import cache, safeio
 from pmem_tui.core.history.names import HISTORY_DIR, MAIN_REF, TRACKED_DIRS, TRACKED_FILES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import os
+    from collections.abc import Iterator
     from pathlib import Path
     from typing import Any, TypeAlias
 
@@ -29,23 +34,27 @@ Stamp: TypeAlias = tuple[int, int, int]  # size, mtime_ns, ctime_ns
 Pass: TypeAlias = "tuple[int, dict[str, Stamp], Table | None]"  # a stat pass: its clock's start, the
 # stamps, the table it was compared with
 
-TABLE_FILE = "history-stat-v3.bin"
-_CANONICAL = 2  # marshal version 2: no back-references, so equal stamps give equal bytes (as `status_cache`)
+TABLE_FILE = "history-stat-v4.bin"
+_ROW = 24  # bytes of one file's stamp in `Table.stamps_raw` (three 8-byte integers)
+_BLOCK = 64 * _ROW  # the stamps compared at once, as bytes, when looking for the few that changed
 
 
 class Table:
     """The last record's table: the commit it was written for, its clock, each file's stamp and blob id.
 
-    The stamps are kept as the exact bytes `marshal` makes of them in walk order, with the newest mtime or
-    ctime among them: "nothing changed" is then one comparison of bytes, and the rest is unpacked only when
-    something did change."""
+    Kept flat, in walk order: the paths (`names_raw`, one string, joined by NUL), their stamps
+    (`stamps_raw`, bytes of 8-byte integers: size, mtime_ns, ctime_ns), their blob ids (`blobs_raw`, 40 hex
+    digits each), with the newest mtime or ctime among the stamps. "Nothing changed" is then two
+    comparisons; when one file changed, the stamps are compared block by block and only the differing rows
+    are looked at, and nothing is unpacked per file but the blob ids (`blobs`)."""
 
     __slots__ = (
         "_blobs",
-        "_stamps",
+        "_names",
         "_trees",
         "blobs_raw",
         "head",
+        "names_raw",
         "newest_ns",
         "stamps_raw",
         "trees_raw",
@@ -56,6 +65,7 @@ class Table:
         self,
         written_ns: int,
         head: str,
+        names_raw: str,
         stamps_raw: bytes,
         newest_ns: int,
         blobs_raw: bytes,
@@ -63,24 +73,38 @@ class Table:
     ) -> None:
         self.written_ns = written_ns
         self.head = head
+        self.names_raw = names_raw
         self.stamps_raw = stamps_raw
         self.newest_ns = newest_ns
         self.blobs_raw = blobs_raw
         self.trees_raw = trees_raw
-        self._stamps: dict[str, Stamp] | None = None
+        self._names: list[str] | None = None
         self._blobs: dict[str, str] | None = None
         self._trees: dict[str, str] | None = None
 
+    @classmethod
+    def of(
+        cls, written_ns: int, head: str, stamps: dict[str, Stamp], blobs: dict[str, str], newest_ns: int = 0
+    ) -> Table:
+        """The table of `stamps` (walk order) and `blobs` (the same paths)."""
+        names_raw, stamps_raw = encode(stamps)
+        return cls(written_ns, head, names_raw, stamps_raw, newest_ns, _blob_bytes(stamps, blobs))
+
     @property
-    def stamps(self) -> dict[str, Stamp]:
-        if self._stamps is None:
-            self._stamps = _dict_of(self.stamps_raw)
-        return self._stamps
+    def names(self) -> list[str]:
+        if self._names is None:
+            self._names = _names_of(self.names_raw)
+        return self._names
 
     @property
     def blobs(self) -> dict[str, str]:
         if self._blobs is None:
-            self._blobs = _dict_of(self.blobs_raw)
+            names = self.names
+            raw = self.blobs_raw.decode("ascii", "replace")
+            if len(raw) != 40 * len(names):
+                self._blobs = {}
+            else:
+                self._blobs = dict(zip(names, [raw[i : i + 40] for i in range(0, len(raw), 40)], strict=True))
         return self._blobs
 
     @property
@@ -90,28 +114,77 @@ class Table:
             self._trees = _dict_of(self.trees_raw) if self.trees_raw else {}
         return self._trees
 
+    def stamp_of(self, path: str) -> Stamp | None:
+        """The stamp the table keeps for `path` (one file: a test's and a reader's look-up)."""
+        try:
+            i = self.names.index(path)
+        except ValueError:
+            return None
+        row = array("q", self.stamps_raw[i * _ROW : (i + 1) * _ROW])
+        return (row[0], row[1], row[2]) if len(row) == 3 else None
+
     def blob_for(self, path: str, stamp: Stamp) -> str | None:
         """The blob id `path` had when its stamp was `stamp`, if that still holds (`cache.fresh`)."""
-        then = self.stamps.get(path)
+        then = self.stamp_of(path)
         if then is None or not cache.fresh(then, stamp, self.written_ns):
             return None
         return self.blobs.get(path)
 
     def vouched(self, stamps: dict[str, Stamp]) -> tuple[dict[str, str], list[str]]:
         """The blob ids the table vouches for ({path: blob id}: `cache.fresh` for each, as `blob_for`), and
-        the other paths of `stamps` (to be read, in order). Compared as sets, not file by file: the stamps
-        that differ, then (only when the table's newest stamp is racy) the racy ones among the rest."""
+        the other paths of `stamps` (to be read, in order). Compared as bytes, not file by file: the rows
+        whose stamp differs, then (only when the table's newest stamp is racy) the racy ones of the rest."""
         blobs = self.blobs
-        then = self.stamps
-        stale = {path for path, stamp in stamps.items() if then.get(path) != stamp}
+        names_raw, stamps_raw = encode(stamps)
+        if names_raw == self.names_raw and len(stamps_raw) == len(self.stamps_raw):
+            stale = set(_differing_rows(list(stamps), self.stamps_raw, stamps_raw))
+            gone: set[str] = set()
+        else:  # files came or went: path by path
+            then = self._stamps()
+            stale = {path for path, stamp in stamps.items() if then.get(path) != stamp}
+            gone = blobs.keys() - stamps.keys()
         stale |= stamps.keys() - blobs.keys()
         if cache.is_racy(self.newest_ns, self.written_ns):
             since = cache.racy_from(self.written_ns)
             stale.update(path for path, (_, m, c) in stamps.items() if m >= since or c >= since)
         known = dict(blobs)
-        for path in stale | (blobs.keys() - stamps.keys()):
+        for path in stale | gone:
             known.pop(path, None)
         return known, sorted(stale)
+
+    def _stamps(self) -> dict[str, Stamp]:
+        rows = array("q", self.stamps_raw)
+        names = self.names
+        if len(rows) != 3 * len(names):
+            return {}
+        return {path: (rows[3 * i], rows[3 * i + 1], rows[3 * i + 2]) for i, path in enumerate(names)}
+
+
+def _differing_rows(paths: list[str], old: bytes, new: bytes) -> list[str]:
+    """The paths whose row differs between two `stamps_raw` of the same paths: block by block (one
+    comparison of bytes for 64 rows), then row by row in a block that differs."""
+    out = []
+    for start in range(0, len(old), _BLOCK):
+        end = start + _BLOCK
+        if old[start:end] != new[start:end]:
+            for at in range(start, min(end, len(old)), _ROW):
+                if old[at : at + _ROW] != new[at : at + _ROW]:
+                    out.append(paths[at // _ROW])
+    return out
+
+
+def encode(stamps: dict[str, Stamp]) -> tuple[str, bytes]:
+    """The table's form of `stamps` (walk order): the NUL-joined paths, the stamps as 8-byte integers."""
+    return "\0".join(stamps), struct.pack(f"{3 * len(stamps)}q", *chain.from_iterable(stamps.values()))
+
+
+def _names_of(raw: str) -> list[str]:
+    return raw.split("\0") if raw else []
+
+
+def _blob_bytes(stamps: dict[str, Stamp], blobs: dict[str, str]) -> bytes:
+    return "".join([blobs[path] for path in stamps]).encode("ascii")
+
 
 def _dict_of(raw: bytes) -> dict[str, Any]:
     try:
@@ -171,6 +244,19 @@ def walk(root: Path | str) -> dict[str, Stamp]:
     return out
 
 
+def read_all(root: Path | str) -> Iterator[tuple[str, bytes, os.stat_result]]:
+    """Every tracked regular file with its bytes and its fstat, in `walk`'s order, in one walk (a first
+    record: no stat pass before it; `safeio.read_below`: no link followed, no FIFO or device opened)."""
+    for rel in TRACKED_FILES:
+        try:
+            data, st = safeio.read_under_stat(root, rel)
+        except OSError:
+            continue
+        yield rel, data, st
+    for folder in TRACKED_DIRS:
+        yield from safeio.read_below(root, folder)
+
+
 def load(root: Path | str) -> Table | None:
     value = cache.read(root, TABLE_FILE)
     if value is None:
@@ -179,9 +265,9 @@ def load(root: Path | str) -> Table | None:
         loaded = marshal.loads(value)
     except (ValueError, EOFError, TypeError):
         return None
-    if type(loaded) is not tuple or len(loaded) != 6:
+    if type(loaded) is not tuple or len(loaded) != 7:
         return None
-    kinds = (int, str, bytes, int, bytes, bytes)
+    kinds = (int, str, str, bytes, int, bytes, bytes)
     if any(type(v) is not k for v, k in zip(loaded, kinds, strict=True)):
         return None
     return Table(*loaded)
@@ -205,17 +291,19 @@ def save(
     table not written costs one full pass). `newest_ns`: an upper bound of the stamps' newest time, when the
     caller knows one (a later one only makes the next cheap pass look once more); else it is computed."""
     try:
+        names_raw, stamps_raw = encode(stamps)
         payload = marshal.dumps(
             (
                 started_ns,
                 head,
-                marshal.dumps(stamps, _CANONICAL),
+                names_raw,
+                stamps_raw,
                 newest(stamps) if newest_ns is None else newest_ns,
-                marshal.dumps(blobs),
+                _blob_bytes(stamps, blobs),
                 marshal.dumps(trees),
             )
         )
-    except ValueError:
+    except (ValueError, OverflowError, KeyError):
         return
     cache.write(root, TABLE_FILE, payload)
 
@@ -230,7 +318,7 @@ def unchanged(root: Path | str) -> tuple[bool, int, dict[str, Stamp], Table | No
     started = cache.clock()  # before any file is looked at (`cache.fresh`)
     table = load(root)
     stamps = walk(root)
-    same = table is not None and marshal.dumps(stamps, _CANONICAL) == table.stamps_raw
+    same = table is not None and encode(stamps) == (table.names_raw, table.stamps_raw)
     if table is None or not same or table.head != read_head(root):
         return False, started, stamps, table
     return not cache.is_racy(table.newest_ns, table.written_ns), started, stamps, table

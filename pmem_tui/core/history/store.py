@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from dulwich.object_format import DEFAULT_OBJECT_FORMAT
-from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree, serialize_tree, sorted_tree_items
 from dulwich.pack import Pack, pack_object_header, write_pack_index, write_pack_objects
 
 from pmem_tui.core import safeio
@@ -41,10 +41,12 @@ __all__ = [
     "AUTHOR",
     "BLOB",
     "PACK_DIR",
+    "TREE",
     "DamagedStore",
     "Entry",
     "Objects",
     "add_tree",
+    "blob_digest",
     "blob_id",
     "build_tree",
     "init",
@@ -68,6 +70,7 @@ DELTA_WINDOW = 4  # candidates each object is tried against as a delta base (eac
 # files; the stored objects are compressed with deltas when a repack rewrites them (`repack`, `git gc`).
 STORED_OVER_BYTES = 1 << 20
 BLOB = Blob.type_num
+TREE = Tree.type_num
 Entry = tuple[int, bytes, bytes]  # an object to write: its type number, its raw content, its binary id
 _FILE_MODE = 0o100644
 _DIR_MODE = 0o040000
@@ -82,7 +85,14 @@ class DamagedStore(Exception):
 
 def blob_id(data: bytes) -> str:
     """The git blob id of `data` (what `git hash-object` prints)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+    return blob_digest(data).hex()
+
+
+def blob_digest(data: bytes) -> bytes:
+    """The git blob id of `data`, binary (its header hashed, then its bytes: no copy of them is made)."""
+    sha = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
+    sha.update(data)
+    return sha.digest()
 
 
 def init(fs: FS) -> None:
@@ -288,9 +298,7 @@ def _write_pack(fs: FS, objects: list[ShaFile], *, deltify: bool) -> str:
     return _write_pack_files(fs, [pack.getvalue()], index, checksum)
 
 
-def _write_pack_files(
-    fs: FS, pack: list[bytes], index: list[tuple[bytes, int, int]], checksum: bytes
-) -> str:
+def _write_pack_files(fs: FS, pack: list[bytes], index: list[tuple[bytes, int, int]], checksum: bytes) -> str:
     """The pack, then its index (sorted (binary id, offset, CRC-32) rows), through `fs`; its base name."""
     out = io.BytesIO()
     write_pack_index(out, index, checksum)
@@ -307,8 +315,8 @@ def set_ref(fs: FS, ref: str, commit: str) -> None:
     fs.write_atomic(f"{HISTORY_DIR}/{ref}", commit.encode("ascii") + b"\n")
 
 
-def build_tree(files: dict[str, str]) -> tuple[str, list[Tree], dict[str, str]]:
-    """The trees of a flat {path: blob id}: the root tree's id, every tree object (root last), and each
+def build_tree(files: dict[str, str]) -> tuple[str, list[Entry], dict[str, str]]:
+    """The trees of a flat {path: blob id}: the root tree's id, every tree to write (root last), and each
     folder's tree id ("" for the root)."""
     folders: dict[str, dict[str, tuple[int, str]]] = {"": {}}
     for path, blob in files.items():
@@ -326,7 +334,7 @@ def build_tree(files: dict[str, str]) -> tuple[str, list[Tree], dict[str, str]]:
 
 def update_tree(
     objects: Objects, files: dict[str, str], last: dict[str, str], changed: Iterable[str]
-) -> tuple[str, list[Tree], dict[str, str]]:
+) -> tuple[str, list[Entry], dict[str, str]]:
     """`build_tree` of `files`, from the record whose folders' tree ids are `last`, where only the paths
     `changed` (added, modified, removed) differ: the trees on a changed path are read, changed and built
     again; every other folder keeps its id. Their entries are kept as they are (a mode git wrote too)."""
@@ -360,10 +368,10 @@ def _entries(objects: Objects, tree_id: str) -> dict[str, tuple[int, str]]:
     }
 
 
-def _build(folders: dict[str, dict[str, tuple[int, str]]]) -> tuple[str, list[Tree], dict[str, str]]:
+def _build(folders: dict[str, dict[str, tuple[int, str]]]) -> tuple[str, list[Entry], dict[str, str]]:
     """The trees of `folders` (each folder's entries; a folder's own entry in its parent is set here,
     deepest first; a folder left empty goes, as git keeps no empty tree, but the root)."""
-    trees: list[Tree] = []
+    trees: list[Entry] = []
     ids: dict[str, str] = {}
     for folder in sorted(folders, key=lambda f: -1 if not f else f.count("/"), reverse=True):
         entries = folders[folder]
@@ -374,17 +382,22 @@ def _build(folders: dict[str, dict[str, tuple[int, str]]]) -> tuple[str, list[Tr
             continue
         tree = _tree(entries)
         trees.append(tree)
-        ids[folder] = tree.id.decode("ascii")
+        ids[folder] = tree[2].hex()
         if folder:
             folders[head][name] = (_DIR_MODE, ids[folder])
     return ids[""], trees, ids
 
 
-def _tree(entries: dict[str, tuple[int, str]]) -> Tree:
-    tree = Tree()
-    for name, (mode, sha) in entries.items():
-        tree.add(name.encode("utf-8", "surrogateescape"), mode, _oid(sha))
-    return tree
+def _tree(entries: dict[str, tuple[int, str]]) -> Entry:
+    """A tree of `entries` as an object to write: dulwich's own order and form (`sorted_tree_items`,
+    `serialize_tree`), no `Tree` object made (a first record builds hundreds of trees of 10k entries)."""
+    items = {
+        name.encode("utf-8", "surrogateescape"): (mode, _oid(sha)) for name, (mode, sha) in entries.items()
+    }
+    raw = b"".join(serialize_tree(sorted_tree_items(items, False)))
+    sha1 = hashlib.sha1(b"tree %d\0" % len(raw), usedforsecurity=False)
+    sha1.update(raw)
+    return TREE, raw, sha1.digest()
 
 
 def make_commit(tree: str, parent: str | None, message: str, when: int | None = None) -> Commit:
