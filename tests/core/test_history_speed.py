@@ -214,9 +214,10 @@ def test_a_first_record_reads_in_the_stat_pass_s_order_and_keeps_its_stamps(
     write(memory, "projects/deep/er/still.md", "# Deep\n")
     (memory / "notes/link.md").symlink_to(memory / "notes/standup.md")
     os.mkfifo(memory / "notes/pipe.md")
+    real = stat_table.walk
     monkeypatch.setattr(stat_table, "walk", None)  # no stat pass before a first record
     assert record.record(memory, create=True).commit is not None
-    monkeypatch.undo()
+    monkeypatch.setattr(stat_table, "walk", real)
     table = stat_table.load(memory)
     assert table is not None
     assert (table.names_raw, table.stamps_raw) == stat_table.encode(stat_table.walk(memory))
