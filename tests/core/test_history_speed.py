@@ -223,3 +223,25 @@ def test_a_first_record_reads_in_the_stat_pass_s_order_and_keeps_its_stamps(
     assert (table.names_raw, table.stamps_raw) == stat_table.encode(stat_table.walk(memory))
     assert table.blobs["projects/deep/er/still.md"] == store.blob_id(b"# Deep\n")
     assert "notes/link.md" not in table.blobs and "notes/pipe.md" not in table.blobs
+
+
+def test_a_record_of_one_changed_file_patches_the_table_into_what_encoding_it_whole_gives(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pmem_tui.core import cache
+
+    monkeypatch.setattr(cache, "clock", lambda: 10**20)  # nothing racy: only the changed file is read
+    for i in range(100):
+        write(memory, f"notes/many/{i:03}.md", f"# Note {i}\n")
+    assert record.record(memory, create=True).commit is not None
+    write(memory, "notes/many/050.md", "# Note 50\n\nChanged.\n")
+    encoded: list[int] = []
+    real = stat_table.encode
+    monkeypatch.setattr(stat_table, "encode", lambda stamps: (encoded.append(len(stamps)), real(stamps))[1])
+    assert record.record_if_changed(memory).commit is not None
+    assert len(encoded) == 1  # the cheap pass's; the record patched that into the table
+    table = stat_table.load(memory)
+    assert table is not None
+    stamps = stat_table.walk(memory)
+    assert (table.names_raw, table.stamps_raw) == real(stamps)
+    assert table.blobs == {p: store.blob_id((memory / p).read_bytes()) for p in stamps}

@@ -224,14 +224,21 @@ def _record_on(
     for path in unread:
         if path not in files:  # gone, or not a regular file, since the stat pass: not in this record
             del seen[path]
-    if table is not None and head is not None and table.head == head and table.trees:
+    ours = table is not None and head is not None and table.head == head  # the table is the ref's record's
+    if table is not None and ours and table.trees:
         last, reuse = table.blobs, table.trees
     else:
         last, reuse = objects.snapshot(head)
+    rows = unread if ours else None  # the only rows of the table that may differ
     if files == last and head is not None:
-        stat_table.save(root, started, head, seen, files, reuse, newest)
+        stat_table.save(root, started, head, seen, files, reuse, newest, like=table, rows=rows)
         return Recorded()
-    changed = list(files) if head is None else [path for path, _ in files.items() - last.items()]
+    if head is None:
+        changed = list(files)
+    elif table is not None and last is table.blobs:  # `files` is that, but for the files read again
+        changed = [path for path in unread if path in files and files[path] != last.get(path)]
+    else:
+        changed = [path for path, _ in files.items() - last.items()]
     if table is not None:  # a blob the table names but a rewrite removed: read the file again
         last_blobs = set(last.values())
         for path in changed:
@@ -251,7 +258,7 @@ def _record_on(
     store.write_entries(fs, wanted)
     commit_id = commit.id.decode("ascii")
     store.set_ref(fs, MAIN_REF, commit_id)
-    stat_table.save(root, started, commit_id, seen, files, tree_ids, newest)
+    stat_table.save(root, started, commit_id, seen, files, tree_ids, newest, like=table, rows=rows)
     if objects.pack_count + 1 > REPACK_AT:
         store.merge_packs(root, fs)
     return Recorded(commit=commit_id)

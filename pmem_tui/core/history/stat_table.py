@@ -37,6 +37,7 @@ Pass: TypeAlias = "tuple[int, dict[str, Stamp], Table | None]"  # a stat pass: i
 TABLE_FILE = "history-stat-v4.bin"
 _ROW = 24  # bytes of one file's stamp in `Table.stamps_raw` (three 8-byte integers)
 _BLOCK = 64 * _ROW  # the stamps compared at once, as bytes, when looking for the few that changed
+_FEW = 64  # rows a record patches into the last table's bytes; more: the table is encoded whole
 
 
 class Table:
@@ -53,6 +54,7 @@ class Table:
         "_names",
         "_trees",
         "blobs_raw",
+        "compared",
         "head",
         "names_raw",
         "newest_ns",
@@ -81,6 +83,8 @@ class Table:
         self._names: list[str] | None = None
         self._blobs: dict[str, str] | None = None
         self._trees: dict[str, str] | None = None
+        # The stamps the cheap pass compared with this table, and their `encode` (not made twice).
+        self.compared: tuple[dict[str, Stamp], str, bytes] | None = None
 
     @classmethod
     def of(
@@ -135,7 +139,7 @@ class Table:
         the other paths of `stamps` (to be read, in order). Compared as bytes, not file by file: the rows
         whose stamp differs, then (only when the table's newest stamp is racy) the racy ones of the rest."""
         blobs = self.blobs
-        names_raw, stamps_raw = encode(stamps)
+        names_raw, stamps_raw = self._encode(stamps)
         if names_raw == self.names_raw and len(stamps_raw) == len(self.stamps_raw):
             stale = set(_differing_rows(list(stamps), self.stamps_raw, stamps_raw))
             gone: set[str] = set()
@@ -151,6 +155,34 @@ class Table:
         for path in stale | gone:
             known.pop(path, None)
         return known, sorted(stale)
+
+    def _encode(self, stamps: dict[str, Stamp]) -> tuple[str, bytes]:
+        if self.compared is not None and self.compared[0] is stamps:
+            return self.compared[1], self.compared[2]
+        return encode(stamps)
+
+    def patched(
+        self, stamps: dict[str, Stamp], blobs: dict[str, str], rows: list[str]
+    ) -> tuple[str, bytes, bytes] | None:
+        """This table's bytes with the stamps and blob ids of `rows` (a few paths) taken from `stamps` and
+        `blobs`, when `stamps` is a copy of the stamps the cheap pass compared (`compared`: their order),
+        some of them replaced, and those held the table's paths in its order (else None: encoded whole)."""
+        compared = self.compared
+        if compared is None or len(rows) > _FEW or compared[1] != self.names_raw:
+            return None
+        if stamps.keys() != compared[0].keys() or len(self.blobs_raw) != 40 * len(stamps):
+            return None
+        stamps_raw = bytearray(self.stamps_raw)
+        blobs_raw = bytearray(self.blobs_raw)
+        padded = f"\0{self.names_raw}\0"
+        for path in rows:
+            at = padded.find(f"\0{path}\0")
+            if at < 0 or path not in blobs:
+                return None
+            i = padded.count("\0", 0, at)
+            stamps_raw[i * _ROW : (i + 1) * _ROW] = struct.pack("3q", *stamps[path])
+            blobs_raw[i * 40 : (i + 1) * 40] = blobs[path].encode("ascii")
+        return self.names_raw, bytes(stamps_raw), bytes(blobs_raw)
 
     def _stamps(self) -> dict[str, Stamp]:
         rows = array("q", self.stamps_raw)
@@ -286,20 +318,28 @@ def save(
     blobs: dict[str, str],
     trees: dict[str, str],
     newest_ns: int | None = None,
+    *,
+    like: Table | None = None,
+    rows: list[str] | None = None,
 ) -> None:
     """Keep the table of the record `head`, its files' blob ids and its folders' tree ids (never an error: a
     table not written costs one full pass). `newest_ns`: an upper bound of the stamps' newest time, when the
-    caller knows one (a later one only makes the next cheap pass look once more); else it is computed."""
+    caller knows one (a later one only makes the next cheap pass look once more); else it is computed.
+    `like`, `rows`: the last table, and the only paths whose stamp or blob id may differ from it (a record
+    of one changed file: its bytes patched, not the whole table encoded again)."""
     try:
-        names_raw, stamps_raw = encode(stamps)
+        got = like.patched(stamps, blobs, rows) if like is not None and rows is not None else None
+        if got is None:
+            names_raw, stamps_raw = encode(stamps)
+            got = (names_raw, stamps_raw, _blob_bytes(stamps, blobs))
         payload = marshal.dumps(
             (
                 started_ns,
                 head,
-                names_raw,
-                stamps_raw,
+                got[0],
+                got[1],
                 newest(stamps) if newest_ns is None else newest_ns,
-                _blob_bytes(stamps, blobs),
+                got[2],
                 marshal.dumps(trees),
             )
         )
@@ -318,7 +358,11 @@ def unchanged(root: Path | str) -> tuple[bool, int, dict[str, Stamp], Table | No
     started = cache.clock()  # before any file is looked at (`cache.fresh`)
     table = load(root)
     stamps = walk(root)
-    same = table is not None and encode(stamps) == (table.names_raw, table.stamps_raw)
-    if table is None or not same or table.head != read_head(root):
+    if table is None:
+        return False, started, stamps, table
+    names_raw, stamps_raw = encode(stamps)
+    table.compared = (stamps, names_raw, stamps_raw)
+    same = names_raw == table.names_raw and stamps_raw == table.stamps_raw
+    if not same or table.head != read_head(root):
         return False, started, stamps, table
     return not cache.is_racy(table.newest_ns, table.written_ns), started, stamps, table
