@@ -245,3 +245,22 @@ def test_a_record_of_one_changed_file_patches_the_table_into_what_encoding_it_wh
     stamps = stat_table.walk(memory)
     assert (table.names_raw, table.stamps_raw) == real(stamps)
     assert table.blobs == {p: store.blob_id((memory / p).read_bytes()) for p in stamps}
+
+
+def test_an_edit_is_recorded_from_its_rows_alone_with_the_tree_the_whole_way_builds(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pmem_tui.core import cache
+
+    monkeypatch.setattr(cache, "clock", lambda: 10**20)  # nothing racy: only the edited files are read
+    write(memory, "projects/deep/er/still.md", "# Deep\n")
+    assert record.record(memory, create=True).commit is not None
+    monkeypatch.setattr(record, "_record_on", None)  # the whole way is not taken
+    monkeypatch.setattr(stat_table.Table, "blobs", None)  # nor is a map of every path made
+    write(memory, "projects/deep/er/still.md", "# Deep\n\nChanged.\n")
+    write(memory, "notes/standup.md", "# Standup\n\nChanged too.\n")
+    head = record.record(memory).commit
+    assert head is not None
+    files = {p: store.blob_id((memory / p).read_bytes()) for p in stat_table.walk(memory)}
+    assert store.open_objects(memory).commit(head).tree.decode() == store.build_tree(files)[0]
+    assert record.record(memory) == record.Recorded()  # nothing changed since: the patched table says so

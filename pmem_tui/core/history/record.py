@@ -184,9 +184,58 @@ def _record(root: Path, fs: FS, message: str, seen: stat_table.Pass | None) -> R
     try:
         if head is not None:
             objects.commit(head)  # the last record must read: one on a lost parent would hide the damage
+        if stamps is not None and table is not None and head is not None:
+            done = _record_rows(root, fs, message, started, stamps, table, head, objects)
+            if done is not None:
+                return done
         return _record_on(root, fs, message, started, stamps, table, head, objects)
     finally:
         objects.close()
+
+
+def _record_rows(
+    root: Path,
+    fs: FS,
+    message: str,
+    started: int,
+    stamps: dict[str, stat_table.Stamp],
+    table: stat_table.Table,
+    head: str,
+    objects: store.Objects,
+) -> Recorded | None:
+    """`_record_on` when the table is the ref's record's and the files are its files in its order, a few of
+    them changed (an edit): those read and compared with their row, nothing done per file for the others
+    (no map of every path). None when that is not the case (files came or went, many changed, one of them
+    could not be read): the whole way then."""
+    from pmem_tui.core.history import store
+
+    rows = table.stale_rows(stamps) if table.head == head and table.trees else None
+    if rows is None or len(rows) > stat_table.FEW:
+        return None
+    read = list(_read_all(root, rows))
+    if len(read) != len(rows):  # one went away since the stat pass
+        return None
+    seen = dict(stamps)
+    blobs: dict[str, str] = {}  # every row read, as the table keeps it
+    changed: dict[str, str] = {}  # the rows whose content differs from the record's
+    new_blobs: dict[str, tuple[bytes, bytes]] = {}
+    newest = table.newest_ns
+    for path, data, st in read:
+        digest = store.blob_digest(data)
+        blobs[path] = blob = digest.hex()
+        seen[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+        if blob != table.blob_of(path):
+            changed[path] = blob
+            new_blobs[blob] = (data, digest)
+    if not changed:
+        stat_table.save(root, started, head, seen, blobs, table.trees, newest, like=table, rows=rows)
+        return Recorded()
+    tree_id, trees, tree_ids = store.update_tree(objects, changed, table.trees, list(changed))
+    commit_id = _write_record(fs, objects, head, message, new_blobs, tree_id, trees)
+    stat_table.save(root, started, commit_id, seen, blobs, tree_ids, newest, like=table, rows=rows)
+    _merge_if_many(root, fs, objects)
+    return Recorded(commit=commit_id)
 
 
 def _record_on(
@@ -250,6 +299,24 @@ def _record_on(
         tree_id, trees, tree_ids = store.build_tree(files)
     else:  # only the trees on a changed path
         tree_id, trees, tree_ids = store.update_tree(objects, files, reuse, changed)
+    commit_id = _write_record(fs, objects, head, message, new_blobs, tree_id, trees)
+    stat_table.save(root, started, commit_id, seen, files, tree_ids, newest, like=table, rows=rows)
+    _merge_if_many(root, fs, objects)
+    return Recorded(commit=commit_id)
+
+
+def _write_record(
+    fs: FS,
+    objects: store.Objects,
+    head: str | None,
+    message: str,
+    new_blobs: dict[str, tuple[bytes, bytes]],
+    tree_id: str,
+    trees: list[store.Entry],
+) -> str:
+    """The new blobs and trees the store lacks and the commit, as one pack, then the ref: the commit id."""
+    from pmem_tui.core.history import store
+
     has = objects.has if objects.pack_count else lambda _: False  # a first record: ten thousand lookups
     wanted = [(store.BLOB, data, digest) for blob, (data, digest) in new_blobs.items() if not has(blob)]
     wanted += [tree for tree in trees if not has(tree[2].hex())]
@@ -258,10 +325,14 @@ def _record_on(
     store.write_entries(fs, wanted)
     commit_id = commit.id.decode("ascii")
     store.set_ref(fs, MAIN_REF, commit_id)
-    stat_table.save(root, started, commit_id, seen, files, tree_ids, newest, like=table, rows=rows)
+    return commit_id
+
+
+def _merge_if_many(root: Path, fs: FS, objects: store.Objects) -> None:
     if objects.pack_count + 1 > REPACK_AT:
+        from pmem_tui.core.history import store
+
         store.merge_packs(root, fs)
-    return Recorded(commit=commit_id)
 
 
 def _read_all(root: Path, paths: list[str]) -> Iterator[tuple[str, bytes, os.stat_result]]:

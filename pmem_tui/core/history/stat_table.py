@@ -37,7 +37,7 @@ Pass: TypeAlias = "tuple[int, dict[str, Stamp], Table | None]"  # a stat pass: i
 TABLE_FILE = "history-stat-v4.bin"
 _ROW = 24  # bytes of one file's stamp in `Table.stamps_raw` (three 8-byte integers)
 _BLOCK = 64 * _ROW  # the stamps compared at once, as bytes, when looking for the few that changed
-_FEW = 64  # rows a record patches into the last table's bytes; more: the table is encoded whole
+FEW = 64  # rows a record patches into the last table's bytes; more: the table is encoded whole
 
 
 class Table:
@@ -52,6 +52,7 @@ class Table:
     __slots__ = (
         "_blobs",
         "_names",
+        "_padded",
         "_trees",
         "blobs_raw",
         "compared",
@@ -81,6 +82,7 @@ class Table:
         self.blobs_raw = blobs_raw
         self.trees_raw = trees_raw
         self._names: list[str] | None = None
+        self._padded: str | None = None  # the paths between NULs, to find one path's row
         self._blobs: dict[str, str] | None = None
         self._trees: dict[str, str] | None = None
         # The stamps the cheap pass compared with this table, and their `encode` (not made twice).
@@ -139,22 +141,51 @@ class Table:
         the other paths of `stamps` (to be read, in order). Compared as bytes, not file by file: the rows
         whose stamp differs, then (only when the table's newest stamp is racy) the racy ones of the rest."""
         blobs = self.blobs
-        names_raw, stamps_raw = self._encode(stamps)
-        if names_raw == self.names_raw and len(stamps_raw) == len(self.stamps_raw):
-            stale = set(_differing_rows(list(stamps), self.stamps_raw, stamps_raw))
+        rows = self.stale_rows(stamps)
+        if rows is not None:
+            stale = set(rows)
             gone: set[str] = set()
         else:  # files came or went: path by path
             then = self._stamps()
             stale = {path for path, stamp in stamps.items() if then.get(path) != stamp}
             gone = blobs.keys() - stamps.keys()
-        stale |= stamps.keys() - blobs.keys()
-        if cache.is_racy(self.newest_ns, self.written_ns):
-            since = cache.racy_from(self.written_ns)
-            stale.update(path for path, (_, m, c) in stamps.items() if m >= since or c >= since)
+            stale |= stamps.keys() - blobs.keys()
+            stale |= self._racy(stamps)
         known = dict(blobs)
         for path in stale | gone:
             known.pop(path, None)
         return known, sorted(stale)
+
+    def stale_rows(self, stamps: dict[str, Stamp]) -> list[str] | None:
+        """`vouched`'s paths to read, in order, when `stamps` holds the table's paths in its order (the
+        stamps compared block by block, nothing unpacked per file); None when files came or went."""
+        names_raw, stamps_raw = self._encode(stamps)
+        if names_raw != self.names_raw or len(stamps_raw) != len(self.stamps_raw):
+            return None
+        if len(self.blobs_raw) != 40 * len(stamps):
+            return list(stamps)  # a damaged table vouches for nothing
+        stale = _differing_rows(list(stamps), self.stamps_raw, stamps_raw)
+        racy = self._racy(stamps)
+        return sorted(racy.union(stale)) if racy else stale
+
+    def _racy(self, stamps: dict[str, Stamp]) -> set[str]:
+        """The paths of `stamps` changed in the racy window before the table's clock (only when the table's
+        newest stamp is in it: else none can be)."""
+        if not cache.is_racy(self.newest_ns, self.written_ns):
+            return set()
+        since = cache.racy_from(self.written_ns)
+        return {path for path, (_, m, c) in stamps.items() if m >= since or c >= since}
+
+    def blob_of(self, path: str) -> str | None:
+        """The blob id the table keeps for `path` (one row, found in the bytes)."""
+        i = self._row_of(path)
+        return None if i is None else self.blobs_raw[i * 40 : (i + 1) * 40].decode("ascii", "replace")
+
+    def _row_of(self, path: str) -> int | None:
+        if self._padded is None:
+            self._padded = f"\0{self.names_raw}\0"
+        at = self._padded.find(f"\0{path}\0")
+        return None if at < 0 else self._padded.count("\0", 0, at)
 
     def _encode(self, stamps: dict[str, Stamp]) -> tuple[str, bytes]:
         if self.compared is not None and self.compared[0] is stamps:
@@ -168,18 +199,16 @@ class Table:
         `blobs`, when `stamps` is a copy of the stamps the cheap pass compared (`compared`: their order),
         some of them replaced, and those held the table's paths in its order (else None: encoded whole)."""
         compared = self.compared
-        if compared is None or len(rows) > _FEW or compared[1] != self.names_raw:
+        if compared is None or len(rows) > FEW or compared[1] != self.names_raw:
             return None
         if stamps.keys() != compared[0].keys() or len(self.blobs_raw) != 40 * len(stamps):
             return None
         stamps_raw = bytearray(self.stamps_raw)
         blobs_raw = bytearray(self.blobs_raw)
-        padded = f"\0{self.names_raw}\0"
         for path in rows:
-            at = padded.find(f"\0{path}\0")
-            if at < 0 or path not in blobs:
+            i = self._row_of(path)
+            if i is None or path not in blobs:
                 return None
-            i = padded.count("\0", 0, at)
             stamps_raw[i * _ROW : (i + 1) * _ROW] = struct.pack("3q", *stamps[path])
             blobs_raw[i * 40 : (i + 1) * 40] = blobs[path].encode("ascii")
         return self.names_raw, bytes(stamps_raw), bytes(blobs_raw)
