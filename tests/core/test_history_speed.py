@@ -264,3 +264,16 @@ def test_an_edit_is_recorded_from_its_rows_alone_with_the_tree_the_whole_way_bui
     files = {p: store.blob_id((memory / p).read_bytes()) for p in stat_table.walk(memory)}
     assert store.open_objects(memory).commit(head).tree.decode() == store.build_tree(files)[0]
     assert record.record(memory) == record.Recorded()  # nothing changed since: the patched table says so
+
+
+@needs_git
+def test_an_edit_put_back_is_recorded_again_and_git_reads_the_store(memory: Path) -> None:
+    before = (memory / "notes/standup.md").read_bytes()
+    assert record.record(memory, create=True).commit is not None
+    write(memory, "notes/standup.md", "# Standup\n\nFor a moment.\n")
+    assert record.record(memory).commit is not None
+    write(memory, "notes/standup.md", before)  # its blob and trees are in the store already
+    head = record.record(memory).commit
+    assert head is not None and log.version_bytes(memory, head, "notes/standup.md") == before
+    assert git(memory, "fsck", "--strict").returncode == 0
+    assert log.records(memory)[0].id == head

@@ -232,7 +232,9 @@ def _record_rows(
         stat_table.save(root, started, head, seen, blobs, table.trees, newest, like=table, rows=rows)
         return Recorded()
     tree_id, trees, tree_ids = store.update_tree(objects, changed, table.trees, list(changed))
-    commit_id = _write_record(fs, objects, head, message, new_blobs, tree_id, trees)
+    # Not asked whether the store has them: a few objects, new but for a reverted edit (then a second
+    # copy, which git allows and a repack drops), where asking would load every pack's index.
+    commit_id = _write_record(fs, objects, head, message, new_blobs, tree_id, trees, ask=False)
     stat_table.save(root, started, commit_id, seen, blobs, tree_ids, newest, like=table, rows=rows)
     _merge_if_many(root, fs, objects)
     return Recorded(commit=commit_id)
@@ -313,11 +315,14 @@ def _write_record(
     new_blobs: dict[str, tuple[bytes, bytes]],
     tree_id: str,
     trees: list[store.Entry],
+    *,
+    ask: bool = True,
 ) -> str:
-    """The new blobs and trees the store lacks and the commit, as one pack, then the ref: the commit id."""
+    """The new blobs and trees the store lacks (`ask`: else all of them) and the commit, as one pack, then
+    the ref: the commit id."""
     from pmem_tui.core.history import store
 
-    has = objects.has if objects.pack_count else lambda _: False  # a first record: ten thousand lookups
+    has = objects.has if ask and objects.pack_count else lambda _: False  # a first record: 10k lookups
     wanted = [(store.BLOB, data, digest) for blob, (data, digest) in new_blobs.items() if not has(blob)]
     wanted += [tree for tree in trees if not has(tree[2].hex())]
     commit = store.make_commit(tree_id, head, message)

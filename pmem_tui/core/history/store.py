@@ -137,14 +137,15 @@ class Objects:
 
     def _pack_list(self) -> list[Pack]:
         """The packs with their index (as dulwich and git count them), listed once: dulwich lists the folder
-        at every lookup, and a first record looks up ten thousand blobs."""
+        at every lookup, and a first record looks up ten thousand blobs. Newest first: the last record and
+        the trees on a recently edited path are in the newest pack, and each pack asked loads its index."""
         if self._packs is None:
             folder = os.path.join(self.path, "pack")
             names = set(os.listdir(folder))
+            bases = [n[:-5] for n in names if n.endswith(".pack") and f"{n[:-5]}.idx" in names]
             self._packs = [
-                Pack(os.path.join(folder, name[:-5]), object_format=DEFAULT_OBJECT_FORMAT)
-                for name in sorted(names)
-                if name.endswith(".pack") and f"{name[:-5]}.idx" in names
+                Pack(os.path.join(folder, base), object_format=DEFAULT_OBJECT_FORMAT)
+                for _, base in sorted(((_mtime(folder, base), base) for base in bases), reverse=True)
             ]
         return self._packs
 
@@ -211,6 +212,13 @@ class Objects:
     @property
     def pack_count(self) -> int:
         return len(self._pack_list())
+
+
+def _mtime(folder: str, base: str) -> int:
+    try:
+        return os.stat(os.path.join(folder, f"{base}.idx")).st_mtime_ns
+    except OSError:
+        return 0
 
 
 def open_objects(root: Path) -> Objects:
