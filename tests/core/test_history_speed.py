@@ -277,3 +277,24 @@ def test_an_edit_put_back_is_recorded_again_and_git_reads_the_store(memory: Path
     assert head is not None and log.version_bytes(memory, head, "notes/standup.md") == before
     assert git(memory, "fsck", "--strict").returncode == 0
     assert log.records(memory)[0].id == head
+
+
+@pytest.mark.parametrize("flags", [(), ("--quiet",)])
+def test_a_snapshot_process_says_what_it_did_and_ends_with_its_code(
+    memory: Path, flags: tuple[str, ...]
+) -> None:
+    import subprocess
+    import sys
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "pmem_tui", "--root", str(memory), *argv]
+        return subprocess.run(cmd, capture_output=True, text=True, check=False)
+
+    first = run("snapshot", *flags)  # ended without the interpreter's teardown: flushed first
+    assert first.returncode == 0 and first.stderr == ""
+    assert first.stdout == ("" if flags else f"Recorded {stat_table.read_head(memory)[:12]}.\n")  # type: ignore[index]
+    write(memory, "notes/standup.md", "# Standup\n\nChanged.\n")
+    (memory / names.HISTORY_DIR / names.MAIN_REF).write_text("not a commit\n")
+    damaged = run("snapshot", *flags)
+    assert damaged.returncode == 1 and damaged.stdout == ""
+    assert damaged.stderr.startswith("pmem-tui: History could not record the memory: ")
