@@ -35,6 +35,8 @@ from pmem_tui.core.history.stat_table import read_head
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from dulwich.object_store import DiskObjectStore
 
 __all__ = [
@@ -399,8 +401,9 @@ def _build(folders: dict[str, dict[str, tuple[int, str]]]) -> tuple[str, list[En
 def _tree(entries: dict[str, tuple[int, str]]) -> Entry:
     """A tree of `entries` as an object to write: dulwich's own order and form (`sorted_tree_items`,
     `serialize_tree`), no `Tree` object made (a first record builds hundreds of trees of 10k entries)."""
-    items = {
-        name.encode("utf-8", "surrogateescape"): (mode, _oid(sha)) for name, (mode, sha) in entries.items()
+    items: dict[bytes, Any] = {  # (mode, ObjectID): an ObjectID is the hex id's bytes (no call per entry)
+        name.encode("utf-8", "surrogateescape"): (mode, sha.encode("ascii"))
+        for name, (mode, sha) in entries.items()
     }
     raw = b"".join(serialize_tree(sorted_tree_items(items, False)))
     sha1 = hashlib.sha1(b"tree %d\0" % len(raw), usedforsecurity=False)
