@@ -61,7 +61,6 @@ __all__ = [
     "set_ref",
     "update_tree",
     "write_entries",
-    "write_objects",
 ]
 
 AUTHOR = b"pmem-tui <pmem-tui@localhost>"
@@ -232,11 +231,6 @@ def open_objects(root: Path) -> Objects:
     if not stat.S_ISDIR(st.st_mode):
         raise DamagedStore(f"{HISTORY_DIR}/objects is not a folder")
     return Objects(str(root / HISTORY_DIR / "objects"))
-
-
-def write_objects(fs: FS, objects: Iterable[ShaFile]) -> None:
-    """Write `objects` as one pack (then its index), through `fs`. Nothing to write: nothing is written."""
-    write_entries(fs, [entry_of(obj) for obj in objects])
 
 
 def entry_of(obj: ShaFile) -> Entry:
