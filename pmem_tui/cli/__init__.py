@@ -96,6 +96,19 @@ QUICK: dict[str, Callable[[list[str]], int | None]] = {
 }
 
 
+def _end_now(code: int) -> None:
+    """End the process with `code` once stdout and stderr are flushed, without the interpreter's teardown: a
+    hook's `snapshot` has written, fsynced and closed all it wrote, and freeing its objects one by one
+    (dulwich's modules, the stamps of every file) is ~15 ms of a ~130 ms record. Flushing fails: the usual
+    exit, which says so."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        return
+    os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arg_list = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -103,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if word in arg_list:
                 done = answer(arg_list)
                 if done is not None:
+                    if argv is None and word == "snapshot":  # this process's own command line
+                        _end_now(done)
                     return done
         from pmem_tui.cli.parser import LIGHT, build_parser, command_of
 

@@ -3,7 +3,8 @@
 A hook runs `pmem-tui snapshot --quiet` at the end of every agent session and every answer: most of those
 runs find nothing changed, and then the run is the stat pass (`core/history/stat_table.py`) and little else
 (no dulwich). When something changed (or there is no store yet), the record is made here from that same pass
-(`record.record(seen=...)`): one walk of the tree, not two. Anything else goes the usual way, as does a root
+(`record.record(seen=...)`): one walk of the tree, not two; the first record (no store yet) reads every file
+in one walk with no stat pass at all. Anything else goes the usual way, as does a root
 that is not a folder (the usual refusal).
 """
 
@@ -34,21 +35,22 @@ def answer(argv: list[str]) -> int | None:
     where = root_str(root)
     if not os.path.isdir(where):
         return None
+    if not stat_table.store_exists(where):
+        return _record(where, None, quiet)  # the first record: every file read in one walk, no stat pass
     try:
-        exists = stat_table.store_exists(where)
         same, started, stamps, table = stat_table.unchanged(where)
     except OSError:
         return None
-    if exists and same:
+    if same:
         if not quiet:
             print(NOTHING)
         return 0
     return _record(where, (started, stamps, table), quiet)
 
 
-def _record(where: str, seen: stat_table.Pass, quiet: bool) -> int:
-    """The record from the quick path's stat pass: as `cli.history`'s `snapshot` says it (a problem: the
-    same refusal on stderr, exit 1)."""
+def _record(where: str, seen: stat_table.Pass | None, quiet: bool) -> int:
+    """The record from the quick path's stat pass (None: there is no store yet): as `cli.history`'s
+    `snapshot` says it (a problem: the same refusal on stderr, exit 1)."""
     import sys
     from pathlib import Path
 

@@ -150,18 +150,54 @@ def stamps_below(
     """(path, size, mtime_ns, ctime_ns) of every non-hidden regular file below the folder `rel` whose name
     ends with `suffix` (its path: `rel/...`), in no order; `skip`: paths left out (with what is below them).
 
-    The cheap walk for a freshness check over many files: each folder is opened once, relative to the one
-    above it, with ``O_NOFOLLOW`` (a link is never entered, nor listed: its entry is not a regular file);
-    each file costs one ``lstat`` relative to its folder and no object but its stamp. A folder that cannot
-    be listed, or turns into a link meanwhile, is left out (empty: `rel` itself is not a folder)."""
+    The cheap walk for a freshness check over many files (`_entries_below`): each file costs one ``lstat``
+    relative to its folder and no object but its stamp."""
     out: list[tuple[str, int, int, int]] = []
     add = out.append
+    isreg = stat.S_ISREG
+    for _fd, entry, path in _entries_below(root, rel, skip):
+        if path.endswith(suffix):
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if isreg(st.st_mode):
+                add((path, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return out
+
+
+def read_below(
+    root: Path | str, rel: str, cap: int = MEMORY_CAP
+) -> Iterator[tuple[str, bytes, os.stat_result]]:
+    """Each non-hidden regular file below the folder `rel` with its bytes and its fstat, in `stamps_below`'s
+    order (a first record of the history reads every file in one walk, with no stat pass before it). The
+    listing's entry type tells a regular file (no ``lstat`` before the open: a link, a FIFO or a device is
+    never opened), then `read_each_at`'s checks on the open file. One that cannot be read is left out."""
+    for fd, entry, path in _entries_below(root, rel, frozenset()):
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+        except OSError:
+            continue
+        got = _read_at(fd, entry.name, path, cap)
+        if got is not None:
+            yield path, got[0], got[1]
+
+
+def _entries_below(
+    root: Path | str, rel: str, skip: frozenset[str]
+) -> Iterator[tuple[int, os.DirEntry[str], str]]:
+    """(its folder's fd, the entry, its path) of every non-hidden entry below the folder `rel` that is not
+    a folder, each folder's entries in one run; `skip`: paths left out (with what is below them).
+
+    Each folder is opened once, relative to the one above it, with ``O_NOFOLLOW`` (a link is never entered);
+    the fd stays open while its entries are handled. A folder that cannot be listed, or turns into a link
+    meanwhile, is left out (nothing: `rel` itself is not a folder)."""
     try:
         top = open_dir(root, rel)
     except OSError:
-        return out
+        return
     stack = [(top, rel + "/")]
-    isreg = stat.S_ISREG
     try:
         while stack:
             fd, prefix = stack.pop()
@@ -179,13 +215,8 @@ def stamps_below(
                                 stack.append((os.open(name, _DIR_FLAGS, dir_fd=fd), path + "/"))
                             except OSError:  # gone, or it became a link since it was listed
                                 continue
-                        elif name.endswith(suffix):
-                            try:
-                                st = entry.stat(follow_symlinks=False)
-                            except OSError:
-                                continue
-                            if isreg(st.st_mode):
-                                add((path, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+                        else:
+                            yield fd, entry, path
             except OSError:
                 continue  # this folder could not be listed (gone, no permission): nothing below it
             finally:
@@ -193,7 +224,6 @@ def stamps_below(
     finally:
         for fd, _prefix in stack:
             os.close(fd)
-    return out
 
 
 def open_regular(root: Path | str, rel: str) -> tuple[int, os.stat_result]:
@@ -263,31 +293,38 @@ def read_each_at(
     parent: int, folder: str, names: Iterable[str], cap: int = MEMORY_CAP
 ) -> Iterator[tuple[str, bytes, os.stat_result]]:
     """`open_regular_at` then `read_fd` for each of `names` in the folder open as `parent` (known as
-    `folder`), in one loop (a first record of the history reads ten thousand files): each that is a regular
-    file, with its bytes and its fstat. One that is not (any more), is over `cap`, or cannot be read is left
-    out, as a reader that skips what it cannot read would."""
+    `folder`), in one loop: each that is a regular file, with its bytes and its fstat. One that is not (any
+    more), is over `cap`, or cannot be read is left out, as a reader that skips what it cannot read would."""
     for name in names:
         shown = f"{folder}/{name}" if folder else name
         st = _lstat_at(name, parent)
         if st is not None and not stat.S_ISREG(st.st_mode):  # never open a FIFO or a device
             continue
-        try:
-            fd = os.open(name, _FILE_FLAGS, dir_fd=parent)
-        except OSError:
-            continue
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > cap:
-                continue
-            data = os.read(fd, st.st_size + 1)
-            if len(data) != st.st_size:  # it changed while it was read: read it again, whole
-                os.lseek(fd, 0, os.SEEK_SET)
-                data = read_fd(fd, st, shown, cap)
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-        yield shown, data, st
+        got = _read_at(parent, name, shown, cap)
+        if got is not None:
+            yield shown, got[0], got[1]
+
+
+def _read_at(parent: int, name: str, shown: str, cap: int) -> tuple[bytes, os.stat_result] | None:
+    """The bytes and fstat of `name` in the folder open as `parent` if it opens (``O_NOFOLLOW``,
+    ``O_NONBLOCK``) as a regular file within `cap`; else None."""
+    try:
+        fd = os.open(name, _FILE_FLAGS, dir_fd=parent)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > cap:
+            return None
+        data = os.read(fd, st.st_size + 1)
+        if len(data) != st.st_size:  # it changed while it was read: read it again, whole
+            os.lseek(fd, 0, os.SEEK_SET)
+            data = read_fd(fd, st, shown, cap)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data, st
 
 
 def read_fd(fd: int, st: os.stat_result, shown: str, cap: int) -> bytes:

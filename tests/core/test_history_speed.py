@@ -24,8 +24,8 @@ from tests.core.history_git import git, needs_git
 class _Trees:
     """`store.Objects` for `update_tree`: the trees `build_tree` made, by id."""
 
-    def __init__(self, trees: list[store.Tree]) -> None:
-        self.trees = {t.id.decode("ascii"): t for t in trees}
+    def __init__(self, trees: list[store.Entry]) -> None:
+        self.trees = {sha.hex(): store.Tree.from_raw_string(store.TREE, raw) for _, raw, sha in trees}
 
     def get(self, hex_id: str) -> store.Tree:
         return self.trees[hex_id]
@@ -60,7 +60,7 @@ def test_one_change_rebuilds_the_same_trees_as_the_whole_build(
     want_root, want_trees, want_ids = store.build_tree(after)
     assert (root_id, ids) == (want_root, want_ids)
     on_path = {""} | {"/".join(p.split("/")[:i]) for p in changed for i in range(1, p.count("/") + 1)}
-    assert {t.id for t in trees} <= {t.id for t in want_trees} and len(trees) <= len(on_path)
+    assert {t[2] for t in trees} <= {t[2] for t in want_trees} and len(trees) <= len(on_path)
 
 
 def _nested(path: str, folder: str) -> bool:
@@ -91,9 +91,7 @@ def test_one_changed_file_writes_only_the_trees_on_its_path(
 
 
 @needs_git
-def test_a_big_first_record_is_a_stored_pack_git_reads(
-    memory: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_big_first_record_is_a_stored_pack_git_reads(memory: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "STORED_OVER_BYTES", 0)  # every record "big"
     big = bytes(range(256)) * 300  # over one stored block (64 KiB): written through zlib, level 0
     write(memory, "notes/big.md", big)
@@ -129,17 +127,26 @@ def test_the_stored_stream_is_zlib_s_own() -> None:
 def test_the_table_vouches_as_sets_for_what_it_vouches_for_file_by_file(
     then: dict[str, stat_table.Stamp], now: dict[str, stat_table.Stamp], written: int
 ) -> None:
-    import marshal
-
     blobs = {p: f"{i:040x}" for i, p in enumerate(then)}
     stamps = then  # the table's stamps; racy ones (clock 0..3 against a clock of 0..5 with a wide window)
     clock = written * cache.RACY_NS // 2
-    table = stat_table.Table(clock, "h" * 40, marshal.dumps(stamps, 2), 0, marshal.dumps(blobs))
-    table.newest_ns = stat_table.newest(stamps)
-    known, unread = table.vouched(now)
-    one_by_one = {p: table.blob_for(p, s) for p, s in now.items()}
-    assert known == {p: b for p, b in one_by_one.items() if b is not None}
-    assert unread == sorted(p for p, b in one_by_one.items() if b is None)
+    table = stat_table.Table.of(clock, "h" * 40, stamps, blobs, stat_table.newest(stamps))
+    same_paths = {p: now.get(p, stamp) for p, stamp in then.items()}  # the bytes compared block by block
+    for seen in (now, same_paths):
+        known, unread = table.vouched(seen)
+        one_by_one = {p: table.blob_for(p, s) for p, s in seen.items()}
+        assert known == {p: b for p, b in one_by_one.items() if b is not None}
+        assert unread == sorted(p for p, b in one_by_one.items() if b is None)
+
+
+def test_the_table_finds_the_one_changed_stamp_among_many() -> None:
+    stamps = {f"notes/{i:05}.md": (i, 10**18 + i, 10**18 + i) for i in range(1000)}
+    blobs = {p: f"{i:040x}" for i, p in enumerate(stamps)}
+    table = stat_table.Table.of(10**19, "h" * 40, stamps, blobs, stat_table.newest(stamps))
+    for changed in ("notes/00000.md", "notes/00063.md", "notes/00064.md", "notes/00999.md"):
+        now = {**stamps, changed: (1, 2, 3)}
+        known, unread = table.vouched(now)
+        assert unread == [changed] and known == {p: b for p, b in blobs.items() if p != changed}
 
 
 def test_snapshot_records_from_its_one_stat_pass(
@@ -152,10 +159,10 @@ def test_snapshot_records_from_its_one_stat_pass(
     monkeypatch.setattr(stat_table, "walk", lambda root: (walks.append(str(root)), real(root))[1])
     assert main(["--root", str(memory), "snapshot"]) == 0
     assert capsys.readouterr().out.startswith("Recorded ")
-    assert len(walks) == 1
+    assert len(walks) == 0  # the first record reads every file in one walk: no stat pass
     write(memory, "notes/standup.md", "# Standup\n\nAgain.\n")
     assert main(["--root", str(memory), "snapshot", "--quiet"]) == 0
-    assert capsys.readouterr().out == "" and len(walks) == 2
+    assert capsys.readouterr().out == "" and len(walks) == 1
     assert [r.origin for r in log.records(memory)] == [names.SEEN_ON_DISK] * 2
 
 
@@ -199,3 +206,95 @@ def test_reading_each_file_of_a_folder_skips_what_is_not_a_regular_file(tmp_path
 def test_a_file_is_written_from_its_parts(tmp_path: Path) -> None:
     FS(tmp_path).write_atomic("x.bin", [b"one ", b"", b"two"])
     assert (tmp_path / "x.bin").read_bytes() == b"one two"
+
+
+def test_a_first_record_reads_in_the_stat_pass_s_order_and_keeps_its_stamps(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(memory, "projects/deep/er/still.md", "# Deep\n")
+    (memory / "notes/link.md").symlink_to(memory / "notes/standup.md")
+    os.mkfifo(memory / "notes/pipe.md")
+    real = stat_table.walk
+    monkeypatch.setattr(stat_table, "walk", None)  # no stat pass before a first record
+    assert record.record(memory, create=True).commit is not None
+    monkeypatch.setattr(stat_table, "walk", real)
+    table = stat_table.load(memory)
+    assert table is not None
+    assert (table.names_raw, table.stamps_raw) == stat_table.encode(stat_table.walk(memory))
+    assert table.blobs["projects/deep/er/still.md"] == store.blob_id(b"# Deep\n")
+    assert "notes/link.md" not in table.blobs and "notes/pipe.md" not in table.blobs
+
+
+def test_a_record_of_one_changed_file_patches_the_table_into_what_encoding_it_whole_gives(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pmem_tui.core import cache
+
+    monkeypatch.setattr(cache, "clock", lambda: 10**20)  # nothing racy: only the changed file is read
+    for i in range(100):
+        write(memory, f"notes/many/{i:03}.md", f"# Note {i}\n")
+    assert record.record(memory, create=True).commit is not None
+    write(memory, "notes/many/050.md", "# Note 50\n\nChanged.\n")
+    encoded: list[int] = []
+    real = stat_table.encode
+    monkeypatch.setattr(stat_table, "encode", lambda stamps: (encoded.append(len(stamps)), real(stamps))[1])
+    assert record.record_if_changed(memory).commit is not None
+    assert len(encoded) == 1  # the cheap pass's; the record patched that into the table
+    table = stat_table.load(memory)
+    assert table is not None
+    stamps = stat_table.walk(memory)
+    assert (table.names_raw, table.stamps_raw) == real(stamps)
+    assert table.blobs == {p: store.blob_id((memory / p).read_bytes()) for p in stamps}
+
+
+def test_an_edit_is_recorded_from_its_rows_alone_with_the_tree_the_whole_way_builds(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pmem_tui.core import cache
+
+    monkeypatch.setattr(cache, "clock", lambda: 10**20)  # nothing racy: only the edited files are read
+    write(memory, "projects/deep/er/still.md", "# Deep\n")
+    assert record.record(memory, create=True).commit is not None
+    monkeypatch.setattr(record, "_record_on", None)  # the whole way is not taken
+    monkeypatch.setattr(stat_table.Table, "blobs", None)  # nor is a map of every path made
+    write(memory, "projects/deep/er/still.md", "# Deep\n\nChanged.\n")
+    write(memory, "notes/standup.md", "# Standup\n\nChanged too.\n")
+    head = record.record(memory).commit
+    assert head is not None
+    files = {p: store.blob_id((memory / p).read_bytes()) for p in stat_table.walk(memory)}
+    assert store.open_objects(memory).commit(head).tree.decode() == store.build_tree(files)[0]
+    assert record.record(memory) == record.Recorded()  # nothing changed since: the patched table says so
+
+
+@needs_git
+def test_an_edit_put_back_is_recorded_again_and_git_reads_the_store(memory: Path) -> None:
+    before = (memory / "notes/standup.md").read_bytes()
+    assert record.record(memory, create=True).commit is not None
+    write(memory, "notes/standup.md", "# Standup\n\nFor a moment.\n")
+    assert record.record(memory).commit is not None
+    write(memory, "notes/standup.md", before)  # its blob and trees are in the store already
+    head = record.record(memory).commit
+    assert head is not None and log.version_bytes(memory, head, "notes/standup.md") == before
+    assert git(memory, "fsck", "--strict").returncode == 0
+    assert log.records(memory)[0].id == head
+
+
+@pytest.mark.parametrize("flags", [(), ("--quiet",)])
+def test_a_snapshot_process_says_what_it_did_and_ends_with_its_code(
+    memory: Path, flags: tuple[str, ...]
+) -> None:
+    import subprocess
+    import sys
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "pmem_tui", "--root", str(memory), *argv]
+        return subprocess.run(cmd, capture_output=True, text=True, check=False)
+
+    first = run("snapshot", *flags)  # ended without the interpreter's teardown: flushed first
+    assert first.returncode == 0 and first.stderr == ""
+    assert first.stdout == ("" if flags else f"Recorded {stat_table.read_head(memory)[:12]}.\n")  # type: ignore[index]
+    write(memory, "notes/standup.md", "# Standup\n\nChanged.\n")
+    (memory / names.HISTORY_DIR / names.MAIN_REF).write_text("not a commit\n")
+    damaged = run("snapshot", *flags)
+    assert damaged.returncode == 1 and damaged.stdout == ""
+    assert damaged.stderr.startswith("pmem-tui: History could not record the memory: ")

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from pmem_tui.core import safeio
+from pmem_tui.core import cache, safeio
 from pmem_tui.core.fsops import FS
 from pmem_tui.core.history import stat_table
 from pmem_tui.core.history.names import (
@@ -86,10 +86,10 @@ def record(
         exists = stat_table.store_exists(root)
         if not exists and not create:
             return Recorded()
-        if seen is None:
+        if seen is None and exists:
             # The cheap pass first, without the lock or dulwich: nothing changed, nothing more to do.
             same, started, stamps, table = stat_table.unchanged(root)
-            if exists and same:
+            if same:
                 return Recorded()
             seen = (started, stamps, table)
         from pmem_tui.core.history import store
@@ -162,30 +162,88 @@ def sentence(err: BaseException) -> str:
     return f"the history store at {HISTORY_DIR} is damaged ({text})"
 
 
-def _record_locked(root: Path, fs: FS, message: str, seen: stat_table.Pass) -> Recorded:
+def _record_locked(root: Path, fs: FS, message: str, seen: stat_table.Pass | None) -> Recorded:
     from pmem_tui.core.history import lock
 
     with lock.held(root / HISTORY_DIR / LOCK_NAME, LOCK_TIMEOUT_S):
         return _record(root, fs, message, seen)
 
 
-def _record(root: Path, fs: FS, message: str, seen: stat_table.Pass) -> Recorded:
+def _record(root: Path, fs: FS, message: str, seen: stat_table.Pass | None) -> Recorded:
     """Under the store's lock: the ref as it is now (another recorder may have moved it since the stat
     pass, and the table with it: the pass's table serves only while it is the ref's), the files whose stamp
-    the table does not vouch for read and hashed."""
+    the table does not vouch for read and hashed. No pass (`seen` None: there was no store): a first record
+    reads every file in one walk, with no stat pass before it."""
     from pmem_tui.core.history import store  # dulwich: only when something may have changed
 
-    started, stamps, table = seen
     head = head_or_damaged(root)
-    if table is None or table.head != head:
+    stamps: dict[str, stat_table.Stamp] | None = None
+    if seen is not None:
+        started, stamps, table = seen
+    else:
+        started, table = cache.clock(), None
+        if head is not None:  # another recorder made the first record meanwhile
+            stamps = stat_table.walk(root)
+    if stamps is not None and (table is None or table.head != head):
         table = stat_table.load(root)
     objects = store.open_objects(root)
     try:
         if head is not None:
             objects.commit(head)  # the last record must read: one on a lost parent would hide the damage
+        if stamps is not None and table is not None and head is not None:
+            done = _record_rows(root, fs, message, started, stamps, table, head, objects)
+            if done is not None:
+                return done
         return _record_on(root, fs, message, started, stamps, table, head, objects)
     finally:
         objects.close()
+
+
+def _record_rows(
+    root: Path,
+    fs: FS,
+    message: str,
+    started: int,
+    stamps: dict[str, stat_table.Stamp],
+    table: stat_table.Table,
+    head: str,
+    objects: store.Objects,
+) -> Recorded | None:
+    """`_record_on` when the table is the ref's record's and the files are its files in its order, a few of
+    them changed (an edit): those read and compared with their row, nothing done per file for the others
+    (no map of every path). None when that is not the case (files came or went, many changed, one of them
+    could not be read): the whole way then."""
+    from pmem_tui.core.history import store
+
+    rows = table.stale_rows(stamps) if table.head == head and table.trees else None
+    if rows is None or len(rows) > stat_table.FEW:
+        return None
+    read = list(_read_all(root, rows))
+    if len(read) != len(rows):  # one went away since the stat pass
+        return None
+    seen = dict(stamps)
+    blobs: dict[str, str] = {}  # every row read, as the table keeps it
+    changed: dict[str, str] = {}  # the rows whose content differs from the record's
+    new_blobs: dict[str, tuple[bytes, bytes]] = {}
+    newest = table.newest_ns
+    for path, data, st in read:
+        digest = store.blob_digest(data)
+        blobs[path] = blob = digest.hex()
+        seen[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+        if blob != table.blob_of(path):
+            changed[path] = blob
+            new_blobs[blob] = (data, digest)
+    if not changed:
+        stat_table.save(root, started, head, seen, blobs, table.trees, newest, like=table, rows=rows)
+        return Recorded()
+    tree_id, trees, tree_ids = store.update_tree(objects, changed, table.trees, list(changed))
+    # Not asked whether the store has them: a few objects, new but for a reverted edit (then a second
+    # copy, which git allows and a repack drops), where asking would load every pack's index.
+    commit_id = _write_record(fs, objects, head, message, new_blobs, tree_id, trees, ask=False)
+    stat_table.save(root, started, commit_id, seen, blobs, tree_ids, newest, like=table, rows=rows)
+    _merge_if_many(root, fs, objects)
+    return Recorded(commit=commit_id)
 
 
 def _record_on(
@@ -193,20 +251,29 @@ def _record_on(
     fs: FS,
     message: str,
     started: int,
-    stamps: dict[str, stat_table.Stamp],
+    stamps: dict[str, stat_table.Stamp] | None,
     table: stat_table.Table | None,
     head: str | None,
     objects: store.Objects,
 ) -> Recorded:
+    """`stamps` None: every file read in one walk (`stat_table.read_all`), their stamps the reads' fstat."""
     from pmem_tui.core.history import store
 
-    files, unread = table.vouched(stamps) if table is not None else ({}, list(stamps))
-    seen = dict(stamps)  # walk order, as the next cheap pass compares them
-    new_blobs: dict[str, bytes] = {}
+    files: dict[str, str] = {}
+    unread: list[str] = []
+    seen: dict[str, stat_table.Stamp] = {}
+    if stamps is None:
+        reads = stat_table.read_all(root)
+    else:
+        files, unread = table.vouched(stamps) if table is not None else ({}, list(stamps))
+        seen = dict(stamps)  # walk order, as the next cheap pass compares them
+        reads = _read_all(root, unread)
+    new_blobs: dict[str, tuple[bytes, bytes]] = {}  # by hex id: the bytes and the binary id
     newest = table.newest_ns if table is not None else None  # an upper bound of the vouched stamps'
-    for path, data, st in _read_all(root, unread):
-        blob = store.blob_id(data)
-        new_blobs[blob] = data
+    for path, data, st in reads:
+        digest = store.blob_digest(data)
+        blob = digest.hex()
+        new_blobs[blob] = (data, digest)
         files[path] = blob
         seen[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         if newest is not None:
@@ -214,37 +281,69 @@ def _record_on(
     for path in unread:
         if path not in files:  # gone, or not a regular file, since the stat pass: not in this record
             del seen[path]
-    if table is not None and head is not None and table.head == head and table.trees:
+    ours = table is not None and head is not None and table.head == head  # the table is the ref's record's
+    if table is not None and ours and table.trees:
         last, reuse = table.blobs, table.trees
     else:
         last, reuse = objects.snapshot(head)
+    rows = unread if ours else None  # the only rows of the table that may differ
     if files == last and head is not None:
-        stat_table.save(root, started, head, seen, files, reuse, newest)
+        stat_table.save(root, started, head, seen, files, reuse, newest, like=table, rows=rows)
         return Recorded()
-    changed = list(files) if head is None else [path for path, _ in files.items() - last.items()]
+    if head is None:
+        changed = list(files)
+    elif table is not None and last is table.blobs:  # `files` is that, but for the files read again
+        changed = [path for path in unread if path in files and files[path] != last.get(path)]
+    else:
+        changed = [path for path, _ in files.items() - last.items()]
     if table is not None:  # a blob the table names but a rewrite removed: read the file again
         last_blobs = set(last.values())
         for path in changed:
             blob = files[path]
             if blob not in new_blobs and blob not in last_blobs and not objects.has(blob):
-                new_blobs[blob] = safeio.read_under(root, path)
+                new_blobs[blob] = (safeio.read_under(root, path), bytes.fromhex(blob))
     changed += last.keys() - files.keys()
     if head is None:
         tree_id, trees, tree_ids = store.build_tree(files)
     else:  # only the trees on a changed path
         tree_id, trees, tree_ids = store.update_tree(objects, files, reuse, changed)
-    has = objects.has if objects.pack_count else lambda _: False  # a first record: ten thousand lookups
-    wanted = [(store.BLOB, data, bytes.fromhex(blob)) for blob, data in new_blobs.items() if not has(blob)]
-    wanted += [store.entry_of(tree) for tree in trees if not has(tree.id)]
+    commit_id = _write_record(fs, objects, head, message, new_blobs, tree_id, trees)
+    stat_table.save(root, started, commit_id, seen, files, tree_ids, newest, like=table, rows=rows)
+    _merge_if_many(root, fs, objects)
+    return Recorded(commit=commit_id)
+
+
+def _write_record(
+    fs: FS,
+    objects: store.Objects,
+    head: str | None,
+    message: str,
+    new_blobs: dict[str, tuple[bytes, bytes]],
+    tree_id: str,
+    trees: list[store.Entry],
+    *,
+    ask: bool = True,
+) -> str:
+    """The new blobs and trees the store lacks (`ask`: else all of them) and the commit, as one pack, then
+    the ref: the commit id."""
+    from pmem_tui.core.history import store
+
+    has = objects.has if ask and objects.pack_count else lambda _: False  # a first record: 10k lookups
+    wanted = [(store.BLOB, data, digest) for blob, (data, digest) in new_blobs.items() if not has(blob)]
+    wanted += [tree for tree in trees if not has(tree[2].hex())]
     commit = store.make_commit(tree_id, head, message)
     wanted.append(store.entry_of(commit))
     store.write_entries(fs, wanted)
     commit_id = commit.id.decode("ascii")
     store.set_ref(fs, MAIN_REF, commit_id)
-    stat_table.save(root, started, commit_id, seen, files, tree_ids, newest)
+    return commit_id
+
+
+def _merge_if_many(root: Path, fs: FS, objects: store.Objects) -> None:
     if objects.pack_count + 1 > REPACK_AT:
+        from pmem_tui.core.history import store
+
         store.merge_packs(root, fs)
-    return Recorded(commit=commit_id)
 
 
 def _read_all(root: Path, paths: list[str]) -> Iterator[tuple[str, bytes, os.stat_result]]:

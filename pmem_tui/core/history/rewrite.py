@@ -165,7 +165,7 @@ def _rewrite(root: Path, fs: FS, keep, keep_from: str | None) -> None:  # type: 
     if keep_from is not None:
         chain = chain[[r.id for r in chain].index(keep_from) :]
     mapping: dict[str, str] = {}
-    new_objects: list[ShaFile] = []
+    new_objects: list[store.Entry] = []
     parent: str | None = None
     for rec in chain:
         old = objects.commit(rec.id)
@@ -175,9 +175,9 @@ def _rewrite(root: Path, fs: FS, keep, keep_from: str | None) -> None:  # type: 
         commit = store.make_commit(
             tree_id, parent, old.message.decode("utf-8", "surrogateescape"), old.commit_time
         )
-        new_objects.append(commit)
+        new_objects.append(store.entry_of(commit))
         parent = mapping[rec.id] = commit.id.decode("ascii")
-    store.write_objects(fs, _unique(new_objects))
+    store.write_entries(fs, new_objects)  # each object once
     for ref in _REFS:
         target = stat_table.read_head(root, ref)
         if target is None:
@@ -187,13 +187,6 @@ def _rewrite(root: Path, fs: FS, keep, keep_from: str | None) -> None:  # type: 
         if new is not None:
             store.set_ref(fs, ref, new)
     store.repack(root, fs)
-
-
-def _unique(objects: list[ShaFile]) -> list[ShaFile]:
-    seen: dict[bytes, ShaFile] = {}
-    for obj in objects:
-        seen.setdefault(obj.id, obj)
-    return list(seen.values())
 
 
 def check(root: Path) -> str | None:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from dulwich.object_format import DEFAULT_OBJECT_FORMAT
-from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree, serialize_tree, sorted_tree_items
 from dulwich.pack import Pack, pack_object_header, write_pack_index, write_pack_objects
 
 from pmem_tui.core import safeio
@@ -35,16 +35,20 @@ from pmem_tui.core.history.stat_table import read_head
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from dulwich.object_store import DiskObjectStore
 
 __all__ = [
     "AUTHOR",
     "BLOB",
     "PACK_DIR",
+    "TREE",
     "DamagedStore",
     "Entry",
     "Objects",
     "add_tree",
+    "blob_digest",
     "blob_id",
     "build_tree",
     "init",
@@ -57,7 +61,6 @@ __all__ = [
     "set_ref",
     "update_tree",
     "write_entries",
-    "write_objects",
 ]
 
 AUTHOR = b"pmem-tui <pmem-tui@localhost>"
@@ -68,6 +71,7 @@ DELTA_WINDOW = 4  # candidates each object is tried against as a delta base (eac
 # files; the stored objects are compressed with deltas when a repack rewrites them (`repack`, `git gc`).
 STORED_OVER_BYTES = 1 << 20
 BLOB = Blob.type_num
+TREE = Tree.type_num
 Entry = tuple[int, bytes, bytes]  # an object to write: its type number, its raw content, its binary id
 _FILE_MODE = 0o100644
 _DIR_MODE = 0o040000
@@ -82,7 +86,14 @@ class DamagedStore(Exception):
 
 def blob_id(data: bytes) -> str:
     """The git blob id of `data` (what `git hash-object` prints)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+    return blob_digest(data).hex()
+
+
+def blob_digest(data: bytes) -> bytes:
+    """The git blob id of `data`, binary (its header hashed, then its bytes: no copy of them is made)."""
+    sha = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
+    sha.update(data)
+    return sha.digest()
 
 
 def init(fs: FS) -> None:
@@ -127,14 +138,15 @@ class Objects:
 
     def _pack_list(self) -> list[Pack]:
         """The packs with their index (as dulwich and git count them), listed once: dulwich lists the folder
-        at every lookup, and a first record looks up ten thousand blobs."""
+        at every lookup, and a first record looks up ten thousand blobs. Newest first: the last record and
+        the trees on a recently edited path are in the newest pack, and each pack asked loads its index."""
         if self._packs is None:
             folder = os.path.join(self.path, "pack")
             names = set(os.listdir(folder))
+            bases = [n[:-5] for n in names if n.endswith(".pack") and f"{n[:-5]}.idx" in names]
             self._packs = [
-                Pack(os.path.join(folder, name[:-5]), object_format=DEFAULT_OBJECT_FORMAT)
-                for name in sorted(names)
-                if name.endswith(".pack") and f"{name[:-5]}.idx" in names
+                Pack(os.path.join(folder, base), object_format=DEFAULT_OBJECT_FORMAT)
+                for _, base in sorted(((_mtime(folder, base), base) for base in bases), reverse=True)
             ]
         return self._packs
 
@@ -203,6 +215,13 @@ class Objects:
         return len(self._pack_list())
 
 
+def _mtime(folder: str, base: str) -> int:
+    try:
+        return os.stat(os.path.join(folder, f"{base}.idx")).st_mtime_ns
+    except OSError:
+        return 0
+
+
 def open_objects(root: Path) -> Objects:
     """The store's objects, for reading. DamagedStore when the store is missing, a link, or not a store."""
     try:
@@ -212,11 +231,6 @@ def open_objects(root: Path) -> Objects:
     if not stat.S_ISDIR(st.st_mode):
         raise DamagedStore(f"{HISTORY_DIR}/objects is not a folder")
     return Objects(str(root / HISTORY_DIR / "objects"))
-
-
-def write_objects(fs: FS, objects: Iterable[ShaFile]) -> None:
-    """Write `objects` as one pack (then its index), through `fs`. Nothing to write: nothing is written."""
-    write_entries(fs, [entry_of(obj) for obj in objects])
 
 
 def entry_of(obj: ShaFile) -> Entry:
@@ -288,9 +302,7 @@ def _write_pack(fs: FS, objects: list[ShaFile], *, deltify: bool) -> str:
     return _write_pack_files(fs, [pack.getvalue()], index, checksum)
 
 
-def _write_pack_files(
-    fs: FS, pack: list[bytes], index: list[tuple[bytes, int, int]], checksum: bytes
-) -> str:
+def _write_pack_files(fs: FS, pack: list[bytes], index: list[tuple[bytes, int, int]], checksum: bytes) -> str:
     """The pack, then its index (sorted (binary id, offset, CRC-32) rows), through `fs`; its base name."""
     out = io.BytesIO()
     write_pack_index(out, index, checksum)
@@ -307,8 +319,8 @@ def set_ref(fs: FS, ref: str, commit: str) -> None:
     fs.write_atomic(f"{HISTORY_DIR}/{ref}", commit.encode("ascii") + b"\n")
 
 
-def build_tree(files: dict[str, str]) -> tuple[str, list[Tree], dict[str, str]]:
-    """The trees of a flat {path: blob id}: the root tree's id, every tree object (root last), and each
+def build_tree(files: dict[str, str]) -> tuple[str, list[Entry], dict[str, str]]:
+    """The trees of a flat {path: blob id}: the root tree's id, every tree to write (root last), and each
     folder's tree id ("" for the root)."""
     folders: dict[str, dict[str, tuple[int, str]]] = {"": {}}
     for path, blob in files.items():
@@ -326,7 +338,7 @@ def build_tree(files: dict[str, str]) -> tuple[str, list[Tree], dict[str, str]]:
 
 def update_tree(
     objects: Objects, files: dict[str, str], last: dict[str, str], changed: Iterable[str]
-) -> tuple[str, list[Tree], dict[str, str]]:
+) -> tuple[str, list[Entry], dict[str, str]]:
     """`build_tree` of `files`, from the record whose folders' tree ids are `last`, where only the paths
     `changed` (added, modified, removed) differ: the trees on a changed path are read, changed and built
     again; every other folder keeps its id. Their entries are kept as they are (a mode git wrote too)."""
@@ -360,10 +372,10 @@ def _entries(objects: Objects, tree_id: str) -> dict[str, tuple[int, str]]:
     }
 
 
-def _build(folders: dict[str, dict[str, tuple[int, str]]]) -> tuple[str, list[Tree], dict[str, str]]:
+def _build(folders: dict[str, dict[str, tuple[int, str]]]) -> tuple[str, list[Entry], dict[str, str]]:
     """The trees of `folders` (each folder's entries; a folder's own entry in its parent is set here,
     deepest first; a folder left empty goes, as git keeps no empty tree, but the root)."""
-    trees: list[Tree] = []
+    trees: list[Entry] = []
     ids: dict[str, str] = {}
     for folder in sorted(folders, key=lambda f: -1 if not f else f.count("/"), reverse=True):
         entries = folders[folder]
@@ -374,17 +386,23 @@ def _build(folders: dict[str, dict[str, tuple[int, str]]]) -> tuple[str, list[Tr
             continue
         tree = _tree(entries)
         trees.append(tree)
-        ids[folder] = tree.id.decode("ascii")
+        ids[folder] = tree[2].hex()
         if folder:
             folders[head][name] = (_DIR_MODE, ids[folder])
     return ids[""], trees, ids
 
 
-def _tree(entries: dict[str, tuple[int, str]]) -> Tree:
-    tree = Tree()
-    for name, (mode, sha) in entries.items():
-        tree.add(name.encode("utf-8", "surrogateescape"), mode, _oid(sha))
-    return tree
+def _tree(entries: dict[str, tuple[int, str]]) -> Entry:
+    """A tree of `entries` as an object to write: dulwich's own order and form (`sorted_tree_items`,
+    `serialize_tree`), no `Tree` object made (a first record builds hundreds of trees of 10k entries)."""
+    items: dict[bytes, Any] = {  # (mode, ObjectID): an ObjectID is the hex id's bytes (no call per entry)
+        name.encode("utf-8", "surrogateescape"): (mode, sha.encode("ascii"))
+        for name, (mode, sha) in entries.items()
+    }
+    raw = b"".join(serialize_tree(sorted_tree_items(items, False)))
+    sha1 = hashlib.sha1(b"tree %d\0" % len(raw), usedforsecurity=False)
+    sha1.update(raw)
+    return TREE, raw, sha1.digest()
 
 
 def make_commit(tree: str, parent: str | None, message: str, when: int | None = None) -> Commit:
