@@ -198,14 +198,21 @@ def update_paths(conn: sqlite3.Connection, root: Path, paths: Iterable[str]) -> 
 
 
 class Counts:
-    __slots__ = ("not_text", "text", "unreadable")
+    """The files the index could not look into (what every answer's note says)."""
 
-    def __init__(self, text: int, not_text: int, unreadable: int) -> None:
-        self.text = text  # files indexed
+    __slots__ = ("not_text", "unreadable")
+
+    def __init__(self, not_text: int, unreadable: int) -> None:
         self.not_text = not_text  # not UTF-8 text: not indexed
         self.unreadable = unreadable  # could not be read (too large, a permission...)
 
 
 def counts(conn: sqlite3.Connection) -> Counts:
-    by_state = dict(conn.execute("SELECT state, count(*) FROM files GROUP BY state").fetchall())
-    return Counts(by_state.get(TEXT, 0), by_state.get(NOT_TEXT, 0), by_state.get(UNREADABLE, 0))
+    """From the `state` index, the few rows that are not text only (counting the text ones too walked the
+    whole index: 10 ms a query at 100,000 files)."""
+    by_state = dict(
+        conn.execute(
+            "SELECT state, count(*) FROM files WHERE state IN (?, ?) GROUP BY state", (NOT_TEXT, UNREADABLE)
+        ).fetchall()
+    )
+    return Counts(by_state.get(NOT_TEXT, 0), by_state.get(UNREADABLE, 0))
