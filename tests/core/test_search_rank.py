@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pmem_tui.core import cache
-from pmem_tui.core.search import SearchIndex, find, parse
+from pmem_tui.core.search import Results, SearchIndex, find, parse
 from pmem_tui.core.search import db as search_db
 from pmem_tui.core.search.query import LOCATIONS, match_expression
 from tests.conftest import write
@@ -93,25 +93,38 @@ def test_every_column_without_a_column_filter_is_the_same_search(root: Path) -> 
             assert plain == every and plain
 
 
+def _statements(idx: SearchIndex, text: str) -> tuple[Results, list[str]]:
+    """The results of `text` and the statements of the search that touch the text index."""
+    statements: list[str] = []
+    idx.conn.set_trace_callback(statements.append)
+    try:
+        results = idx.search(text, limit=20)
+    finally:
+        idx.conn.set_trace_callback(None)
+    return results, [s for s in statements if "MATCH" in s or "IN (" in s]
+
+
 def test_a_broad_query_is_ordered_without_bm25(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Over `RANKED` matches: the title and summary matches first, then the body's by how often the word
-    occurs; no statement after the first asks FTS5 for bm25 (it counts each term's files first)."""
+    occurs. One word is counted first, and bm25 (which counts each term's files first) is never asked
+    for; several words are ranked in one pass, and nothing after it asks for bm25."""
     monkeypatch.setattr(find, "RANKED", 2)
     with SearchIndex.open(root) as idx:
         idx.refresh()
-        statements: list[str] = []
-        idx.conn.set_trace_callback(statements.append)
-        results = idx.search("kestrel", limit=20)
-        idx.conn.set_trace_callback(None)
-    assert results.broad
-    hits = [h.path for h in results.hits]
-    assert hits[:2] == ["notes/title.md", "notes/summary.md"]
-    # the same text under three paths: the path orders them; twice the word in a short line beats once
-    assert hits.index("notes/a-same.md") < hits.index("notes/b-same.md") < hits.index("notes/c-same.md")
-    assert hits.index("notes/c-same.md") < hits.index("notes/pair.md")
-    queries = [s for s in statements if "MATCH" in s or "IN (" in s]
-    assert "rank" in queries[0]
-    assert not any("rank" in s or "bm25" in s for s in queries[1:])
+        results, statements = _statements(idx, "kestrel")
+        assert results.broad
+        assert not any("rank" in s or "bm25" in s for s in statements)
+        hits = [h.path for h in results.hits]
+        assert hits[:2] == ["notes/title.md", "notes/summary.md"]
+        # the same text under three paths: the path orders them; twice the word in a short line beats once
+        assert hits.index("notes/a-same.md") < hits.index("notes/b-same.md") < hits.index("notes/c-same.md")
+        assert hits.index("notes/c-same.md") < hits.index("notes/pair.md")
+
+        monkeypatch.setattr(find, "RANKED", 1)
+        results, statements = _statements(idx, "kestrel heron")
+        assert results.broad and sorted(h.path for h in results.hits) == ["_core/profile.md", "notes/pair.md"]
+        assert "rank" in statements[0] and "count(" not in statements[0]
+        assert not any("rank" in s or "bm25" in s for s in statements[1:])
 
 
 def test_an_index_of_the_previous_schema_is_upgraded_not_rebuilt(
