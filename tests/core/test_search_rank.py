@@ -4,7 +4,10 @@ without bm25; an index of the previous schema is upgraded in place, not rebuilt.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,3 +152,20 @@ def test_an_index_of_the_previous_schema_is_upgraded_not_rebuilt(
         assert "files_docid_place" in indexes and "files_docid" not in indexes
         assert idx.conn.execute("PRAGMA user_version").fetchone()[0] == search_db.SCHEMA
         assert "notes/title.md" in [h.path for h in idx.search("kestrel").hits]
+
+
+def test_a_refresh_loads_no_query_code(root: Path, tmp_path: Path) -> None:
+    """Bringing the index up to date with nothing changed (the stamps only) imports neither the query code
+    (`find`: its regex) nor `textio` (only a file read needs it): part of the refresh's process time."""
+    code = (
+        "import sys; from pathlib import Path; from pmem_tui.core.search import SearchIndex\n"
+        "from pmem_tui.core import cache; cache.clock = lambda: 2**62  # long after every write: none racy\n"
+        "with SearchIndex.open(Path(sys.argv[1])) as idx: idx.refresh(); idx.refresh()\n"
+        "print(sorted(m for m in sys.modules if m.endswith(('search.find', 'core.textio'))))"
+    )
+    env = {**os.environ, "PMEM_TUI_CACHE_DIR": str(tmp_path / "cache")}
+    first = subprocess.run([sys.executable, "-c", code, str(root)], env=env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == "['pmem_tui.core.textio']"  # the first build reads every file
+    again = subprocess.run([sys.executable, "-c", code, str(root)], env=env, capture_output=True, text=True)
+    assert again.returncode == 0 and again.stdout.strip() == "[]", again.stderr

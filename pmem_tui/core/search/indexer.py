@@ -20,7 +20,7 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from pmem_tui.core import cache, safeio, textio
+from pmem_tui.core import cache, safeio
 from pmem_tui.core.names import (
     ACTIVE_DIRS,
     ARCHIVE_DIR,
@@ -80,6 +80,8 @@ def _content(root: Path, rel: str) -> tuple[str, str | None, os.stat_result | No
         return UNREADABLE, None, None
     except OSError:  # too large, no permission...; or it became a link or a FIFO: not a file we index
         return UNREADABLE, None, _regular_stat(root, rel)
+    from pmem_tui.core import textio  # only when a file is read: a refresh with nothing new skips it
+
     if b"\0" in data or not textio.is_valid_utf8(data):
         return NOT_TEXT, None, st
     return TEXT, data.decode("utf-8"), st
