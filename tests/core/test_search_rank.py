@@ -169,3 +169,18 @@ def test_a_refresh_loads_no_query_code(root: Path, tmp_path: Path) -> None:
     assert first.stdout.strip() == "['pmem_tui.core.textio']"  # the first build reads every file
     again = subprocess.run([sys.executable, "-c", code, str(root)], env=env, capture_output=True, text=True)
     assert again.returncode == 0 and again.stdout.strip() == "[]", again.stderr
+
+
+def test_a_match_leads_with_the_text_index(root: Path) -> None:
+    """With a MATCH, FTS5 walks its lists once and each match looks up its file: never a MATCH per file
+    (what SQLite chose for `in:archive` once `files` had an index starting with its place)."""
+    with SearchIndex.open(root) as idx:
+        idx.refresh()
+        idx.conn.execute("CREATE INDEX files_place_first ON files(location, docid)")  # the tempting one
+        for text in ("kestrel in:archive", "kestrel path:notes/*", "kestrel heron"):
+            query = parse(text)
+            tests, args = find._where(query, query.locations or LOCATIONS)
+            sql = f"SELECT d.rowid {find._FROM} WHERE docs MATCH ? AND {' AND '.join(tests)}"
+            plan = idx.conn.execute(f"EXPLAIN QUERY PLAN {sql}", [match_expression(query), *args]).fetchall()
+            assert "VIRTUAL TABLE" in plan[0][3] and "M" in plan[0][3].split(":")[-1], plan
+            assert [h.path for h in idx.search(text, archive=True).hits]  # and it still finds them
