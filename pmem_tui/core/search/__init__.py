@@ -18,8 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pmem_tui.core.errors import Refused
-from pmem_tui.core.search import db, find, indexer
-from pmem_tui.core.search.find import Hit
+from pmem_tui.core.search import db, indexer
 from pmem_tui.core.search.indexer import Counts, Progress
 from pmem_tui.core.search.query import LOCATIONS, BadQuery, Query, parse
 
@@ -29,7 +28,20 @@ TYPE_CHECKING = False  # `typing` only for mypy: not on a search process's impor
 if TYPE_CHECKING:
     from typing import TypeVar
 
+    from pmem_tui.core.search.find import Hit
+
     T = TypeVar("T")
+
+
+def __getattr__(name: str) -> object:
+    """`Hit` from `find`, imported on first use: a refresh (the stamps only) never loads the query code."""
+    if name == "Hit":
+        from pmem_tui.core.search.find import Hit
+
+        return Hit
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 DEFAULT_LOCATIONS = ("active", "core")  # without --archive / in:
 
 
@@ -142,6 +154,8 @@ class SearchIndex:
         core (`archive`: everywhere). `BadQuery` for a query with nothing to search for."""
         query = parse(text)
         where = query.locations or locations or (LOCATIONS if archive else DEFAULT_LOCATIONS)
+
+        from pmem_tui.core.search import find
 
         def run() -> Results:
             try:

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pmem_tui.core import cache
 
 DB_FILE = "search-v3.sqlite"
-SCHEMA = 4  # `PRAGMA user_version`: a file of another version is rebuilt
+SCHEMA = 5  # `PRAGMA user_version`: a file of another version is rebuilt (4 is upgraded: `_UPGRADE`)
 # bm25 weights, in the columns' order: the title and the summary count above the body.
 WEIGHTS = (10.0, 5.0, 1.0)
 _SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -35,12 +35,20 @@ _CREATE = (
         path TEXT PRIMARY KEY, location TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
         ctime_ns INTEGER NOT NULL, seen_ns INTEGER NOT NULL, state TEXT NOT NULL, docid INTEGER
     ) WITHOUT ROWID""",
-    "CREATE INDEX IF NOT EXISTS files_docid ON files(docid)",
+    # A match's place and path from the index alone (a query joins every match to `files`): at 100,000
+    # files, 14,000 matches tested for `in:archive` took 50 ms with an index on docid only, 31 with this.
+    "CREATE INDEX IF NOT EXISTS files_docid_place ON files(docid, location, path)",
     "CREATE INDEX IF NOT EXISTS files_state ON files(state)",  # the counts every answer gives, from the index
     "CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(title, summary, body, tokenize='trigram')",
     f"INSERT INTO docs(docs, rank) VALUES('rank', 'bm25({', '.join(map(str, WEIGHTS))})')",
     # No merging while files are added (a third off a build); FTS5's crisis merges still bound the segments.
     "INSERT INTO docs(docs, rank) VALUES('automerge', 0)",
+    f"PRAGMA user_version = {SCHEMA}",
+)
+# Schema 4 -> 5 in place (0.2 s at 100,000 files, against a rebuild's minutes): the covering index.
+_UPGRADE = (
+    "CREATE INDEX IF NOT EXISTS files_docid_place ON files(docid, location, path)",
+    "DROP INDEX IF EXISTS files_docid",
     f"PRAGMA user_version = {SCHEMA}",
 )
 
@@ -116,6 +124,17 @@ def _schema_ok(conn: sqlite3.Connection) -> bool:
     return {"files", "docs"} <= names
 
 
+def _upgraded(conn: sqlite3.Connection) -> bool:
+    """Bring an index of the previous schema (4) to this one; False when it is of any other."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA - 1:
+        return False
+    with transaction(conn):
+        if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA - 1:  # not done meanwhile by another
+            for statement in _UPGRADE:
+                conn.execute(statement)
+    return _schema_ok(conn)
+
+
 def connect(path: str | None) -> tuple[sqlite3.Connection, bool]:
     """A connection to the index at `path` (None: in memory), and whether it was made anew (empty). A
     damaged or foreign file is removed first. Creating is idempotent: two processes may both find the file
@@ -131,7 +150,7 @@ def connect(path: str | None) -> tuple[sqlite3.Connection, bool]:
             fresh = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
             if fresh:
                 create(conn)
-            elif not _schema_ok(conn):
+            elif not _schema_ok(conn) and not _upgraded(conn):
                 raise Damaged("another schema")
             return conn, fresh
         except (sqlite3.DatabaseError, Damaged):

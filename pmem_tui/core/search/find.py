@@ -1,8 +1,9 @@
 """Running a query against the index: ranked hits, each with the line of its first match and a snippet.
 
 Ranking: FTS5's bm25 with the title and the summary weighted above the body (`db.WEIGHTS`); a query made
-only of words shorter than the trigram (`query.MIN_FTS`) is ranked by where they occur (title, then summary,
-then the body, by how often). The score is shown higher-is-better.
+only of words shorter than the trigram (`query.MIN_FTS`), and a query with over `RANKED` matches (its first
+title or summary matches and first body matches: `_likeliest`), are ranked by where they occur (title, then
+summary, then the body, by how often). The score is shown higher-is-better.
 
 A hit's snippet is the line of the first match (1-based), trimmed to `SNIPPET_WIDTH` characters around the
 match, with every match in it as (start, end) offsets; control characters in it are blanked, one for one,
@@ -14,7 +15,6 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from pmem_tui.core.search.db import WEIGHTS
 from pmem_tui.core.search.query import MIN_FTS, Query, case_sensitive, is_glob, match_expression
 
 SNIPPET_WIDTH = 120
@@ -22,8 +22,7 @@ _LEAD = 30  # characters kept before the first match when a line is trimmed
 _ELLIPSIS = "…"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SHORT_WEIGHTS = (("title", 10.0), ("summary", 5.0))  # where a short word counts most (as bm25's)
-_WEIGHTS = ", ".join(map(str, WEIGHTS))
-RANKED = 1000  # matches ranked at most: a broader query ranks its title, summary and first body matches
+RANKED = 1000  # matches ranked with bm25 at most: a broader query orders its likeliest ones (`_likeliest`)
 SCANNED = 300  # a scan for short words stops after this many matches, which it then ranks
 
 
@@ -63,8 +62,11 @@ def _contains(column: str, term: str) -> tuple[str, str]:
     return f"pmem_contains({column}, ?)", term
 
 
-# Place and path are tested on `files` (f), the terms FTS5 cannot test on `docs` (d).
-_FROM = "FROM docs d JOIN files f ON f.docid = d.rowid"
+# Place and path are tested on `files` (f), the terms FTS5 cannot test on `docs` (d). With a MATCH, `docs`
+# leads, always (CROSS JOIN): with an index on `files(location, ...)` SQLite chose to lead with `files` for
+# `in:archive` and ran the MATCH once per file (6 s instead of 60 ms at 100,000 files).
+_FROM = "FROM docs d CROSS JOIN files f ON f.docid = d.rowid"
+_SCAN_FROM = "FROM files f CROSS JOIN docs d ON d.rowid = f.docid"  # no MATCH: the files lead (a scan)
 
 
 def _where(query: Query, locations: tuple[str, ...]) -> tuple[list[str], list[object]]:
@@ -92,49 +94,85 @@ def _where(query: Query, locations: tuple[str, ...]) -> tuple[list[str], list[ob
     return tests, args
 
 
-def _count_to(conn: sqlite3.Connection, sql: str, args: list[object], cap: int) -> int:
-    """How many rows `sql` yields, counted up to `cap + 1` only (cheap however broad the query)."""
-    row = conn.execute(f"SELECT count(*) FROM ({sql} LIMIT {cap + 1})", args).fetchone()
-    return int(row[0])
+def _more_than(conn: sqlite3.Connection, match: str, args: list[object]) -> bool:
+    """Whether the query has over `RANKED` matches, counted up to `RANKED + 1` only.
+
+    Asked first of a query of one word with no `in:` only: a word being typed has thousands of matches, the
+    count stops early, and bm25 (which first counts the word's files over the whole index: 4-30 ms at
+    100,000 files) is never run for it. A query of several words, or narrowed to a place, is usually
+    narrower: it is ranked in one pass (counting it first would walk its matches twice)."""
+    row = conn.execute(f"SELECT count(*) FROM (SELECT 1 {match} LIMIT {RANKED + 1})", args).fetchone()
+    return int(row[0]) > RANKED
+
+
+def _score(query: Query) -> tuple[str, list[object]]:
+    """A score without bm25, by where each term occurs: title, then summary, then how often in the body
+    (for a query of short words, and to order a broad query's likeliest matches)."""
+    parts: list[str] = []
+    args: list[object] = []
+    for term in query.terms:
+        for column, weight in _SHORT_WEIGHTS:
+            test, arg = _contains(column, term)
+            parts.append(f"({test}) * {weight}")
+            args.append(arg)
+        # how often it occurs in the body, per kilobyte (a dense mention beats a passing one)
+        hay = "body" if case_sensitive(term) else "lower(body)"  # ASCII folded only: a rank, not a test
+        count = f"(length({hay}) - length(replace({hay}, ?, ''))) / {len(term)}"
+        parts.append(f"{count} * 1000.0 / (length(body) + 1000)")
+        args.append(term)
+    return " + ".join(parts), args
+
+
+def _likeliest(
+    conn: sqlite3.Connection, query: Query, where: str, args: list[object], limit: int
+) -> list[tuple[int, str, str, float]]:
+    """A broad query's best: its first `limit` title or summary matches and its first `limit` body matches,
+    ordered by where the terms occur (`_score`). No bm25: bm25 counts the files of each term over the whole
+    index before its first row (at 100,000 files, 20-110 ms for a common word), which a broad query's
+    keystroke must not wait for."""
+    candidates: dict[int, None] = {}
+    for columns in ("{title summary}", "{body}"):
+        expression = match_expression(query, columns)
+        sql = f"SELECT d.rowid {_FROM} WHERE docs MATCH ? AND {where} LIMIT ?"
+        for (rowid,) in conn.execute(sql, [expression, *args, limit]):
+            candidates.setdefault(rowid, None)
+    if not candidates:
+        return []
+    score, score_args = _score(query)
+    sql = (
+        f"SELECT d.rowid, f.path, f.location, {score} AS score {_FROM} "
+        f"WHERE d.rowid IN ({', '.join('?' for _ in candidates)}) ORDER BY score DESC, f.path LIMIT ?"
+    )
+    return conn.execute(sql, [*score_args, *candidates, limit]).fetchall()
 
 
 def rows(
     conn: sqlite3.Connection, query: Query, locations: tuple[str, ...], limit: int
 ) -> tuple[list[tuple[int, str, str, float]], bool]:
     """(rowid, path, location, score) of the best `limit` documents, best first; and whether the query was
-    too broad to rank every match (over `RANKED` of them: then the title and summary matches and the first
-    body matches are ranked among themselves, so that a keystroke never waits for a whole-memory sort)."""
+    too broad to rank every match (over `RANKED` of them: then its likeliest matches are ordered by
+    `_likeliest`, so that a keystroke never waits for a whole-memory sort)."""
     tests, args = _where(query, locations)
     where = " AND ".join(tests)
     expression = match_expression(query)
     if expression is not None:
         match = f"{_FROM} WHERE docs MATCH ? AND {where}"
-        if _count_to(conn, f"SELECT 1 {match}", [expression, *args], RANKED) <= RANKED:
-            sql = f"SELECT d.rowid, f.path, f.location, -d.rank {match} ORDER BY d.rank, f.path LIMIT ?"
-            return conn.execute(sql, [expression, *args, limit]).fetchall(), False
-        found: dict[int, tuple[int, str, str, float]] = {}
-        for columns in ("{title summary}", "{body}"):  # bm25 only for the rows returned
-            narrowed = expression.replace("{title summary body}", columns, 1)
-            sql = f"SELECT d.rowid, f.path, f.location, -bm25(docs, {_WEIGHTS}) {match} LIMIT ?"
-            for row in conn.execute(sql, [narrowed, *args, limit]):
-                found.setdefault(row[0], row)
-        return sorted(found.values(), key=lambda r: (-r[3], r[1]))[:limit], True
-    score_parts: list[str] = []
-    score_args: list[object] = []
-    for term in query.terms:
-        for column, weight in _SHORT_WEIGHTS:
-            test, arg = _contains(column, term)
-            score_parts.append(f"({test}) * {weight}")
-            score_args.append(arg)
-        # how often it occurs in the body, per kilobyte (a dense mention beats a passing one)
-        hay = "body" if case_sensitive(term) else "lower(body)"  # ASCII folded only: a rank, not a test
-        count = f"(length({hay}) - length(replace({hay}, ?, ''))) / {len(term)}"
-        score_parts.append(f"{count} * 1000.0 / (length(body) + 1000)")
-        score_args.append(term)
-    # A scan: it stops after SCANNED matches (a common short word), which are then ranked.
+        if len(query.fts_terms) == 1 and not query.locations and _more_than(conn, match, [expression, *args]):
+            return _likeliest(conn, query, where, args, limit), True
+        # One pass: bm25 for at most RANKED + 1 matches, sorted here (the same order as `ORDER BY rank,
+        # path`). Counting the matches first, then ranking them, walks FTS5's lists of every match twice.
+        sql = f"SELECT d.rowid, f.path, f.location, -d.rank {match} LIMIT ?"
+        found = conn.execute(sql, [expression, *args, RANKED + 1]).fetchall()
+        if len(found) <= RANKED:
+            found.sort(key=lambda r: (-r[3], r[1]))
+            return found[:limit], False
+        return _likeliest(conn, query, where, args, limit), True
+    # A scan: it stops after SCANNED matches (a common short word), which are then ranked. The files
+    # lead, in docid order (`files_docid_place`): a file of another place is passed over without its text
+    # being read (the archive's files come first in docid order: at 100,000 files, 7 -> 1.5 ms).
+    score, score_args = _score(query)
     columns = "d.rowid, f.path, f.location, d.body, d.title, d.summary"
-    scan = f"SELECT {columns} {_FROM} WHERE {where} LIMIT {SCANNED + 1}"
-    score = " + ".join(score_parts)
+    scan = f"SELECT {columns} {_SCAN_FROM} WHERE {where} ORDER BY f.docid LIMIT {SCANNED + 1}"
     sql = (
         f"SELECT rowid, path, location, {score} AS score, count(*) OVER () FROM ({scan}) "
         "ORDER BY score DESC, path LIMIT ?"

@@ -20,7 +20,7 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from pmem_tui.core import cache, safeio, textio
+from pmem_tui.core import cache, safeio
 from pmem_tui.core.names import (
     ACTIVE_DIRS,
     ARCHIVE_DIR,
@@ -80,6 +80,8 @@ def _content(root: Path, rel: str) -> tuple[str, str | None, os.stat_result | No
         return UNREADABLE, None, None
     except OSError:  # too large, no permission...; or it became a link or a FIFO: not a file we index
         return UNREADABLE, None, _regular_stat(root, rel)
+    from pmem_tui.core import textio  # only when a file is read: a refresh with nothing new skips it
+
     if b"\0" in data or not textio.is_valid_utf8(data):
         return NOT_TEXT, None, st
     return TEXT, data.decode("utf-8"), st
@@ -198,14 +200,21 @@ def update_paths(conn: sqlite3.Connection, root: Path, paths: Iterable[str]) -> 
 
 
 class Counts:
-    __slots__ = ("not_text", "text", "unreadable")
+    """The files the index could not look into (what every answer's note says)."""
 
-    def __init__(self, text: int, not_text: int, unreadable: int) -> None:
-        self.text = text  # files indexed
+    __slots__ = ("not_text", "unreadable")
+
+    def __init__(self, not_text: int, unreadable: int) -> None:
         self.not_text = not_text  # not UTF-8 text: not indexed
         self.unreadable = unreadable  # could not be read (too large, a permission...)
 
 
 def counts(conn: sqlite3.Connection) -> Counts:
-    by_state = dict(conn.execute("SELECT state, count(*) FROM files GROUP BY state").fetchall())
-    return Counts(by_state.get(TEXT, 0), by_state.get(NOT_TEXT, 0), by_state.get(UNREADABLE, 0))
+    """From the `state` index, the few rows that are not text only (counting the text ones too walked the
+    whole index: 10 ms a query at 100,000 files)."""
+    by_state = dict(
+        conn.execute(
+            "SELECT state, count(*) FROM files WHERE state IN (?, ?) GROUP BY state", (NOT_TEXT, UNREADABLE)
+        ).fetchall()
+    )
+    return Counts(by_state.get(NOT_TEXT, 0), by_state.get(UNREADABLE, 0))

@@ -102,13 +102,19 @@ def fts_string(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def match_expression(query: Query) -> str | None:
-    """The FTS5 MATCH expression of the query's long terms, in the text columns only (None: no such term).
-    With the trigram tokenizer a quoted string matches that run of characters, in any case."""
+def match_expression(query: Query, columns: str = "") -> str | None:
+    """The FTS5 MATCH expression of the query's long terms (None: no such term), in `columns` only (an FTS5
+    column filter, `"{title summary}"`; empty: every column). With the trigram tokenizer a quoted string
+    matches that run of characters, in any case.
+
+    Every column is searched without a column filter: `{title summary body} :` means the same on this table
+    and made FTS5 check each position's column, for the match and for bm25's count of each term's files
+    (measured at 100,000 files: 26 -> 42 ms to count a pair's matches, 72 -> 108 ms to rank them)."""
     long_terms = query.fts_terms
     if not long_terms:
         return None
-    return "{title summary body} : (" + " AND ".join(fts_string(t) for t in long_terms) + ")"
+    terms = " AND ".join(fts_string(t) for t in long_terms)
+    return f"{columns} : ({terms})" if columns else terms
 
 
 def is_glob(value: str) -> bool:
