@@ -18,6 +18,7 @@ from weakref import WeakKeyDictionary
 from rich.text import Text
 from textual.app import App
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Tab, TabbedContent, TabPane
@@ -111,8 +112,13 @@ def fitted_labels(tabs: Sequence[tuple[str, Text]], active: int, width: int) -> 
 def fit_tabs(tabbed: TabbedContent) -> None:
     """Label the tabs of `tabbed` to fit its width (`fitted_labels`); after a label, the active tab or the
     width changed."""
+    if not tabbed.is_attached:  # a strip being torn down (the app quitting during start-up)
+        return
     panes = [pane for pane in tabbed.query(TabPane) if pane.id in {pane_id(spec.id) for spec in PANES}]
-    tabs = [tabbed.get_tab(pane) for pane in panes]
+    try:
+        tabs = [tabbed.get_tab(pane) for pane in panes]
+    except (NoMatches, ValueError):  # a tab not there (yet, or any more): labelled on the next call
+        return
     titles = [tab_title(str(pane.id).removeprefix(pane_id(""))) for pane in panes]
     wholes = [
         _WHOLE.setdefault(tab, Text.from_markup(tab.label.markup, emoji=False)) for tab in tabs

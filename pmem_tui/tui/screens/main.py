@@ -97,7 +97,12 @@ class MainScreen(Screen[None]):
         yield KeyBar()
 
     def on_resize(self) -> None:
-        self.call_after_refresh(fit_tabs, self.tabbed)  # once the strip has its new width
+        self.call_after_refresh(self._fit_tabs)  # once the strip has its new width
+
+    def _fit_tabs(self) -> None:
+        tabbed = self.query("#panes").first(TabbedContent) if self.is_attached else None
+        if tabbed is not None:
+            fit_tabs(tabbed)
 
     def on_mount(self) -> None:
         self.query_one("#banner", Static).display = False
