@@ -26,7 +26,8 @@ MIN_TODAY = dt.date(1970, 1, 1)
 MAX_TODAY = dt.date(9000, 12, 31)
 MAX_LINE_CHARS = 1_000
 
-_DIGITS = re.compile(r"[0-9]{1,12}")  # bounded before int(): never a huge conversion
+_DIGITS = re.compile(r"[0-9]+")
+_MAX_DIGITS = 12
 _ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 # Controls, format characters (bidi overrides, zero-width spaces, BOM), lone surrogates, line and paragraph
 # separators. Tab, and the joiners that emoji and several scripts need, are plain text.
@@ -43,13 +44,11 @@ def shown(value: str, limit: int = 40) -> str:
 
 def parse_days(text: str) -> int:
     """`--inactive-days`: a whole number of days in range, else BadUsage."""
-    if re.fullmatch(r"[0-9]+", text) and not _DIGITS.fullmatch(text):  # a whole number, too long to convert
-        raise BadUsage(f"must be from 1 to {MAX_INACTIVE_DAYS:,} days, not {shown(text)}")
     if not _DIGITS.fullmatch(text):
         raise BadUsage(f"not a whole number of days: {shown(text)}")
-    n = int(text)
+    n = int(text) if len(text) <= _MAX_DIGITS else MAX_INACTIVE_DAYS + 1  # never a huge conversion
     if not 1 <= n <= MAX_INACTIVE_DAYS:
-        raise BadUsage(f"must be from 1 to {MAX_INACTIVE_DAYS:,} days, not {n:,}")
+        raise BadUsage(f"must be from 1 to {MAX_INACTIVE_DAYS:,} days, not {shown(text)}")
     return n
 
 

@@ -114,7 +114,8 @@ def fit_tabs(tabbed: TabbedContent) -> None:
     width changed."""
     if not tabbed.is_attached:  # a strip being torn down (the app quitting during start-up)
         return
-    panes = [pane for pane in tabbed.query(TabPane) if pane.id in {pane_id(spec.id) for spec in PANES}]
+    ids = {pane_id(spec.id) for spec in PANES}
+    panes = [pane for pane in tabbed.query(TabPane) if pane.id in ids]
     try:
         tabs = [tabbed.get_tab(pane) for pane in panes]
     except (NoMatches, ValueError):  # a tab not there (yet, or any more): labelled on the next call

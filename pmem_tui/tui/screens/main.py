@@ -100,8 +100,7 @@ class MainScreen(Screen[None]):
         self.call_after_refresh(self._fit_tabs)  # once the strip has its new width
 
     def _fit_tabs(self) -> None:
-        tabbed = self.query("#panes").first(TabbedContent) if self.is_attached else None
-        if tabbed is not None:
+        for tabbed in self.query("#panes").results(TabbedContent):  # none once the screen is torn down
             fit_tabs(tabbed)
 
     def on_mount(self) -> None:
