@@ -10,7 +10,7 @@ import datetime as dt
 import os
 import stat
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +23,7 @@ from pmem_tui.tui.rows import DEAD, ENTRY, ORPHAN, Row, countdown
 
 if TYPE_CHECKING:
     from pmem_tui.core.health import HealthReport, Proposal
+    from pmem_tui.core.history.rewrite import ForgetPlan
     from pmem_tui.tui.planning import Offer
 
 HealthSource = Callable[[Path, dt.date], "HealthReport"]
@@ -222,14 +223,34 @@ def delete_offer(root: Path, paths: Sequence[str]) -> Offer:
     )
 
 
-def fix_offer(root: Path, proposal: Proposal, i: int, n: int) -> Offer:
+def forget_plans(root: Path, proposals: Sequence[Proposal]) -> dict[str, ForgetPlan]:
+    """The forgets of a batch of fixes, each planned before any is applied (by path). A forget rewrites every
+    record, so a version a later proposal names is gone once an earlier forget is applied; the plan keeps
+    the content's blob id, which finds that content again (`rewrite.replan_forget`). A forget that cannot be
+    planned is left out: its own offer says why."""
+    from pmem_tui.core.errors import PmemError
+    from pmem_tui.core.history import rewrite
+
+    plans: dict[str, ForgetPlan] = {}
+    for p in proposals:
+        if p.fix_action == "forget" and p.fix is not None:
+            try:
+                plans[p.path] = rewrite.plan_forget(root, p.path, p.fix)
+            except PmemError:
+                continue
+    return plans
+
+
+def fix_offer(
+    root: Path, proposal: Proposal, i: int, n: int, forgets: Mapping[str, ForgetPlan] | None = None
+) -> Offer:
     """`f`: the fix (an index line, a secret redacted, a kept secret forgotten) of the `i`-th of `n`
-    proposals (counted from 0)."""
+    proposals (counted from 0); `forgets`: the batch's forgets as `forget_plans` planned them."""
     from pmem_tui.core.fix_planner import plan_fix
     from pmem_tui.tui.planning import Offer
 
     if proposal.fix_action == "forget":
-        return forget_offer(root, proposal, i, n)
+        return forget_offer(root, proposal, i, n, (forgets or {}).get(proposal.path))
     plan = plan_fix(root, proposal)
     verb = "adds" if proposal.fix_action == "add" else "drops"
     change = f"This {verb} one line of {INDEX_FILE}; the file itself does not change."
@@ -242,13 +263,19 @@ def fix_offer(root: Path, proposal: Proposal, i: int, n: int) -> Offer:
     )
 
 
-def forget_offer(root: Path, proposal: Proposal, i: int = 0, n: int = 1) -> Offer:
-    """The fix of a secret in a kept version: `history forget PATH --version V`, its preview first."""
+def forget_offer(
+    root: Path, proposal: Proposal, i: int = 0, n: int = 1, planned: ForgetPlan | None = None
+) -> Offer:
+    """The fix of a secret in a kept version: `history forget PATH --version V`, its preview first.
+    `planned`: its plan made before an earlier forget of the batch rewrote the history."""
     from pmem_tui.core.history import rewrite
     from pmem_tui.tui.planning import Offer, StoreChange
 
     assert proposal.fix is not None
-    plan = rewrite.plan_forget(root, proposal.path, proposal.fix)
+    if planned is None:
+        plan = rewrite.plan_forget(root, proposal.path, proposal.fix)
+    else:
+        plan = rewrite.replan_forget(root, planned)
     title = f"Forget a version of {proposal.path} from the history" + (f" ({i + 1} of {n})" if n > 1 else "")
     return Offer(
         title=title,

@@ -266,6 +266,29 @@ def test_forget_removes_the_content_for_git_too(memory: Path) -> None:
     assert log.versions(memory, "notes/standup.md")[0].origin == "save"
 
 
+def test_a_forget_planned_before_another_forget_finds_its_content_again(memory: Path) -> None:
+    """Two forgets planned together: the first rewrites every record (new ids), the second's version is gone,
+    and `replan_forget` finds the same content in the rewritten records; once that is forgotten too, a
+    third replan is refused in one sentence."""
+    save(memory, "notes/standup.md", "# Standup\n\napi key one\n")
+    save(memory, "notes/standup.md", "# Standup\n\napi key two\n")
+    save(memory, "notes/standup.md", "# Standup\n\nclean\n")
+    one, two = (v for v in log.versions(memory, "notes/standup.md")[1:3][::-1])
+    first = rewrite.plan_forget(memory, "notes/standup.md", one.id)
+    second = rewrite.plan_forget(memory, "notes/standup.md", two.id)
+    rewrite.apply_forget(memory, first)
+    with pytest.raises(Refused):
+        log.resolve(memory, second.version)  # its record was rewritten
+    again = rewrite.replan_forget(memory, second)
+    assert again.blob == second.blob and again.version != second.version
+    rewrite.apply_forget(memory, again)
+    versions = [v for v in log.versions(memory, "notes/standup.md") if v.kind != "deleted"]
+    kept = [log.version_bytes(memory, v.id, "notes/standup.md") for v in versions]
+    assert kept and not any(b"api key" in b for b in kept)
+    with pytest.raises(Refused, match="no longer in the history"):
+        rewrite.replan_forget(memory, second)
+
+
 def test_forget_says_when_the_live_file_still_holds_it(memory: Path) -> None:
     record.record(memory, create=True)
     head = log.records(memory)[0].id

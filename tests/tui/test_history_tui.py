@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from history_helpers import (
     EDITED,
+    HOUR,
     LINE,
     SECRET_LINE,
     SECRET_NOTE,
@@ -15,6 +16,7 @@ from history_helpers import (
     append,
     memory_with_a_kept_secret,
     memory_with_history,
+    record_at,
 )
 from textual.pilot import Pilot
 from tui_helpers import RecordingApp, make_demo, settle, until
@@ -305,6 +307,18 @@ def test_before_any_review_a_change_s_diff_is_against_the_first_record(tmp_path:
     assert "+- an agent's line" in text and "+# Tools" not in text
 
 
+async def fix_marked(pilot: Pilot[object], app: RecordingApp, paths: tuple[str, ...]) -> HealthScreen:
+    """The health review, checked, with the proposals of `paths` marked, and `f` pressed."""
+    screen = await open_health_review(pilot, app)
+    assert await until(pilot, lambda: not screen.checking)
+    health_list = screen.query_one("#health-list", MemoryList)
+    for path in paths:
+        assert health_list.select_key(f"proposal:{path}")
+        await pilot.press("space")
+    await pilot.press("f")
+    return screen
+
+
 @pytest.mark.rule("PM-HEALTH-5")
 async def test_a_refused_forget_in_a_batch_of_fixes_is_said_and_the_next_fix_follows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -317,13 +331,7 @@ async def test_a_refused_forget_in_a_batch_of_fixes_is_said_and_the_next_fix_fol
     monkeypatch.setattr(record, "LOCK_TIMEOUT_S", 0.05)
     app = RecordingApp(root)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_health_review(pilot, app)
-        assert await until(pilot, lambda: not screen.checking)
-        health_list = screen.query_one("#health-list", MemoryList)
-        for path in (SECRET_NOTE, orphan):
-            assert health_list.select_key(f"proposal:{path}")
-            await pilot.press("space")
-        await pilot.press("f")
+        await fix_marked(pilot, app, (SECRET_NOTE, orphan))
         first = app.screen
         assert isinstance(first, PlanModal) and first.heading.startswith(f"Forget a version of {SECRET_NOTE}")
         assert "(1 of 2)" in first.heading
@@ -340,3 +348,42 @@ async def test_a_refused_forget_in_a_batch_of_fixes_is_said_and_the_next_fix_fol
         await settle(pilot)
         assert f"({orphan})" in (root / "_index.md").read_text(encoding="utf-8")
         assert len(log.versions(root, SECRET_NOTE)) == 2  # the refused forget changed nothing
+
+
+@pytest.mark.rule("PM-HEALTH-5")
+async def test_two_forgets_in_one_batch_both_apply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two kept secrets fixed in one batch (`f` on both marks): the first forget rewrites every record, so
+    the version the second proposal names is gone; the second is found again by its content and applies
+    (before: it was refused, "not a version", and its secret stayed in the history)."""
+    other, other_line = "notes/ci-tokens.md", "- ci password: swordfish9"
+    root = make_demo(tmp_path)
+    note, other_note = root / SECRET_NOTE, root / other
+    note.write_text(f"# Deploy keys\n\nWhere the keys live.\n{SECRET_LINE}\n", encoding="utf-8")
+    other_note.write_text(f"# CI tokens\n\nThe CI's tokens.\n{other_line}\n", encoding="utf-8")
+    record_at(monkeypatch, T0)
+    assert record.record(root, create=True).commit is not None
+    (root / SECRET_NOTE).write_text("# Deploy keys\n\nWhere the keys live: in the vault.\n", encoding="utf-8")
+    (root / other).write_text("# CI tokens\n\nThe CI's tokens: in the vault.\n", encoding="utf-8")
+    record_at(monkeypatch, T0 + HOUR)
+    assert record.record(root).commit is not None
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await fix_marked(pilot, app, (SECRET_NOTE, other))
+        report = screen.report
+        assert report is not None
+        assert all(getattr(report.proposal(p), "fix_action", None) == "forget" for p in (SECRET_NOTE, other))
+        first = app.screen
+        assert isinstance(first, PlanModal) and "(1 of 2)" in first.heading
+        await pilot.press("y")
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal) and app.screen is not first)
+        second = app.screen
+        assert isinstance(second, PlanModal) and "(2 of 2)" in second.heading
+        later = SECRET_NOTE if SECRET_NOTE in second.heading else other
+        (newest,) = [v for v in log.versions(root, later) if v.kind == "added"]
+        assert f"at version {newest.id[:12]}" in flat(second.preview_text)  # the rewritten record's id
+        await pilot.press("y")
+        assert await until(pilot, lambda: app.notes_text().count("is gone from the history") == 2)
+        assert not app.errors()
+    for path, line in ((SECRET_NOTE, SECRET_LINE), (other, other_line)):
+        held = [log.version_bytes(root, v.id, path) for v in log.versions(root, path) if v.kind != "deleted"]
+        assert held and all(line.encode() not in b for b in held)

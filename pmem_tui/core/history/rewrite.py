@@ -37,6 +37,7 @@ __all__ = [
     "plan_forget",
     "plan_prune",
     "repair",
+    "replan_forget",
 ]
 
 _REFS = (MAIN_REF, REVIEWED_REF)
@@ -102,6 +103,20 @@ def _plan_forget(root: Path, path: str, version: str) -> ForgetPlan:
     holding = sum(1 for rec in log.records(root) if blob in log._tree_map(reader, rec.id).values())
     live = _live_blob(root, where) == blob or _live_blob(root, path) == blob
     return ForgetPlan(path, commit_id, blob, holding, live)
+
+
+def replan_forget(root: Path, plan: ForgetPlan) -> ForgetPlan:
+    """`plan` again, on the history as it is now. Another forget rewrites every record, so the version `plan`
+    named may be gone; its content (the blob id) is not: this finds the newest version still holding it.
+    Refused when no version does (a forget of the same content already removed it)."""
+    root = Path(root)
+    holding = next((v for v in log.versions(root, plan.path) if v.blob == plan.blob), None)
+    if holding is None:
+        raise Refused(
+            f"The content of {plan.path} at version {plan.version[:12]} is no longer in the history; "
+            "nothing to forget."
+        )
+    return plan_forget(root, plan.path, holding.id)
 
 
 def _live_blob(root: Path, rel: str) -> str | None:

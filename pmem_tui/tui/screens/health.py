@@ -26,7 +26,7 @@ Extension point: `PmemApp(health_source=...)`, a function `(root, today) -> Heal
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -55,6 +55,7 @@ from pmem_tui.tui.widgets.preview import PreviewView
 
 if TYPE_CHECKING:
     from pmem_tui.core.health import HealthReport, Proposal
+    from pmem_tui.core.history.rewrite import ForgetPlan
     from pmem_tui.core.plan import Plan
 
 
@@ -362,22 +363,23 @@ class HealthScreen(Screen[None]):
         for _row, p in chosen:
             if p.fix is None:
                 self.refuse(review.no_fix(p))
-        self._open_fix([p for _row, p in chosen if p.fix is not None], 0)
+        fixable = [p for _row, p in chosen if p.fix is not None]
+        self._open_fix(fixable, 0, review.forget_plans(self.root, fixable))
 
-    def _open_fix(self, proposals: list[Proposal], i: int) -> None:
+    def _open_fix(self, proposals: list[Proposal], i: int, forgets: Mapping[str, ForgetPlan]) -> None:
         """Preview the fix of `proposals[i]`; once it is applied, the next one. A refusal (as it is planned
         or as it is applied) is said and skips to the next one; cancelling stops the batch."""
         if i >= len(proposals):
             return
         try:
-            offer = review.fix_offer(self.root, proposals[i], i, len(proposals))
+            offer = review.fix_offer(self.root, proposals[i], i, len(proposals), forgets)
         except PmemError as err:
             self.refuse(str(err))
-            self._open_fix(proposals, i + 1)
+            self._open_fix(proposals, i + 1, forgets)
             return
 
         def next_fix(_plan: Plan | None = None) -> None:
-            self._open_fix(proposals, i + 1)
+            self._open_fix(proposals, i + 1, forgets)
 
         if i + 1 >= len(proposals):
             self.post_message(OfferPlan(offer, self._clear_marks))
