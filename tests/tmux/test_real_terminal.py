@@ -40,8 +40,9 @@ def running(pid: int) -> bool:
 def quit_cleanly(pane: Pane, workdir: Path, status: int = 0) -> None:
     if not status:
         pane.keys("q")
-    assert pane.exit_status() == status
+    code = pane.exit_status()
     screen = pane.wait_for("pmem exited")
+    assert code == status, f"exit status {code}, not {status}; the pane shows:\n{screen}"
     assert "Traceback" not in screen and "Error" not in screen, screen
     assert not pane.alternate_screen()  # the terminal is back to the shell's screen
     assert not list(workdir.glob("pmem-demo-*"))  # the demo folder is removed
