@@ -140,8 +140,9 @@ def _index_entries(facts: cache_mod.FileEntries, text: str) -> list[IndexEntry]:
 
 
 # A folder's entries as (name, st_mode, size, mtime_ns, ctime_ns), by folder: a listing already taken
-# (`status_cache.Probe.folders`), which `walk_files` uses instead of listing a folder again.
-Listed = dict[str, list[tuple[str, int, int, int, int]]]
+# (`status_cache.Probe.folders`, history's stat pass: `safeio.stamps_below`), which `walk_files` uses
+# instead of listing a folder again.
+Listed = safeio.Listing
 
 
 def walk_files(
