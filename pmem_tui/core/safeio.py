@@ -144,25 +144,43 @@ def list_dir(root: Path | str, rel: str) -> list[tuple[str, os.stat_result]]:
         os.close(fd)
 
 
+# A folder's entries as (name, st_mode, size, mtime_ns, ctime_ns), by folder path (`stamps_below`'s
+# `listing`; `tree.walk_files` walks it instead of listing each folder again). A folder's own entry in its
+# parent holds only its mode.
+Listing = dict[str, list[tuple[str, int, int, int, int]]]
+
+
 def stamps_below(
-    root: Path | str, rel: str, *, suffix: str = "", skip: frozenset[str] = frozenset()
+    root: Path | str,
+    rel: str,
+    *,
+    suffix: str = "",
+    skip: frozenset[str] = frozenset(),
+    listing: Listing | None = None,
 ) -> list[tuple[str, int, int, int]]:
     """(path, size, mtime_ns, ctime_ns) of every non-hidden regular file below the folder `rel` whose name
     ends with `suffix` (its path: `rel/...`), in no order; `skip`: paths left out (with what is below them).
 
     The cheap walk for a freshness check over many files (`_entries_below`): each file costs one ``lstat``
-    relative to its folder and no object but its stamp."""
+    relative to its folder and no object but its stamp. `listing`: also filled with every folder listed in
+    full (every non-hidden entry, links and other kinds included; a folder that could not be listed to its
+    end is left out; `skip`'s entries too), so that a scan right after need not list the tree again."""
     out: list[tuple[str, int, int, int]] = []
     add = out.append
     isreg = stat.S_ISREG
-    for _fd, entry, path in _entries_below(root, rel, skip):
-        if path.endswith(suffix):
+    for _fd, entry, path in _entries_below(root, rel, skip, listing):
+        wanted = path.endswith(suffix)
+        if wanted or listing is not None:
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if isreg(st.st_mode):
-                add((path, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+            size, mtime_ns, ctime_ns = st.st_size, st.st_mtime_ns, st.st_ctime_ns
+            if wanted and isreg(st.st_mode):
+                add((path, size, mtime_ns, ctime_ns))
+            if listing is not None:
+                name = entry.name
+                listing[path[: -len(name) - 1]].append((name, st.st_mode, size, mtime_ns, ctime_ns))
     return out
 
 
@@ -185,10 +203,11 @@ def read_below(
 
 
 def _entries_below(
-    root: Path | str, rel: str, skip: frozenset[str]
+    root: Path | str, rel: str, skip: frozenset[str], listing: Listing | None = None
 ) -> Iterator[tuple[int, os.DirEntry[str], str]]:
     """(its folder's fd, the entry, its path) of every non-hidden entry below the folder `rel` that is not
-    a folder, each folder's entries in one run; `skip`: paths left out (with what is below them).
+    a folder, each folder's entries in one run; `skip`: paths left out (with what is below them). `listing`:
+    each folder's list is started there (its subfolders in it), for the caller to add the other entries.
 
     Each folder is opened once, relative to the one above it, with ``O_NOFOLLOW`` (a link is never entered);
     the fd stays open while its entries are handled. A folder that cannot be listed, or turns into a link
@@ -201,6 +220,9 @@ def _entries_below(
     try:
         while stack:
             fd, prefix = stack.pop()
+            folder: list[tuple[str, int, int, int, int]] = []
+            if listing is not None:
+                listing[prefix[:-1]] = folder
             try:
                 with os.scandir(fd) as it:
                     for entry in it:
@@ -211,6 +233,7 @@ def _entries_below(
                         if path in skip:
                             continue
                         if entry.is_dir(follow_symlinks=False):  # the entry's type: a link is never one
+                            folder.append((name, stat.S_IFDIR, 0, 0, 0))
                             try:
                                 stack.append((os.open(name, _DIR_FLAGS, dir_fd=fd), path + "/"))
                             except OSError:  # gone, or it became a link since it was listed
@@ -218,6 +241,8 @@ def _entries_below(
                         else:
                             yield fd, entry, path
             except OSError:
+                if listing is not None:
+                    del listing[prefix[:-1]]  # not listed to its end: a scan lists it again
                 continue  # this folder could not be listed (gone, no permission): nothing below it
             finally:
                 os.close(fd)

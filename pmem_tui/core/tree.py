@@ -140,8 +140,9 @@ def _index_entries(facts: cache_mod.FileEntries, text: str) -> list[IndexEntry]:
 
 
 # A folder's entries as (name, st_mode, size, mtime_ns, ctime_ns), by folder: a listing already taken
-# (`status_cache.Probe.folders`), which `walk_files` uses instead of listing a folder again.
-Listed = dict[str, list[tuple[str, int, int, int, int]]]
+# (`status_cache.Probe.folders`, history's stat pass: `safeio.stamps_below`), which `walk_files` uses
+# instead of listing a folder again.
+Listed = safeio.Listing
 
 
 def walk_files(
@@ -154,14 +155,15 @@ def walk_files(
 ) -> tuple[list[FileInfo], list[Problem]]:
     """Every non-hidden regular file below `rel_dir` with its size, mtime_ns and ctime_ns, never following
     symlinks (`ctime=False`: ctime_ns left 0, for a shallow scan, which keeps no cache: no int per file at
-    10^5 files). `listed`: the folders a listing taken just before already holds (others are listed)."""
+    10^5 files). `listed`: the folders a listing taken just before already holds (others are listed); each
+    folder walked is taken out of it."""
     files: list[FileInfo] = []
     problems: list[Problem] = []
     stack = [rel_dir]
     while stack:
         current = stack.pop()
         rows: Iterable[tuple[str, int, int, int, int]] | None = (
-            listed.get(current) if listed is not None else None
+            listed.pop(current, None) if listed is not None else None  # used once: freed as it is walked
         )
         if rows is None:
             try:
@@ -238,6 +240,16 @@ def scan(
         core, core_problems = walk_files(root, CORE_DIR, listed=listed)
         problems += core_problems
 
+    # The active folders are listed before the index is read: a listing taken before (`listed`) is used up,
+    # and freed, before the index's 10^5 entries are made (their problems are said in the same place).
+    active_files: list[FileInfo] = []
+    walk_problems: list[Problem] = []
+    for folder in ACTIVE_DIRS:
+        if _walkable(root, folder):
+            found, folder_problems = walk_files(root, folder, ctime=deep, listed=listed)
+            active_files += [f for f in found if f.path.endswith(".md")]
+            walk_problems += folder_problems
+
     entries: list[IndexEntry] = []
     if facts_cache:
         index_text = _read_control(root, INDEX_FILE, problems)
@@ -255,13 +267,8 @@ def scan(
     for route, count in Counter(e.route for e in entries).items():
         if count > 1:
             problems.append(Problem("duplicate-route", route, f"listed {count} times in {INDEX_FILE}"))
+    problems += walk_problems
 
-    active_files: list[FileInfo] = []
-    for folder in ACTIVE_DIRS:
-        if _walkable(root, folder):
-            found, folder_problems = walk_files(root, folder, ctime=deep, listed=listed)
-            active_files += [f for f in found if f.path.endswith(".md")]
-            problems += folder_problems
     # In ACTIVE_DIRS order, each folder's files sorted by path: the app's patches find a file by bisection.
     active: list[ActiveFile] = []
     with safeio.Reader(root) as reader:  # the files come folder by folder: one walk per folder

@@ -16,7 +16,6 @@ and says why in one sentence. The file is read once, at start-up.
 from __future__ import annotations
 
 import os
-import tomllib
 import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -77,6 +76,8 @@ def _read(path: Path) -> dict[str, object] | None:
         raise _Refused(f"not read: it is {err.detail}") from None
     except OSError as err:
         raise _Refused(f"not read ({err.strerror or err})") from None
+    import tomllib  # only when there is a file: the usual start has none (~2 ms of the first frame)
+
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

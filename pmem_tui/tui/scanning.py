@@ -12,6 +12,7 @@ from pmem_tui.core import settled
 from pmem_tui.core.history.record import record_if_changed
 from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import Baseline
+from pmem_tui.core.safeio import Listing
 from pmem_tui.tui import patch
 from pmem_tui.tui.messages import ScanDone
 from pmem_tui.tui.panes import ROW_PANES, rows_for
@@ -50,12 +51,17 @@ def scan(root: Path, generation: int, changed: frozenset[str] | None, base: Base
             return ScanDone(
                 generation, found.snapshot, found.baseline, changed, found.signature, None, found.rows
             )
-    # What changed on disk is recorded first, as `status` and `health` do (a stat pass when nothing did).
-    recorded = record_if_changed(root)
+    # What changed on disk is recorded first, as `status` and `health` do (a stat pass when nothing did);
+    # the scan walks the folders as that pass listed them (with a history store, the tree is listed once).
+    listing: Listing = {}
+    recorded = record_if_changed(root, listing)
+    listed = listing if listing and recorded.problem is None else None
+    del listing
     with cycle_collector_paused():  # the scan allocates only acyclic objects, 10^5-10^6 at 100k files
         # The index's signature first: its whole-file read then comes before the snapshot exists.
         unchecked = patch.read_signature(root)
-        snap = settled.scan(root, deep=False)[0]  # one state, or the action in progress
+        snap = settled.scan(root, deep=False, listed=listed)[0]  # one state, or the action in progress
+        del listed
         signature = patch.checked(unchecked, snap.index_entries, root) if snap.exists else None
         base_line = patch.baseline(snap, signature) if snap.exists else None
         rows = {name: rows_for(name, snap) for name in ROW_PANES}  # built here, off the UI thread

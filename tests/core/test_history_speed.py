@@ -156,7 +156,9 @@ def test_snapshot_records_from_its_one_stat_pass(
 
     walks: list[str] = []
     real = stat_table.walk
-    monkeypatch.setattr(stat_table, "walk", lambda root: (walks.append(str(root)), real(root))[1])
+    monkeypatch.setattr(
+        stat_table, "walk", lambda root, *listing: (walks.append(str(root)), real(root, *listing))[1]
+    )
     assert main(["--root", str(memory), "snapshot"]) == 0
     assert capsys.readouterr().out.startswith("Recorded ")
     assert len(walks) == 0  # the first record reads every file in one walk: no stat pass

@@ -1,5 +1,7 @@
 """A cold `status` lists the tree once: the scan walks the listing its cache key was made of
-(`status_cache.Probe.folders`, `tree.walk_files(listed=...)`), and finds exactly what its own walk finds."""
+(`status_cache.Probe.folders`, `tree.walk_files(listed=...)`), and finds exactly what its own walk finds. The
+app's scan with a history store does the same with the listing of history's cheap pass
+(`record_if_changed(root, listing)`)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from pmem_tui.cli import main
-from pmem_tui.core import settled, status_cache, tree
+from pmem_tui.core import safeio, settled, status_cache, tree
+from pmem_tui.core.history import record
 from tests.cli.test_status_cache import later  # noqa: F401  (the fixture: out of the racy window)
 from tests.conftest import write
 
@@ -95,3 +98,83 @@ def test_a_visitor_after_the_keys_listing_is_not_in_the_output(
     assert status() == truth  # not the visitor: the key did not list it
     monkeypatch.setattr(tree, "scan", real)
     assert "notes/scratch.md" in status()  # the next run lists it
+
+
+def test_the_scan_on_the_history_passs_listing_is_the_scan(memory: Path) -> None:
+    _odd_tree(memory)
+    assert record.record(memory, create=True).problem is None
+    listing: safeio.Listing = {}
+    assert record.record_if_changed(memory, listing).problem is None
+    assert {"_core/deep", "projects/a/b/c", "_archive/_trash"} <= set(listing)
+    assert {name for name, *_ in listing["notes/x"]} == {"target.md", "link.md", "pipe.md"}
+    shared = tree.scan(memory, listed=listing)
+    assert shared == tree.scan(memory)
+    assert {p.kind for p in shared.problems} >= {"symlink", "unreadable"}
+
+
+def test_a_folder_not_listed_to_its_end_is_left_out_of_the_listing(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _odd_tree(memory)
+    real = os.scandir
+    opened: list[int] = []
+
+    def scandir(fd: int) -> object:  # the third folder listed fails
+        opened.append(fd)
+        if len(opened) == 3:
+            raise PermissionError(13, "Permission denied")
+        return real(fd)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    listing: safeio.Listing = {}
+    safeio.stamps_below(memory, "projects", listing=listing)
+    assert len(opened) == 3 and len(listing) == 2  # "projects" and one folder below it
+
+
+def test_the_apps_scan_lists_a_tree_with_a_history_store_once(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pmem_tui.tui import scanning
+
+    _odd_tree(memory)
+    assert record.record(memory, create=True).problem is None
+    truth = scanning.scan(memory, 1, None, None).snapshot
+    listed: list[str] = []
+    real = safeio.list_dir
+
+    def list_dir(root: Path | str, rel: str) -> list[tuple[str, os.stat_result]]:
+        listed.append(rel)
+        return real(root, rel)
+
+    monkeypatch.setattr(safeio, "list_dir", list_dir)
+    assert scanning.scan(memory, 1, None, None).snapshot == truth
+    assert listed == []  # every folder came from history's cheap pass
+    (memory / ".pmem/history").rename(memory / ".pmem/gone")  # no store: the scan lists the tree itself
+    assert scanning.scan(memory, 1, None, None).snapshot == truth
+    assert "projects/a/b/c" in listed
+
+
+def test_the_listing_is_used_up_before_the_index_is_read(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The active folders' part of a listing is freed before the index's entries are made (the peak memory
+    of a scan at 10^5 files), and every folder walked is taken out of it."""
+    from pmem_tui.core import index
+
+    _odd_tree(memory)
+    assert record.record(memory, create=True).problem is None
+    listing: safeio.Listing = {}
+    assert record.record_if_changed(memory, listing).problem is None
+    left_at_index: list[set[str]] = []
+    real = index.read_index
+
+    def read_index(path: Path) -> object:
+        left_at_index.append(set(listing))
+        return real(path)
+
+    monkeypatch.setattr(index, "read_index", read_index)
+    snap = tree.scan(memory, deep=False, listed=listing)
+    assert left_at_index and not {f for f in left_at_index[0] if f.startswith(("projects", "notes"))}
+    assert listing == {}
+    monkeypatch.setattr(index, "read_index", real)
+    assert snap == tree.scan(memory, deep=False)

@@ -17,4 +17,3 @@ def no_fsync(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     calls: list[int] = []
     monkeypatch.setattr(os, "fsync", lambda fd: calls.append(fd))
     yield calls
-

@@ -187,3 +187,17 @@ async def test_a_bad_file_starts_with_the_defaults_and_says_so(demo_root: Path, 
         await settle(pilot)
         assert isinstance(app.screen, PlanModal)
         assert app.screen.query(Input)
+
+
+def test_no_toml_parser_is_loaded_without_a_settings_file(tmp_path: Path) -> None:
+    """The usual start has no settings file: the app's first frame does not pay for `tomllib` (~2 ms)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom pmem_tui.tui.app import PmemApp\nfrom pmem_tui.tui.config import load_config\n"
+        "assert load_config(()).problem is None\nprint('tomllib' in sys.modules)"
+    )
+    env = {**os.environ, ENV_CONFIG_DIR: str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

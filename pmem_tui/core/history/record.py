@@ -101,12 +101,14 @@ def record(
         return Recorded(problem=sentence(err))
 
 
-def record_if_changed(root: Path) -> Recorded:
-    """The ordinary commands' record: nothing (and no dulwich) when the cheap pass finds nothing changed."""
+def record_if_changed(root: Path, listing: safeio.Listing | None = None) -> Recorded:
+    """The ordinary commands' record: nothing (and no dulwich) when the cheap pass finds nothing changed.
+    `listing`: filled with the tracked folders' entries as the cheap pass listed them (none without a store),
+    for a scan that follows (`tree.scan(listed=...)`: the tree is not listed twice)."""
     try:
         if not stat_table.store_exists(root):
             return Recorded()
-        same, started, stamps, table = stat_table.unchanged(root)
+        same, started, stamps, table = stat_table.unchanged(root, listing)
         if same:
             return Recorded()
     except Exception as err:

@@ -287,10 +287,11 @@ def _packed_ref(root: Path | str, ref: str) -> bytes:
     return b""
 
 
-def walk(root: Path | str) -> dict[str, Stamp]:
+def walk(root: Path | str, listing: safeio.Listing | None = None) -> dict[str, Stamp]:
     """Every tracked regular file's stamp, by path. Links, FIFOs, devices and hidden names are skipped; a
     folder that cannot be listed is skipped too (what it held is then not in this record). The folders are
-    walked by `safeio.stamps_below`: each opened from its parent with O_NOFOLLOW, no link ever followed."""
+    walked by `safeio.stamps_below`: each opened from its parent with O_NOFOLLOW, no link ever followed.
+    `listing`: filled with the tracked folders' entries, as listed (for the app's scan right after)."""
     out: dict[str, Stamp] = {}
     for rel in TRACKED_FILES:
         try:
@@ -300,7 +301,7 @@ def walk(root: Path | str) -> dict[str, Stamp]:
         if stat.S_ISREG(st.st_mode):
             out[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     for folder in TRACKED_DIRS:
-        for path, size, mtime_ns, ctime_ns in safeio.stamps_below(root, folder):
+        for path, size, mtime_ns, ctime_ns in safeio.stamps_below(root, folder, listing=listing):
             out[path] = (size, mtime_ns, ctime_ns)
     return out
 
@@ -377,16 +378,18 @@ def save(
     cache.write(root, TABLE_FILE, payload)
 
 
-def unchanged(root: Path | str) -> tuple[bool, int, dict[str, Stamp], Table | None]:
+def unchanged(
+    root: Path | str, listing: safeio.Listing | None = None
+) -> tuple[bool, int, dict[str, Stamp], Table | None]:
     """Whether the tree is exactly as the last record holds it, by stamps alone; also the clock's start, the
-    stamps and the table, for the record that follows when it is not.
+    stamps and the table, for the record that follows when it is not (`listing`: see `walk`).
 
     `cache.fresh` for every file at once: the same stamps, in the same walk order (one comparison of bytes;
     another order is a change, and the record that follows finds none), and the newest mtime or ctime among
     them not racy against the table's clock."""
     started = cache.clock()  # before any file is looked at (`cache.fresh`)
     table = load(root)
-    stamps = walk(root)
+    stamps = walk(root, listing)
     if table is None:
         return False, started, stamps, table
     names_raw, stamps_raw = encode(stamps)
