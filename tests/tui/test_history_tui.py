@@ -3,6 +3,7 @@ watcher sees."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,44 @@ async def test_changes_pane_shows_the_external_edit_the_scan_recorded(root: Path
         preview = app.main_screen.preview  # type: ignore[union-attr]
         assert await until(pilot, lambda: SECOND in flat(preview.text))
         assert f"+{LINE}" in flat(preview.text)
+        assert not app.errors()
+
+
+async def test_changes_are_read_one_at_a_time_and_the_newest_request_is_read(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reloads asked while a read is in flight (the mount's, the scan's, a watcher's) never run at once
+    (before: each started a thread; at 100,000 files two walks of the history doubled the peak memory), and
+    one more read follows that sees what the last request asked for."""
+    from pmem_tui.tui import history_data
+
+    real, running, most, gate = history_data.read_changes, [0], [0], threading.Event()
+    gate.set()
+
+    def counted(path: Path) -> history_data.ChangesData:
+        running[0] += 1
+        most[0] = max(most[0], running[0])
+        try:
+            assert gate.wait(30)  # held while the test asks for more reads
+            return real(path)
+        finally:
+            running[0] -= 1
+
+    monkeypatch.setattr(history_data, "read_changes", counted)
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_changes(pilot, app)
+        gate.clear()
+        for _ in range(3):
+            view.reload()
+            await pilot.pause()  # each request reaches the event loop (a read it starts blocks on the gate)
+        append(root, EDITED, "- a third line, recorded while the reads wait.")
+        assert record.record(root).commit is not None
+        view.reload()
+        await pilot.pause()
+        gate.set()
+        assert await until(pilot, lambda: view.data is not None and view.data.changes[0].lines_added == 3)
+        assert most[0] == 1
         assert not app.errors()
 
 
