@@ -299,3 +299,27 @@ async def test_a_slow_query_shows_the_typed_text_first(root: Path, monkeypatch: 
         answer = real(root, "q")
         assert not isinstance(answer, str) and answer.hits
         assert [h.path for h in screen.hits] == [h.path for h in answer.hits]
+
+
+async def test_escape_while_a_keystroke_waits_for_its_query(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`escape` typed while the screen holds its frame for a query closes it once the hold ends; the query's
+    late answer, for a screen gone, changes nothing."""
+    gate = threading.Event()
+    real = search_screen.run_query
+
+    def slow(*args: Any) -> Any:
+        gate.wait(60)  # answered only after the screen was closed (a hang guard only)
+        return real(*args)
+
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_search(pilot, app)
+        monkeypatch.setattr(search_screen, "run_query", slow)
+        monkeypatch.setattr(search_screen, "HOLD", 0.5)
+        await pilot.press("q", "escape")
+        assert await until(pilot, lambda: app.screen is app.main_screen)
+        gate.set()
+        await settle(pilot)
+        assert app.screen is app.main_screen and app.return_code is None
