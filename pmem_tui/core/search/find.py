@@ -1,7 +1,6 @@
 """Running a query against the index: ranked hits, each with the line of its first match and a snippet.
 
-Ranking: FTS5's bm25 with the title and the summary weighted above the body (`db.WEIGHTS`), computed by
-`bm25.py` from one walk of the index a phrase (the same score as FTS5's `rank`, in fewer walks); a query made
+Ranking: FTS5's bm25 with the title and the summary weighted above the body (`db.WEIGHTS`); a query made
 only of words shorter than the trigram (`query.MIN_FTS`), and a query with over `RANKED` matches (its first
 title or summary matches and first body matches: `_likeliest`), are ranked by where they occur (title, then
 summary, then the body, by how often). The score is shown higher-is-better.
@@ -16,7 +15,6 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from pmem_tui.core.search import bm25
 from pmem_tui.core.search.query import MIN_FTS, Query, case_sensitive, is_glob, match_expression
 
 SNIPPET_WIDTH = 120
@@ -69,11 +67,6 @@ def _contains(column: str, term: str) -> tuple[str, str]:
 # `in:archive` and ran the MATCH once per file (6 s instead of 60 ms at 100,000 files).
 _FROM = "FROM docs d CROSS JOIN files f ON f.docid = d.rowid"
 _SCAN_FROM = "FROM files f CROSS JOIN docs d ON d.rowid = f.docid"  # no MATCH: the files lead (a scan)
-# The matches found by `bm25.ranked` (a JSON list of rowids), each with its length in tokens.
-_RANK_FROM = (
-    f"{_SCAN_FROM} CROSS JOIN docs_docsize s ON s.id = f.docid"
-    " WHERE f.docid IN (SELECT value FROM json_each(?))"
-)
 
 
 def _where(query: Query, locations: tuple[str, ...]) -> tuple[list[str], list[object]]:
@@ -166,9 +159,10 @@ def rows(
         match = f"{_FROM} WHERE docs MATCH ? AND {where}"
         if len(query.fts_terms) == 1 and not query.locations and _more_than(conn, match, [expression, *args]):
             return _likeliest(conn, query, where, args, limit), True
-        # bm25 for at most RANKED + 1 matches, from one walk a phrase (`bm25.ranked`: FTS5's own bm25 walks
-        # the matches, then each phrase again), sorted here: the same order as `ORDER BY rank, path`.
-        found = bm25.ranked(conn, query.fts_terms, f"{_RANK_FROM} AND {where}", args, RANKED + 1)
+        # One pass: bm25 for at most RANKED + 1 matches, sorted here (the same order as `ORDER BY rank,
+        # path`). Counting the matches first, then ranking them, walks FTS5's lists of every match twice.
+        sql = f"SELECT d.rowid, f.path, f.location, -d.rank {match} LIMIT ?"
+        found = conn.execute(sql, [expression, *args, RANKED + 1]).fetchall()
         if len(found) <= RANKED:
             found.sort(key=lambda r: (-r[3], r[1]))
             return found[:limit], False
