@@ -20,7 +20,9 @@ from pmem_tui.core.search import SearchIndex, db
 from pmem_tui.tui.commands import system_commands
 from pmem_tui.tui.messages import IndexProgress
 from pmem_tui.tui.modals.plan_modal import PlanModal
+from pmem_tui.tui.screens import search as search_screen
 from pmem_tui.tui.screens.search import SearchScreen
+from pmem_tui.tui.widgets.hit_lines import HitLines
 from tests.conftest import cache_file
 
 SIZE = (100, 30)
@@ -60,11 +62,8 @@ async def test_results_as_you_type_with_highlighted_snippets(root: Path) -> None
         assert [(h.path, h.line) for h in screen.hits] == [(LONG, 102)]
         assert "1 result" in status(screen)
         prompt = screen.query_one(OptionList).get_option_at_index(0).prompt
-        assert f"{LONG}:102" in str(prompt)
-        assert any(
-            str(span.style) == "bold reverse" and str(prompt)[span.start : span.end] == "quokka"
-            for span in prompt.spans
-        )  # type: ignore[union-attr]
+        assert isinstance(prompt, HitLines) and f"{LONG}:102" in prompt.plain()
+        assert ("quokka", "bold reverse") in prompt.lines[1]
         await fill(pilot, "quokka nosuchthing")
         assert await until(pilot, lambda: screen.shown_generation == screen.generation)
         assert screen.hits == [] and "0 results" in status(screen)
@@ -243,3 +242,84 @@ def test_search_is_in_the_palette(root: Path) -> None:
     app = RecordingApp(root)
     names = [c.title for c in system_commands(app, app.screen if app._screen_stack else None, None)]  # type: ignore[arg-type]
     assert "Search file contents" in names
+
+
+def _frames(app: RecordingApp, screen: SearchScreen) -> list[tuple[str, bool]]:
+    """Every frame drawn from now on, as (the query shown, whether its own results are the ones shown)."""
+    frames: list[tuple[str, bool]] = []
+    display = app._display
+
+    def recorded(drawn: Any, renderable: Any) -> None:
+        display(drawn, renderable)
+        if renderable is not None and drawn is screen:
+            frames.append((screen.input.value, screen.shown_generation == screen.generation))
+
+    app._display = recorded  # type: ignore[method-assign]
+    return frames
+
+
+async def test_a_keystrokes_frame_shows_its_results(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typed key by key: no frame shows a query with the results of the one before (the screen's next frame
+    waits for the query, up to `HOLD`: generous here, so that a loaded machine never draws in between)."""
+    monkeypatch.setattr(search_screen, "HOLD", 30.0)
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot, app)
+        frames = _frames(app, screen)
+        for ch in "quokka":
+            await pilot.press(ch)
+            assert await until(pilot, lambda: screen.shown_generation == screen.generation)
+        await settle(pilot)
+        assert frames and frames[-1] == ("quokka", True)
+        assert [query for query, own in frames if not own] == []
+        assert [(h.path, h.line) for h in screen.hits] == [(LONG, 102)]
+
+
+async def test_a_slow_query_shows_the_typed_text_first(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query slower than `HOLD`: the typed text is drawn without waiting for it, its results come later."""
+    gate = threading.Event()
+    real = search_screen.run_query
+
+    def slow(*args: Any) -> Any:
+        gate.wait(60)  # held until the typed text was drawn (a hang guard only)
+        return real(*args)
+
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot, app)
+        frames = _frames(app, screen)
+        monkeypatch.setattr(search_screen, "run_query", slow)
+        monkeypatch.setattr(search_screen, "HOLD", 0.01)
+        await pilot.press("q")
+        assert await until(pilot, lambda: ("q", False) in frames)
+        assert screen.hits == []
+        gate.set()
+        assert await until(pilot, lambda: screen.shown_generation == screen.generation)
+        assert await until(pilot, lambda: frames[-1] == ("q", True))
+        answer = real(root, "q")
+        assert not isinstance(answer, str) and answer.hits
+        assert [h.path for h in screen.hits] == [h.path for h in answer.hits]
+
+
+async def test_escape_while_a_keystroke_waits_for_its_query(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`escape` typed while the screen holds its frame for a query closes it once the hold ends; the query's
+    late answer, for a screen gone, changes nothing."""
+    gate = threading.Event()
+    real = search_screen.run_query
+
+    def slow(*args: Any) -> Any:
+        gate.wait(60)  # answered only after the screen was closed (a hang guard only)
+        return real(*args)
+
+    app = RecordingApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_search(pilot, app)
+        monkeypatch.setattr(search_screen, "run_query", slow)
+        monkeypatch.setattr(search_screen, "HOLD", 0.5)
+        await pilot.press("q", "escape")
+        assert await until(pilot, lambda: app.screen is app.main_screen)
+        gate.set()
+        await settle(pilot)
+        assert app.screen is app.main_screen and app.return_code is None
