@@ -372,9 +372,12 @@ def _trash_order(t: TrashItem) -> tuple[dt.date, str]:
     return (t.deadline or dt.date.max, t.path)
 
 
-def expired_trash(root: Path, archive_text: str, today: dt.date) -> tuple[TrashItem, ...]:
-    """The trash items past their recovery deadline, as `scan` finds them (the health check lists them)."""
-    matching, files, _ = locate_archived(root, records.parse_records(archive_text))
+def expired_trash(
+    root: Path, archive_text: str, today: dt.date, listed: Listed | None = None
+) -> tuple[TrashItem, ...]:
+    """The trash items past their recovery deadline, as `scan` finds them (the health check lists them);
+    `listed`: a listing taken just before (`walk_files`)."""
+    matching, files, _ = locate_archived(root, records.parse_records(archive_text), listed)
     items = [_trash_item(p, files[p.location], today) for p in matching.placed if p.in_trash]
     return tuple(sorted((t for t in items if t.expired), key=_trash_order))
 
