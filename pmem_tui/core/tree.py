@@ -134,9 +134,9 @@ def _index_entries(facts: cache_mod.FileEntries, text: str) -> list[IndexEntry]:
     cached = _entries_from(facts.derived(digest))
     if cached is not None:
         return cached
-    entries = index_mod.parse_index(text)
-    facts.derive(digest, [(e.line_no, e.raw, e.route, e.title, e.summary) for e in entries])
-    return entries
+    rows = index_mod.parse_rows(text)
+    facts.derive(digest, rows)
+    return [IndexEntry(*row) for row in rows]
 
 
 # A folder's entries as (name, st_mode, size, mtime_ns, ctime_ns), by folder: a listing already taken
