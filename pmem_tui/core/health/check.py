@@ -154,7 +154,7 @@ def check_health(
 
     def check(before: settled.Mark) -> HealthReport:
         prior = shared.pop() if shared else None
-        return _check(Path(root), inactive_days, today, use_cache, prior, before)
+        return _check(Path(root), inactive_days, today, use_cache, before, prior)
 
     try:  # never a report (or a cache) made while an action ran: `settled`
         report, quiet, _ = settled.read(Path(root), check)
@@ -171,8 +171,8 @@ def _check(
     inactive_days: int,
     today: dt.date | None,
     use_cache: bool,
-    prior: tuple[tree.Listed, int] | None,
     before: settled.Mark,
+    prior: tuple[tree.Listed, int] | None = None,
 ) -> HealthReport:
     started = time.perf_counter()
     require_lifecycle(root, "run a health check")
