@@ -67,7 +67,14 @@ def run(args: argparse.Namespace, root: Path, served: health_quick.Served | None
         served = health_quick.serve(str(root), args.json, started)
         if served is None:
             return 0
-    report = check_health(root, inactive_days=args.inactive_days, use_cache=not args.no_cache)
+    probe = served.probe if served is not None else None
+    report = check_health(
+        root,
+        inactive_days=args.inactive_days,
+        use_cache=not args.no_cache,
+        listed=probe.folders() if probe is not None else None,  # the key's listing: the tree listed once
+        listed_ns=probe.started_ns if probe is not None else 0,
+    )
     if args.json:
         text = display(dumps_indented(health_dict(report)))
     else:

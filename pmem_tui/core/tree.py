@@ -134,9 +134,9 @@ def _index_entries(facts: cache_mod.FileEntries, text: str) -> list[IndexEntry]:
     cached = _entries_from(facts.derived(digest))
     if cached is not None:
         return cached
-    entries = index_mod.parse_index(text)
-    facts.derive(digest, [(e.line_no, e.raw, e.route, e.title, e.summary) for e in entries])
-    return entries
+    rows = index_mod.parse_rows(text)
+    facts.derive(digest, rows)
+    return [IndexEntry(*row) for row in rows]
 
 
 # A folder's entries as (name, st_mode, size, mtime_ns, ctime_ns), by folder: a listing already taken
@@ -372,9 +372,12 @@ def _trash_order(t: TrashItem) -> tuple[dt.date, str]:
     return (t.deadline or dt.date.max, t.path)
 
 
-def expired_trash(root: Path, archive_text: str, today: dt.date) -> tuple[TrashItem, ...]:
-    """The trash items past their recovery deadline, as `scan` finds them (the health check lists them)."""
-    matching, files, _ = locate_archived(root, records.parse_records(archive_text))
+def expired_trash(
+    root: Path, archive_text: str, today: dt.date, listed: Listed | None = None
+) -> tuple[TrashItem, ...]:
+    """The trash items past their recovery deadline, as `scan` finds them (the health check lists them);
+    `listed`: a listing taken just before (`walk_files`)."""
+    matching, files, _ = locate_archived(root, records.parse_records(archive_text), listed)
     items = [_trash_item(p, files[p.location], today) for p in matching.placed if p.in_trash]
     return tuple(sorted((t for t in items if t.expired), key=_trash_order))
 

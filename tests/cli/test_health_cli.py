@@ -114,6 +114,23 @@ def test_health_never_imports_textual(planted: Path) -> None:
     assert proc.stderr.endswith("ok\n")
 
 
+def test_a_memory_without_history_loads_no_git_library(planted: Path, tmp_path: Path) -> None:
+    """dulwich (~10 ms) loads only to read kept versions, and a memory without a history has none."""
+    code = (
+        "import sys\n"
+        "from pmem_tui.cli import main\n"
+        f"rc = main(['--root', {str(planted)!r}, 'health', '--json'])\n"
+        "assert rc == 0 and 'numpy' in sys.modules and 'dulwich' not in sys.modules\n"
+        "print('ok', file=sys.stderr)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PMEM_TUI_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.endswith("ok\n")
+
+
 def test_output_is_utf8_whatever_the_terminal_encoding(planted: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONIOENCODING": "ascii"}
     proc = subprocess.run(

@@ -158,3 +158,23 @@ def test_a_private_key_body_is_redacted_with_its_header() -> None:
     redacted = redact_secrets(text)
     assert "MIIEow" not in redacted and "AbCdEf" not in redacted
     assert redacted == f"intro\n{REDACTED}\n{REDACTED}\n-----END RSA PRIVATE KEY-----\nend\n"
+
+
+@pytest.mark.parametrize(
+    ("texts", "sent"),
+    [
+        (["# API design\n\nThe public API changed; see the api notes.\n"], [False]),
+        (["api_key: 9f8e7d6c"], [True]),
+        (["OPENAI API-Key = x"], [True]),
+        (["the API keys: 'abc'"], [True]),  # detect-secrets' `api_?key\w*`
+        (["api\nkey"], [True]),
+        (["apikey"], [True]),
+        (["the api", "key points"], [False, False]),  # "api" ends one file, "key" starts the next
+    ],
+)
+def test_api_sends_a_file_to_the_detector_only_before_a_key_word(texts: list[str], sent: list[bool]) -> None:
+    from pmem_tui.core.health import sketch
+    from pmem_tui.core.health.text import H_SECRET
+
+    hints = sketch.sketch([t.encode() for t in texts]).hints.tolist()
+    assert [bool(h & H_SECRET) for h in hints] == sent

@@ -222,6 +222,16 @@ def test_parse_index_front_matter_and_bom_first_line() -> None:
     assert entry.raw == "- projects/a.md — a"  # the BOM belongs to the file, not to the line
 
 
+@pytest.mark.parametrize(
+    "text",
+    [INDEX, "---\nfiles:\n- projects/yaml.md\n---\n- projects/a.md — a\n", "\ufeff- [A](./projects/a.md)\n"],
+)
+def test_parse_rows_are_the_entries_fields(text: str) -> None:
+    rows = index_mod.parse_rows(text)
+    assert rows == [(e.line_no, e.raw, e.route, e.title, e.summary) for e in parse_index(text)]
+    assert rows and all(type(row) is tuple and len(row) == 5 for row in rows)
+
+
 def test_duplicate_routes_are_all_found() -> None:
     text = "- projects/a.md — one\n- [A](projects/a.md) — two\n"
     assert [e.line_no for e in find_entries(text, "projects/a.md")] == [0, 1]

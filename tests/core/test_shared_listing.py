@@ -178,3 +178,44 @@ def test_the_listing_is_used_up_before_the_index_is_read(
     assert listing == {}
     monkeypatch.setattr(index, "read_index", real)
     assert snap == tree.scan(memory, deep=False)
+
+
+def test_a_health_check_on_the_keys_listing_is_the_health_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold `health` lists the tree once too: the check walks the key's listing, finds what its own walk
+    finds, and dates its cache from the moment that listing started."""
+    from pmem_tui.core import cache, health_cache, safeio
+    from pmem_tui.core.health import check_health
+    from pmem_tui.core.health.codec import loads
+    from pmem_tui.core.health.features import FeatureCache
+    from pmem_tui.core.health.sketch import NUM_BINS
+    from tests.core.test_health import build
+
+    root = build(tmp_path / "mem")
+    _odd_tree(root)
+    monkeypatch.setenv("PMEM_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    own = check_health(root, use_cache=False)
+    probe = status_cache.probe(str(root), "health-json")
+    listed = probe.folders() if probe is not None else None
+    assert listed is not None
+    folders: list[str] = []
+    real = safeio.list_dir
+
+    def list_dir(root: Path, rel: str) -> object:
+        folders.append(rel)
+        return real(root, rel)
+
+    monkeypatch.setattr(safeio, "list_dir", list_dir)
+    shared = check_health(root, listed=listed, listed_ns=probe.started_ns - 1)  # type: ignore[union-attr]
+    # Listed again: only the trash, which the expired-trash match walks after the key did (a listing is
+    # used up as it is walked: `tree.walk_files`).
+    assert folders and all(f.startswith("_archive/_trash") for f in folders), folders
+    assert (shared.proposals, shared.expired_trash, shared.near_pairs) == (
+        own.proposals,
+        own.expired_trash,
+        own.near_pairs,
+    )
+    stored = health_cache.read_features(root, NUM_BINS)
+    assert stored is not None
+    assert loads(FeatureCache, stored[0]).written_ns == probe.started_ns - 1 < cache.clock()  # type: ignore[union-attr]

@@ -22,7 +22,6 @@ needs).
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import gc
 import hashlib
 import os
@@ -61,7 +60,7 @@ if TYPE_CHECKING:  # the engine (and numpy) loads only for a run that reads file
 __all__ = ["ENGINE", "check_health"]
 
 # Bump when features, normalization, sketches or a stored record change: old caches are then ignored.
-ENGINE = "health-3"
+ENGINE = "health-4"
 
 
 # -- listing ------------------------------------------------------------------------------------------------
@@ -100,16 +99,17 @@ class _Listing:
         return max((max(f.mtime_ns, f.ctime_ns) for f in listed), default=0)
 
 
-def _list(root: Path) -> _Listing:
-    """What the check depends on, listed and stat'ed only (`tree.walk_files`: no link followed)."""
+def _list(root: Path, listed: tree.Listed | None = None) -> _Listing:
+    """What the check depends on, listed and stat'ed only (`tree.walk_files`: no link followed); `listed`: a
+    listing of the root taken just before, walked instead of listing its folders again."""
     active: list[FileInfo] = []
     for folder in ACTIVE_DIRS:
-        active += [f for f in tree.walk_files(root, folder)[0] if f.path.endswith(".md")]
+        active += [f for f in tree.walk_files(root, folder, listed=listed)[0] if f.path.endswith(".md")]
     active.sort(key=lambda f: f.path)
     return _Listing(
         active=active,
-        core=tree.walk_files(root, CORE_DIR)[0],
-        trash=tree.walk_files(root, TRASH_DIR)[0],
+        core=tree.walk_files(root, CORE_DIR, listed=listed)[0],
+        trash=tree.walk_files(root, TRASH_DIR, listed=listed)[0],
         index=_stat(root, INDEX_FILE),
         archive_index=_stat(root, ARCHIVE_INDEX),
     )
@@ -136,16 +136,27 @@ def check_health(
     inactive_days: int = DEFAULT_INACTIVE_DAYS,
     today: dt.date | None = None,
     use_cache: bool = True,
+    listed: tree.Listed | None = None,
+    listed_ns: int = 0,
 ) -> HealthReport:
     """Scan the active memory and propose what to keep, archive or delete. Reads only (plus its own cache).
+
+    `listed`: a listing of the root taken just before (`status_cache.Probe.folders`), when the cache clock
+    read `listed_ns` (`cache.clock`, before the listing's first stat): the first look walks it, so a cold
+    `health` lists the tree once, not twice.
 
     Raises `LifecycleIncomplete` (naming `upgrade`) while the lifecycle structure is incomplete (PM-UPG-4).
     """
     # Allocation-heavy and short: collections would only walk the same young objects again and again.
     collect = gc.isenabled()
     gc.disable()
+    shared = [] if listed is None else [(listed, listed_ns)]  # for the first look only
+
+    def check(before: settled.Mark) -> HealthReport:
+        prior = shared.pop() if shared else None
+        return _check(Path(root), inactive_days, today, use_cache, before, prior)
+
     try:  # never a report (or a cache) made while an action ran: `settled`
-        check = functools.partial(_check, Path(root), inactive_days, today, use_cache)
         report, quiet, _ = settled.read(Path(root), check)
         if not quiet:
             raise Busy("Another pmem-tui action is changing this memory right now; try again in a moment.")
@@ -156,14 +167,22 @@ def check_health(
 
 
 def _check(
-    root: Path, inactive_days: int, today: dt.date | None, use_cache: bool, before: settled.Mark
+    root: Path,
+    inactive_days: int,
+    today: dt.date | None,
+    use_cache: bool,
+    before: settled.Mark,
+    prior: tuple[tree.Listed, int] | None = None,
 ) -> HealthReport:
     started = time.perf_counter()
     require_lifecycle(root, "run a health check")
     user_input.check_days(inactive_days)
     day = today or clock_today()
     written_at = cache_layer.clock()  # before any file is listed: see `cache.fresh`
-    listing = _list(root)
+    if prior is not None:
+        written_at = min(written_at, prior[1])  # the listing walked here was taken from then on
+    listed = prior[0] if prior is not None else None
+    listing = _list(root, listed)
     # The newest history record: a forget changes only the history, and with it the kept secrets.
     key = listing.key(day, inactive_days) + (stat_table.read_head(root) or "")
     if use_cache:
@@ -182,7 +201,7 @@ def _check(
     run = Run(root, day, inactive_days)
     cache, old_sig = _cached_features(root) if use_cache else (None, None)
     entries, orphan_lines = features.index_job(run, listing.active, listing.index, cache)
-    trash = _expired_trash(run, listing)
+    trash = _expired_trash(run, listing, listed)
     feats = features.features(run, listing.active, cache, old_sig)
     features.with_index_lines(feats.files, orphan_lines)
     checked = similarity.checked_pairs(cache, feats)
@@ -222,13 +241,14 @@ def _check(
     return HealthReport(root, day, inactive_days, proposals, trash, near, stats)
 
 
-def _expired_trash(run: Run, listing: _Listing) -> tuple[TrashItem, ...]:
+def _expired_trash(run: Run, listing: _Listing, listed: tree.Listed | None) -> tuple[TrashItem, ...]:
     """The trash past its deadline, as the scan finds it (`tree.expired_trash`); read only when there is
     trash at all."""
     if not listing.trash:
         return ()
     data = run.read_file(ARCHIVE_INDEX) if listing.archive_index is not None else None
-    return tree.expired_trash(run.root, textio.decode(data) if data is not None else "", run.today)
+    text = textio.decode(data) if data is not None else ""
+    return tree.expired_trash(run.root, text, run.today, listed)
 
 
 # -- the cache ----------------------------------------------------------------------------------------------

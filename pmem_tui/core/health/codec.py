@@ -13,6 +13,7 @@ import dataclasses
 import datetime as dt
 import functools
 import json
+import operator
 import types
 import typing
 from collections.abc import Callable
@@ -37,11 +38,24 @@ def loads(cls: type[T], data: bytes) -> T:
 
 def _default(value: Any) -> Any:
     """What `json` cannot write itself (it writes a named tuple as a list already)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [getattr(value, name) for name in _names(type(value))]
+    cls: type = type(value)
+    fields = _fields(cls)
+    if fields is not None:
+        return fields(value)
     if isinstance(value, dt.date):
         return value.isoformat()
     raise TypeError(f"{type(value).__name__} is not stored in the health cache")
+
+
+@functools.cache
+def _fields(cls: type) -> Callable[[Any], tuple[Any, ...]] | None:
+    """A dataclass's fields in order, as a tuple (which `json` writes as a list); None for other types."""
+    if not dataclasses.is_dataclass(cls):
+        return None
+    names = _names(cls)
+    if len(names) == 1:
+        return lambda value: (getattr(value, names[0]),)
+    return operator.attrgetter(*names)
 
 
 @functools.cache

@@ -129,7 +129,7 @@ def _stamp(f: FileInfo | FileFeatures | IndexCache) -> tuple[int, int, int]:
 def index_routes(text: str) -> list[IndexRow]:
     """(route, raw line, line number) for every entry of an index text (`index.parse_index`, which has
     its own fast path for the shapes pmem-tui and most agents write)."""
-    return [(e.route, e.raw, e.line_no) for e in index.parse_index(text)]
+    return [(route, raw, n) for n, raw, route, _title, _summary in index.parse_rows(text)]
 
 
 def _index_entries(run: Run, listed: FileInfo | None, cache: FeatureCache | None) -> list[IndexRow]:

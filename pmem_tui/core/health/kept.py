@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pmem_tui.core import cache, textio
-from pmem_tui.core.history import log, stat_table, store
+from pmem_tui.core.history import stat_table
 from pmem_tui.core.history.names import original_path
 from pmem_tui.core.secrets import find_secrets
 
@@ -42,6 +42,8 @@ def kept_secrets(root: Path) -> list[KeptSecret]:
     head = stat_table.read_head(root)
     if head is None:
         return []
+    from pmem_tui.core.history import log, store  # dulwich (~10 ms) only for a memory with a history
+
     try:
         versions = log.versions(root)
         objects = store.open_objects(root)

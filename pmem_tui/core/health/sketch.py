@@ -107,7 +107,7 @@ _HINT_WORDS: dict[bytes, int] = {
         (
             *(b"password", b"passwords", b"passwd", b"passwort", b"passphrase", b"pwd", b"pass", b"pin"),
             *(b"secret", b"secrets", b"token", b"tokens", b"bearer", b"authorization", b"credential"),
-            *(b"credentials", b"apikey", b"api", b"private", b"putty", b"accountkey", b"authtoken"),
+            *(b"credentials", b"apikey", b"private", b"putty", b"accountkey", b"authtoken"),
             *(b"cloudant", b"ibm", b"softlayer", b"hmac", b"contrasena", b"contrase\xc3\xb1a"),
             *("密".encode(), "口".encode()),
         ),
@@ -115,6 +115,10 @@ _HINT_WORDS: dict[bytes, int] = {
     ),
 }
 TOKEN_WORD = 20  # a word this long may be a key or a token: its file goes to the secret detector too
+# "api" is what the detectors key on only before a word that starts with "key" (`api_key`, `API keys`; the
+# `api[_-]?key` of `secrets` and detect-secrets' keyword list); alone it is a common word in notes, and as a
+# hint word it sent most files of a software memory to the detectors for nothing.
+_API, _KEY = b"api", b"key"
 
 
 @dataclass
@@ -166,6 +170,21 @@ def _words(joined: bytes) -> tuple[I64, I64]:
     return edges[0::2], edges[1::2]
 
 
+def _one_word(word: bytes) -> tuple[bytes, I64, I64]:
+    joined, _ = _join([word])
+    return (joined, *_words(joined))
+
+
+def _api_key_files(buf: npt.NDArray[np.uint8], th: U64, starts: I64, fid: I64) -> I64:
+    """The files (by `fid`) in which the word "api" is followed by a word starting with "key"."""
+    at = np.flatnonzero(th[:-1] == _API_HASH)
+    at = at[fid[at] == fid[at + 1]]
+    nxt = starts[at + 1]  # the buffer ends with `_PAD` spaces: nxt + 2 is inside it
+    key = (buf[nxt] == _KEY[0]) & (buf[nxt + 1] == _KEY[1]) & (buf[nxt + 2] == _KEY[2])
+    files: I64 = fid[at[key]]
+    return files
+
+
 def _hint_table() -> tuple[U64, I64, np.uint64]:
     """A direct-mapped table of the hint words' hashes (no two share a slot), their bits, and its mask."""
     words = list(_HINT_WORDS)
@@ -184,6 +203,7 @@ def _hint_table() -> tuple[U64, I64, np.uint64]:
 
 
 _HINT_TABLE, _HINT_BITS, _HINT_MASK = _hint_table()
+_API_HASH = _word_hashes(*_one_word(_API))[0]
 
 
 @dataclass
@@ -220,6 +240,7 @@ def _sketch_chunk(blobs: Sequence[bytes]) -> _Chunk:
         hit = np.flatnonzero(_HINT_TABLE[slot] == th)
         np.bitwise_or.at(hints, fid[hit], _HINT_BITS[slot[hit]])
         hints[np.unique(fid[(ends - starts) >= TOKEN_WORD])] |= ht.H_SECRET
+        hints[_api_key_files(np.frombuffer(joined, dtype=np.uint8), th, starts, fid)] |= ht.H_SECRET
     return _Chunk(_densify(sig.reshape(n, NUM_BINS)), sh_counts, tok_counts, hv, hints)
 
 
