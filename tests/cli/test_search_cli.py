@@ -133,9 +133,9 @@ def test_search_imports_no_ui_and_no_health_engine(root: Path, monkeypatch: pyte
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in roots or m.startswith('pmem_tui.tui'))\n"
         "assert rc == 0 and not bad, bad\n"
         # the light parser (no other command's module), no `dataclasses` or `typing`, no model
-        # nor `shutil` (argparse's formatter asked it the width) nor `hashlib` (OpenSSL, for a folder's name)
+        # nor `shutil` (argparse's formatter asked it the width)
         "heavy = ('pmem_tui.cli.health', 'pmem_tui.cli.history', 'pmem_tui.cli.loader',\n"
-        "         'pmem_tui.core.model', 'dataclasses', 'typing', 'shutil', 'hashlib')\n"
+        "         'pmem_tui.core.model', 'dataclasses', 'typing', 'shutil')\n"
         "loaded = sorted(m for m in heavy if m in sys.modules)\n"
         "assert not loaded, loaded\n"
         "print('ok', file=sys.stderr)\n"
@@ -180,11 +180,3 @@ def test_the_help_is_as_wide_as_with_shutil(columns: str, monkeypatch: pytest.Mo
     monkeypatch.delenv("COLUMNS")
     assert parser._columns() == shutil.get_terminal_size().columns
 
-
-def test_a_cache_folders_name_is_the_same_sha256() -> None:
-    import hashlib
-
-    from pmem_tui.core import cache_home
-
-    for data in (b"", b"/home/a/memory\0" + b"12\0345", "名前".encode()):
-        assert cache_home._sha256_hex(data) == hashlib.sha256(data).hexdigest()
