@@ -217,8 +217,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         with contextlib.suppress(OSError):
             out.parent.mkdir(exist_ok=True)
             out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
-
-
 def all_paths(root: Path) -> set[str]:
     """Every path below `root` (files, folders, links; `.pmem/` included), relative and POSIX."""
     out: set[str] = set()

@@ -122,6 +122,7 @@ def read_bounded(path: Path, limit: int, *, tail: bool = False) -> tuple[bytes, 
         os.close(fd)
 
 
+
 def read_archive(project: Path) -> Archive:
     """The epics in ``<project>/.claude/memory/archive/*.md``, file by file (names sorted)."""
     folder = Path(project) / PROJECT_MEMORY_DIR / ARCHIVE_DIR

@@ -50,3 +50,4 @@ def ensure(fs: FS) -> None:
         return
     with contextlib.suppress(FileExistsError):  # another process's action made it a moment ago: the same
         fs.write_atomic(GITIGNORE, GITIGNORE_BYTES, create=True)
+

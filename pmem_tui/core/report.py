@@ -90,10 +90,8 @@ def status_cacheable(snap: Snapshot) -> bool:
     Not when something could not be read or listed: an I/O failure is not a fact about the tree, and the
     next run must try again. Invalid UTF-8 is a fact about the bytes, so that problem does not prevent it.
     """
-    return (
-        snap.exists
-        and not snap.action_running
-        and all(p.kind != "unreadable" or p.detail.startswith("not valid UTF-8") for p in snap.problems)
+    return snap.exists and not snap.action_running and all(
+        p.kind != "unreadable" or p.detail.startswith("not valid UTF-8") for p in snap.problems
     )
 
 

@@ -85,10 +85,7 @@ def _one_sentence(err: str) -> None:
 
 @pytest.mark.parametrize(("argv", "env"), USAGE, ids=lambda v: repr(v)[:40])
 def test_out_of_range_is_bad_usage(
-    root: Path,
-    argv: list[str],
-    env: dict[str, str],
-    monkeypatch: pytest.MonkeyPatch,
+    root: Path, argv: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     for name, value in env.items():

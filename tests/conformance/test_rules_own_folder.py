@@ -28,7 +28,6 @@ from tests.conftest import tree_state as state
 OWN = (".pmem", ".pmem/.gitignore", ".pmem/lock", ".pmem/history", ".pmem/journal")
 HISTORY = ".pmem/history"
 
-
 def named(plan: Plan) -> set[str]:
     """The paths a plan's preview names: created folders and files, the tool's own, move destinations and
     diffed files; for doctor also every path its notes name (they describe each step it finishes)."""

@@ -108,10 +108,8 @@ def test_a_failed_fsync_is_an_error_never_retried(memory: Path, target: str) -> 
         seen.append((name, rel))
         if name == "replace" and rel == "_index.md":
             armed["replace"] = True
-        want = (
-            (name == "fsync-file" and ".pmem-tmp-_index.md" in rel)
-            if target == "fsync-file"
-            else (name == "fsync-dir" and rel == "" and armed["replace"])
+        want = (name == "fsync-file" and ".pmem-tmp-_index.md" in rel) if target == "fsync-file" else (
+            name == "fsync-dir" and rel == "" and armed["replace"]
         )
         if want and not getattr(hook, "fired", False):
             hook.fired = True  # type: ignore[attr-defined]
@@ -123,11 +121,8 @@ def test_a_failed_fsync_is_an_error_never_retried(memory: Path, target: str) -> 
     assert not (memory / journal.INTENT).exists()
     if target == "fsync-file":
         failed = next(rel for name, rel in seen if name == "fsync-file" and ".pmem-tmp-_index.md" in rel)
-        assert [s for s in seen if s[1] == failed] == [
-            ("open-temp", failed),
-            ("write", failed),
-            ("fsync-file", failed),
-        ]
+        assert [s for s in seen if s[1] == failed] == [("open-temp", failed), ("write", failed),
+                                                       ("fsync-file", failed)]
 
 
 def test_every_changed_folder_is_fsynced(memory: Path) -> None:
@@ -286,18 +281,12 @@ def test_planning_is_refused_while_another_process_applies(memory: Path) -> None
     with pytest.raises(UnfinishedAction, match="doctor"):
         plan_archive(memory, "projects/alpha.md", "x")
     holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            textwrap.dedent(f"""
+        [sys.executable, "-c", textwrap.dedent(f"""
             import sys, filelock
-            lock = filelock.FileLock({str(memory / ".pmem/lock")!r}); lock.acquire()
+            lock = filelock.FileLock({str(memory / '.pmem/lock')!r}); lock.acquire()
             print('held', flush=True); sys.stdin.read()
-        """),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
+        """)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"

@@ -123,3 +123,4 @@ def test_a_route_is_an_active_file_exactly_when_the_scan_lists_it(tmp_path: Path
         else:
             assert info is None, route
     assert set(listed) == {"projects/a.md", "projects/deep/b.md", "notes/c.md"}
+

@@ -17,3 +17,4 @@ def no_fsync(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     calls: list[int] = []
     monkeypatch.setattr(os, "fsync", lambda fd: calls.append(fd))
     yield calls
+

@@ -281,10 +281,8 @@ def _diff(final: State, before: State, after: State) -> str:
     for name, ref in (("before", before), ("after", after)):
         keys = set(final.files) | set(ref.files)
         changed = sorted(k for k in keys if final.files.get(k) != ref.files.get(k))
-        out.append(
-            f"  vs {name}: files differ {changed}; dirs +{sorted(final.dirs - ref.dirs)} "
-            f"-{sorted(ref.dirs - final.dirs)}"
-        )
+        out.append(f"  vs {name}: files differ {changed}; dirs +{sorted(final.dirs - ref.dirs)} "
+                   f"-{sorted(ref.dirs - final.dirs)}")
     return "\n".join(out)
 
 
@@ -328,30 +326,16 @@ def base_memory(root: Path, *, eol: str = "\n", bom: str = "") -> None:
     write(root, "_archive/projects/old.md", "# Old\n\nOld stuff.\n")
     write(root, "_archive/_trash/notes/gone.md", "# Gone\n\nGone stuff.\n")
     text = records.empty_archive_index()
-    text = records.add_record(
-        text,
-        ArchiveRecord(
-            path="projects/old.md",
-            index_line="- projects/old.md — old project",
-            archived=TODAY - dt.timedelta(days=9),
-            reason="finished",
-            after="- projects/beta.md — beta",
-            before=None,
-        ),
-    )
-    text = records.add_record(
-        text,
-        ArchiveRecord(
-            path="notes/gone.md",
-            index_line="- notes/gone.md — gone",
-            archived=TODAY - dt.timedelta(days=20),
-            reason="obsolete",
-            deleted=TODAY - dt.timedelta(days=3),
-            deadline=TODAY + dt.timedelta(days=27),
-            after="- notes/standup.md: daily standup notes",
-            before=None,
-        ),
-    )
+    text = records.add_record(text, ArchiveRecord(
+        path="projects/old.md", index_line="- projects/old.md — old project",
+        archived=TODAY - dt.timedelta(days=9), reason="finished", after="- projects/beta.md — beta",
+        before=None,
+    ))
+    text = records.add_record(text, ArchiveRecord(
+        path="notes/gone.md", index_line="- notes/gone.md — gone", archived=TODAY - dt.timedelta(days=20),
+        reason="obsolete", deleted=TODAY - dt.timedelta(days=3), deadline=TODAY + dt.timedelta(days=27),
+        after="- notes/standup.md: daily standup notes", before=None,
+    ))
     write(root, ARCHIVE_INDEX, text)
 
 

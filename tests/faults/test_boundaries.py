@@ -116,9 +116,7 @@ SCENARIOS = [
         "save-update",
         base_memory,
         lambda r: lifecycle.plan_save(
-            r,
-            "projects/alpha.md",
-            harness.ALPHA.replace(b"December", b"January"),
+            r, "projects/alpha.md", harness.ALPHA.replace(b"December", b"January"),
             "- [Alpha](projects/alpha.md) — ships in January",
         ),
     ),
@@ -272,7 +270,9 @@ def _interrupted_points(prep: Prepared) -> list[int]:
     the middle of the steps, and the last step before the journal is cleared."""
     steps = prep.steps
     commit = next(i for i, (name, rel) in enumerate(steps, 1) if name == "replace" and rel == journal.INTENT)
-    clear = next(i for i, (name, rel) in enumerate(steps, 1) if name == "unlink" and rel == journal.INTENT)
+    clear = next(
+        i for i, (name, rel) in enumerate(steps, 1) if name == "unlink" and rel == journal.INTENT
+    )
     return sorted({commit + 1, (commit + clear) // 2, clear})
 
 

@@ -58,11 +58,7 @@ def cli(root: Path, *argv: str, gate: Path | None = None) -> subprocess.Popen[st
     head = ["-m", "pmem_tui"] if gate is None else ["-c", GATED, str(gate)]
     return subprocess.Popen(
         [sys.executable, *head, "--root", str(root), *argv],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=str(REPO),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(REPO),
     )
 
 

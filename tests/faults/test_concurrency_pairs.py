@@ -215,13 +215,8 @@ sys.exit(cli.main(sys.argv[3:]))
 """
 # Every command against another, each at least once, most on the same file or the same record.
 PROCESS_PAIRS = [
-    ("archive", "save"),
-    ("delete", "recover"),
-    ("recover", "purge"),
-    ("purge", "doctor"),
-    ("upgrade", "save"),
-    ("doctor", "archive"),
-    ("save", "delete"),
+    ("archive", "save"), ("delete", "recover"), ("recover", "purge"), ("purge", "doctor"),
+    ("upgrade", "save"), ("doctor", "archive"), ("save", "delete"),
 ]
 
 
@@ -232,17 +227,11 @@ def _processes(root: Path, pair: tuple[str, str], alpha: Path) -> list[tuple[int
     procs = []
     for name in pair:
         argv = [a.replace("{alpha}", str(alpha)) for a in ARGV[name]]
-        procs.append(
-            subprocess.Popen(
-                [sys.executable, "-c", GATED, str(ready_w), str(go_r), "--root", str(root), *argv, "--yes"],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                env=env,
-                cwd=str(REPO),
-                pass_fds=(ready_w, go_r),
-            )
-        )
+        procs.append(subprocess.Popen(
+            [sys.executable, "-c", GATED, str(ready_w), str(go_r), "--root", str(root), *argv, "--yes"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(REPO),
+            pass_fds=(ready_w, go_r),
+        ))
     os.close(ready_w)
     os.close(go_r)
     got = b""

@@ -184,14 +184,8 @@ def test_a_50_mb_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 @pytest.mark.parametrize(
     "name",
-    [
-        "notes/[bold]x[/bold].md",
-        "notes/[red]alert[/red] (1).md",
-        "notes/esc\x1b[31mred.md",
-        "notes/bell\x07.md",
-        "notes/tab\there.md",
-        "notes/new\nline.md",
-    ],
+    ["notes/[bold]x[/bold].md", "notes/[red]alert[/red] (1).md", "notes/esc\x1b[31mred.md",
+     "notes/bell\x07.md", "notes/tab\there.md", "notes/new\nline.md"],
 )
 def test_names_with_markup_or_control_characters(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
@@ -230,22 +224,10 @@ def test_the_real_process_stays_up_on_malformed_input(tmp_path: Path) -> None:
     write(root, "notes/esc\x1b]0;title\x07.md", b"\x00\x01binary")
     before = capture(root)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    for argv in (
-        ["status"],
-        ["status", "--json"],
-        ["doctor"],
-        ["recover", "projects/old.md"],
-        ["archive", "projects/beta.md", "--reason", "x"],
-        ["delete", "projects/beta.md", "--yes"],
-    ):
-        proc = subprocess.run(
-            [sys.executable, "-m", "pmem_tui", "--root", str(root), *argv],
-            capture_output=True,
-            env=env,
-            cwd=str(REPO),
-            timeout=60,
-            check=False,
-        )
+    for argv in (["status"], ["status", "--json"], ["doctor"], ["recover", "projects/old.md"],
+                 ["archive", "projects/beta.md", "--reason", "x"], ["delete", "projects/beta.md", "--yes"]):
+        proc = subprocess.run([sys.executable, "-m", "pmem_tui", "--root", str(root), *argv],
+                              capture_output=True, env=env, cwd=str(REPO), timeout=60, check=False)
         assert proc.returncode in (0, 1), (argv, proc.stderr)
         assert b"Traceback" not in proc.stderr and b"\x1b" not in proc.stdout + proc.stderr, argv
         if proc.returncode == 1:

@@ -62,24 +62,9 @@ def _strace_works() -> bool:
         return False
     try:
         proc = subprocess.run(
-            [
-                STRACE,
-                "-f",
-                "-qq",
-                "-o",
-                os.devnull,
-                "-e",
-                "trace=getpid",
-                "-e",
-                "inject=getpid:signal=KILL",
-                sys.executable,
-                "-c",
-                "import os; os.getpid(); print('survived')",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
+            [STRACE, "-f", "-qq", "-o", os.devnull, "-e", "trace=getpid", "-e", "inject=getpid:signal=KILL",
+             sys.executable, "-c", "import os; os.getpid(); print('survived')"],
+            capture_output=True, text=True, timeout=30, check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -154,31 +139,14 @@ def _campaign_boundaries(boundaries: list[tuple[str, int]]) -> list[tuple[str, i
 
 def _kill_run(cmd: list[str], boundary: tuple[str, int] | int) -> subprocess.CompletedProcess[str]:
     if isinstance(boundary, int):
-        return subprocess.run(
-            cmd,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            env=_env({ENV_FAULT_AT: str(boundary)}),
-            cwd=str(REPO),
-        )
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False,
+                              env=_env({ENV_FAULT_AT: str(boundary)}), cwd=str(REPO))
     name, rank = boundary
     assert STRACE is not None
-    strace = [
-        STRACE,
-        "-f",
-        "-qq",
-        "-o",
-        os.devnull,
-        "-e",
-        f"trace={name}",
-        "-e",
-        f"inject={name}:signal=KILL:when={rank}",
-    ]
-    return subprocess.run(
-        [*strace, *cmd], capture_output=True, text=True, timeout=120, check=False, env=_env(), cwd=str(REPO)
-    )
+    strace = [STRACE, "-f", "-qq", "-o", os.devnull, "-e", f"trace={name}",
+              "-e", f"inject={name}:signal=KILL:when={rank}"]
+    return subprocess.run([*strace, *cmd], capture_output=True, text=True, timeout=120, check=False,
+                          env=_env(), cwd=str(REPO))
 
 
 def _killed(proc: subprocess.CompletedProcess[str]) -> bool:
@@ -205,44 +173,20 @@ def test_sigkill_at_every_syscall_then_doctor(action: Action, tmp_path: Path) ->
     compileall.compile_dir(str(REPO / "pmem_tui"), quiet=1)
     warm = tmp_path / "warm" / "mem"
     restore(warm, before, journal_dir=False)
-    subprocess.run(
-        _cli(warm, action, src), capture_output=True, timeout=120, check=False, env=_env(), cwd=str(REPO)
-    )
+    subprocess.run(_cli(warm, action, src), capture_output=True, timeout=120, check=False, env=_env(),
+                   cwd=str(REPO))
     if MODE == "strace":
         assert STRACE is not None
         log = tmp_path / "trace.log"
         done = subprocess.run(
-            [
-                STRACE,
-                "-f",
-                "-qq",
-                "-y",
-                "-s",
-                "0",
-                "-o",
-                str(log),
-                "-e",
-                f"trace={','.join(SYSCALLS)}",
-                *_cli(base, action, src),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            env=_env(),
-            cwd=str(REPO),
+            [STRACE, "-f", "-qq", "-y", "-s", "0", "-o", str(log), "-e", f"trace={','.join(SYSCALLS)}",
+             *_cli(base, action, src)],
+            capture_output=True, text=True, timeout=120, check=False, env=_env(), cwd=str(REPO),
         )
         boundaries: list[tuple[str, int]] | list[int] = _boundaries(log.read_text(errors="replace"), base)
     else:
-        done = subprocess.run(
-            _cli(base, action, src),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            env=_env(),
-            cwd=str(REPO),
-        )
+        done = subprocess.run(_cli(base, action, src), capture_output=True, text=True, timeout=120,
+                              check=False, env=_env(), cwd=str(REPO))
         boundaries = list(range(1, 200))
     assert done.returncode == 0, done.stderr
     after = capture(base)

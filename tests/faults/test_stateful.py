@@ -47,12 +47,7 @@ from tests.faults.harness import (
 )
 
 NAMES = [
-    "projects/a.md",
-    "projects/b c.md",
-    "projects/deep/d.md",
-    "notes/n.md",
-    "notes/日本.md",
-    "notes/[x].md",
+    "projects/a.md", "projects/b c.md", "projects/deep/d.md", "notes/n.md", "notes/日本.md", "notes/[x].md"
 ]
 START = dt.date(2026, 11, 30)
 
@@ -209,11 +204,8 @@ class Memory(RuleBasedStateMachine):
                 self._count("stateful_purges")
 
     @precondition(lambda self: (self.root / INDEX_FILE).is_file())
-    @rule(
-        data=st.data(),
-        kind=st.sampled_from(["archive", "delete", "recover", "save"]),
-        fault=st.tuples(st.sampled_from(["stop", *ERRNOS]), st.integers(1, 70)),
-    )
+    @rule(data=st.data(), kind=st.sampled_from(["archive", "delete", "recover", "save"]),
+          fault=st.tuples(st.sampled_from(["stop", *ERRNOS]), st.integers(1, 70)))
     def crash_then_an_agent_edits_the_index_then_doctor(
         self, data: st.DataObject, kind: str, fault: tuple[str | int, int]
     ) -> None:

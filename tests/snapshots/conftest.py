@@ -10,3 +10,5 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tui"))
 
 from tui_helpers import demo_root as demo_root
 from tui_helpers import frozen_clock as frozen_clock
+
+
