@@ -275,20 +275,24 @@ async def test_a_keystrokes_frame_shows_its_results(root: Path, monkeypatch: pyt
         assert [(h.path, h.line) for h in screen.hits] == [(LONG, 102)]
 
 
-async def test_a_slow_query_shows_the_typed_text_first(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A query slower than `HOLD`: the typed text is drawn without waiting for it, its results come later."""
-    gate = threading.Event()
-    real = search_screen.run_query
+def slow_query(gate: threading.Event, real: Any) -> Any:
+    """`real`, answering only once the test opens `gate` (60 s: a hang guard only)."""
 
     def slow(*args: Any) -> Any:
-        gate.wait(60)  # held until the typed text was drawn (a hang guard only)
+        gate.wait(60)
         return real(*args)
 
+    return slow
+
+
+async def test_a_slow_query_shows_the_typed_text_first(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query slower than `HOLD`: the typed text is drawn without waiting for it, its results come later."""
+    gate, real = threading.Event(), search_screen.run_query
     app = RecordingApp(root)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_search(pilot, app)
         frames = _frames(app, screen)
-        monkeypatch.setattr(search_screen, "run_query", slow)
+        monkeypatch.setattr(search_screen, "run_query", slow_query(gate, real))
         monkeypatch.setattr(search_screen, "HOLD", 0.01)
         await pilot.press("q")
         assert await until(pilot, lambda: ("q", False) in frames)
@@ -306,17 +310,11 @@ async def test_escape_while_a_keystroke_waits_for_its_query(
 ) -> None:
     """`escape` typed while the screen holds its frame for a query closes it once the hold ends; the query's
     late answer, for a screen gone, changes nothing."""
-    gate = threading.Event()
-    real = search_screen.run_query
-
-    def slow(*args: Any) -> Any:
-        gate.wait(60)  # answered only after the screen was closed (a hang guard only)
-        return real(*args)
-
+    gate, real = threading.Event(), search_screen.run_query
     app = RecordingApp(root)
     async with app.run_test(size=SIZE) as pilot:
         await open_search(pilot, app)
-        monkeypatch.setattr(search_screen, "run_query", slow)
+        monkeypatch.setattr(search_screen, "run_query", slow_query(gate, real))
         monkeypatch.setattr(search_screen, "HOLD", 0.5)
         await pilot.press("q", "escape")
         assert await until(pilot, lambda: app.screen is app.main_screen)
