@@ -39,4 +39,10 @@ def propose_index_line(root: Path, location: str, rel: str) -> str:
     title = summary.title_of(text)
     info = summary.inspect_summary(text)
     gist = info.bullets[0] if info.bullets else summary.first_prose_line(text)
-    return index.make_line(rel, title, gist)
+    # A file that is not UTF-8 shows its undecodable bytes as U+FFFD: written into `_index.md`, the title
+    # would say something the file does not (`Caf\ufffd` for a Latin-1 `Café`). The line names the route.
+    return index.make_line(rel, _whole(title), _whole(gist))
+
+
+def _whole(text: str | None) -> str | None:
+    return None if text is None or "\ufffd" in text else text

@@ -379,6 +379,16 @@ def test_numbered_most_certain_first_one_line_reasons(report: HealthReport) -> N
         assert 0.0 < p.certainty <= 0.99
 
 
+def test_a_latin1_orphan_s_line_names_its_route_and_writes_no_replacement_character(planted: Path) -> None:
+    """A note an agent wrote in Latin-1: its title and summary, decoded, show U+FFFD where the bytes are not
+    UTF-8; the line proposed for `_index.md` leaves them out rather than write `Caf\ufffd` into the index."""
+    (planted / "notes/latin1.md").write_bytes(b"# Caf\xe9 notes\n\nCaf\xe9 au lait, every morning.\n")
+    line = propose_index_line(planted, "notes/latin1.md", "notes/latin1.md")
+    assert line == "- notes/latin1.md"
+    fix = by_path(check_health(planted, use_cache=False))["notes/latin1.md"]
+    assert (fix.fix_action, fix.fix) == ("add", line)
+
+
 def test_index_fixes(report: HealthReport, planted: Path) -> None:
     props = by_path(report)
     orphan = props["notes/orphan.md"]
