@@ -539,6 +539,61 @@ def test_a_file_changed_just_now_is_read_again(planted: Path, monkeypatch: pytes
     assert second.stats.cache == "features" and second.stats.read >= 1
 
 
+@pytest.mark.parametrize(
+    "change",
+    ["nested note", "core ctime", "trash file", "index size"],
+)
+def test_the_report_is_reused_only_while_every_listed_stamp_is_the_same(planted: Path, change: str) -> None:
+    """A warm run keys its stored report on the listing: a new note in a nested folder, a core file whose
+    ctime alone moved (chmod), a new trash file or a changed `_index.md` each make the report run again."""
+    check_health(planted)
+    assert check_health(planted).stats.cache == "report"
+    if change == "nested note":
+        write(planted, "notes/deep/er/new.md", "# New\n\n" + prose(40) + "\n")
+    elif change == "core ctime":
+        core = next((planted / "_core").iterdir())
+        core.chmod(0o600 if core.stat().st_mode & 0o777 != 0o600 else 0o644)
+    elif change == "trash file":
+        write(planted, "_archive/_trash/notes/gone.md", "# Gone\n")
+    else:
+        with (planted / "_index.md").open("a", encoding="utf-8") as fh:
+            fh.write("\n")
+    assert check_health(planted).stats.cache != "report"
+
+
+def test_links_fifos_and_hidden_files_are_not_listed_nor_opened(planted: Path, tmp_path: Path) -> None:
+    """What a warm run keys on is what a cold run reads: a FIFO, a link (to a file or a folder outside the
+    root) and a hidden file named like a note change nothing, and no run blocks on the FIFO."""
+    check_health(planted)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n", encoding="utf-8")
+    os.mkfifo(planted / "notes/pipe.md")
+    (planted / "notes/link.md").symlink_to(outside / "secret.md")
+    (planted / "projects/away").symlink_to(outside, target_is_directory=True)
+    write(planted, "notes/.hidden.md", "# Hidden\n")
+    warm = check_health(planted)
+    assert warm.stats.cache == "report" and warm.stats.read == 0
+    paths = {p.path for p in check_health(planted, use_cache=False).proposals}
+    assert not {"notes/pipe.md", "notes/link.md", "notes/.hidden.md"} & paths
+    assert not any(p.startswith("projects/away") for p in paths)
+
+
+def test_a_listing_taken_before_gives_the_same_key(planted: Path) -> None:
+    """`health` in the CLI hands the status probe's listing over (the tree listed once): the key is the
+    same as a run that lists the tree itself, so either finds the other's report."""
+    from pmem_tui.core import safeio
+    from pmem_tui.core.health.check import _list
+
+    listing: safeio.Listing = {}
+    safeio.stamps_below(planted, "", listing=listing)
+    listing = {k.removeprefix("/"): v for k, v in listing.items()}
+    own, handed = _list(planted), _list(planted, listing)
+    assert "notes" not in listing and "_core" not in listing  # walked from the listing, not listed again
+    assert own == handed and own.active and own.core
+    assert own.key(TODAY, 90) == handed.key(TODAY, 90)
+
+
 def test_a_broken_cache_is_ignored(planted: Path) -> None:
     check_health(planted)
     cache_file(planted, FEATURES_FILE).write_bytes(b"{not json\n\x00")

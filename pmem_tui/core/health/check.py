@@ -27,12 +27,14 @@ import hashlib
 import os
 import stat
 import time
+from array import array
 from dataclasses import dataclass, replace
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pmem_tui.core import cache as cache_layer
-from pmem_tui.core import health_cache, settled, textio, tree, user_input
+from pmem_tui.core import health_cache, safeio, settled, textio, tree, user_input
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy
 from pmem_tui.core.health import codec
@@ -74,11 +76,16 @@ def _stat(root: Path, rel: str) -> FileInfo | None:
     return FileInfo(rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if stat.S_ISREG(st.st_mode) else None
 
 
+# A listed file: (path, size, mtime_ns, ctime_ns). Plain tuples, because a warm run only hashes them: a
+# `FileInfo` is built for a run that reads files (`_Listing.files`).
+Stamp = tuple[str, int, int, int]
+
+
 @dataclass
 class _Listing:
-    active: list[FileInfo]
-    core: list[FileInfo]
-    trash: list[FileInfo]
+    active: list[Stamp]  # sorted by path, like each group
+    core: list[Stamp]
+    trash: list[Stamp]
     index: FileInfo | None
     archive_index: FileInfo | None
 
@@ -88,28 +95,37 @@ class _Listing:
             f"{ENGINE}\0{today.isoformat()}\0{inactive_days}\0{self.index}\0{self.archive_index}\n".encode()
         )
         for group in (self.active, self.core, self.trash):
-            text = "\n".join(f"{f.path}\0{f.size}\0{f.mtime_ns}\0{f.ctime_ns}" for f in group)
-            h.update(text.encode("utf-8", "surrogatepass"))
+            h.update("\0".join([s[0] for s in group]).encode("utf-8", "surrogatepass"))
             h.update(b"\1")
+            for column in (1, 2, 3):  # sizes, mtimes, ctimes: machine ints, no text made per file
+                h.update(array("q", map(itemgetter(column), group)).tobytes())
         return h.hexdigest()
 
     def newest_ns(self) -> int:
-        listed = [f for group in (self.active, self.core, self.trash) for f in group]
-        listed += [f for f in (self.index, self.archive_index) if f is not None]
-        return max((max(f.mtime_ns, f.ctime_ns) for f in listed), default=0)
+        groups = (self.active, self.core, self.trash)
+        newest = [max(map(itemgetter(column), g), default=0) for g in groups for column in (2, 3)]
+        newest += [max(f.mtime_ns, f.ctime_ns) for f in (self.index, self.archive_index) if f is not None]
+        return max(newest, default=0)
+
+    @staticmethod
+    def files(group: list[Stamp]) -> list[FileInfo]:
+        return [FileInfo(*s) for s in group]
 
 
 def _list(root: Path, listed: tree.Listed | None = None) -> _Listing:
-    """What the check depends on, listed and stat'ed only (`tree.walk_files`: no link followed); `listed`: a
-    listing of the root taken just before, walked instead of listing its folders again."""
-    active: list[FileInfo] = []
-    for folder in ACTIVE_DIRS:
-        active += [f for f in tree.walk_files(root, folder, listed=listed)[0] if f.path.endswith(".md")]
-    active.sort(key=lambda f: f.path)
+    """What the check depends on, listed and stat'ed only (no link followed, no hidden entry, regular files
+    only); `listed`: a listing of the root taken just before, walked instead of listing its folders again."""
+
+    def stamps(folder: str, suffix: str = "") -> list[Stamp]:
+        if listed is None:  # the cheap walk: each folder opened once, from the one above it
+            return sorted(safeio.stamps_below(root, folder, suffix=suffix))
+        files = tree.walk_files(root, folder, listed=listed)[0]
+        return [(f.path, f.size, f.mtime_ns, f.ctime_ns) for f in files if f.path.endswith(suffix)]
+
     return _Listing(
-        active=active,
-        core=tree.walk_files(root, CORE_DIR, listed=listed)[0],
-        trash=tree.walk_files(root, TRASH_DIR, listed=listed)[0],
+        active=sorted(s for folder in ACTIVE_DIRS for s in stamps(folder, ".md")),
+        core=stamps(CORE_DIR),
+        trash=stamps(TRASH_DIR),
         index=_stat(root, INDEX_FILE),
         archive_index=_stat(root, ARCHIVE_INDEX),
     )
@@ -200,15 +216,16 @@ def _check(
 
     run = Run(root, day, inactive_days)
     cache, old_sig = _cached_features(root) if use_cache else (None, None)
-    entries, orphan_lines = features.index_job(run, listing.active, listing.index, cache)
+    active = listing.files(listing.active)
+    entries, orphan_lines = features.index_job(run, active, listing.index, cache)
     trash = _expired_trash(run, listing, listed)
-    feats = features.features(run, listing.active, cache, old_sig)
+    feats = features.features(run, active, cache, old_sig)
     features.with_index_lines(feats.files, orphan_lines)
     checked = similarity.checked_pairs(cache, feats)
     norm: dict[str, bytes] = {}
     exact = similarity.exact_groups(run, feats, norm)
     pairs, checked_now = similarity.near_pairs(run, feats, checked, exact, norm)
-    overlaps = similarity.core_overlaps(run, listing.core, feats)
+    overlaps = similarity.core_overlaps(run, listing.files(listing.core), feats)
     evidence = signals.Evidence(
         day, inactive_days, feats.files, entries, exact, pairs, overlaps, kept.kept_secrets(root)
     )

@@ -66,26 +66,28 @@ def _names(cls: type) -> tuple[str, ...]:
 def decode(cls: type[T], raw: Any) -> T:
     """The instance of `cls` that `dumps` wrote as a list (parsed by JSON)."""
     klass: type = cls
-    if not isinstance(raw, list) or len(raw) != len(_names(klass)):
-        raise TypeError(f"a {cls.__name__} is stored as the list of its fields")
-    plan = _plan(klass)
-    if plan:
-        raw = list(raw)
-        for i, convert in plan:
-            raw[i] = convert(raw[i])
-    return cls(*raw)
+    result: T = _decoder(klass)(raw)
+    return result
 
 
 @functools.cache
-def _plan(cls: type) -> tuple[tuple[int, _Convert], ...]:
-    """(field index, converter) for the fields JSON does not give back as they were."""
+def _decoder(cls: type) -> _Convert:
+    """One function per record type, made once: a warm health run decodes thousands of proposals."""
+    names = _names(cls)
+    count = len(names)
     hints = typing.get_type_hints(cls)
-    plan = []
-    for i, name in enumerate(_names(cls)):
-        convert = _converter(hints[name])
-        if convert is not None:
-            plan.append((i, convert))
-    return tuple(plan)
+    plan = tuple((i, c) for i, name in enumerate(names) if (c := _converter(hints[name])) is not None)
+
+    def convert(raw: Any) -> Any:
+        if not isinstance(raw, list) or len(raw) != count:
+            raise TypeError(f"a {cls.__name__} is stored as the list of its fields")
+        if plan:
+            raw = raw.copy()
+            for i, field in plan:
+                raw[i] = field(raw[i])
+        return cls(*raw)
+
+    return convert
 
 
 def _converter(tp: Any) -> _Convert | None:
@@ -96,9 +98,9 @@ def _converter(tp: Any) -> _Convert | None:
         return None if one is None else (lambda raw: None if raw is None else one(raw))
     if origin is tuple:
         item = _converter(args[0]) if args else None
-        return tuple if item is None else (lambda raw: tuple(item(v) for v in raw))
+        return tuple if item is None else (lambda raw: tuple(map(item, raw)))
     if tp is dt.date:
         return dt.date.fromisoformat
     if isinstance(tp, type) and (dataclasses.is_dataclass(tp) or hasattr(tp, "_fields")):
-        return functools.partial(decode, tp)
+        return _decoder(tp)
     return None  # str, int, float, bool: as JSON gave them
