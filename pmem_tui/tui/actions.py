@@ -234,20 +234,21 @@ FILTER: tuple[Action, ...] = (  # `FilterInput`: priority, so the keys typed beh
     Action("filter.clear", "escape", "clear_filter", "Clear filter", "", show=False, priority=True),
     Action("filter.submit", "enter", "to_matches", "First match", "", show=False, priority=True),
 )
-# `PreviewView`: the list's moves, the same keys, scroll the preview (documented by `move`).
+# `PreviewView` and `PlanModal`'s preview: the list's moves, the same keys, scroll (documented by `move`).
 _SCROLLS = {
-    "list.up": ("preview.up", "scroll_up", "Scroll up"),
-    "list.down": ("preview.down", "scroll_down", "Scroll down"),
-    "list.page_up": ("preview.page_up", "page_up", "Page up"),
-    "list.page_down": ("preview.page_down", "page_down", "Page down"),
-    "list.first": ("preview.top", "scroll_home", "Top"),
-    "list.last": ("preview.bottom", "scroll_end", "Bottom"),
+    "list.up": ("up", "scroll_up", "Scroll up"),
+    "list.down": ("down", "scroll_down", "Scroll down"),
+    "list.page_up": ("page_up", "page_up", "Page up"),
+    "list.page_down": ("page_down", "page_down", "Page down"),
+    "list.first": ("top", "scroll_home", "Top"),
+    "list.last": ("bottom", "scroll_end", "Bottom"),
 }
 
 
-def _scroll(move: Action) -> Action:
-    binding_id, action, label = _SCROLLS[move.id]
-    return Action(binding_id, move.key, action, label, "", show=False)
+def _scroll(move: Action, prefix: str = "preview", run: str = "{}") -> Action:
+    """`move`'s keys bound to scrolling, as `{prefix}.up`...; `run`: the action, around the scroll's name."""
+    suffix, action, label = _SCROLLS[move.id]
+    return Action(f"{prefix}.{suffix}", move.key, run.format(action), label, "", show=False)
 
 
 PREVIEW: tuple[Action, ...] = tuple(map(_scroll, LIST))
@@ -291,6 +292,16 @@ MODAL: tuple[Action, ...] = (  # `PlanModal`
         keys_shown="{plan.cancel} / {plan.escape}",
     ),
     Action("plan.escape", "escape", "cancel", "Cancel", "", key_display="{plan.cancel}/esc"),  # with `n`
+    # Whatever has the focus (a button, the input): a preview taller than the dialog is read to its end.
+    *(_scroll(move, "plan", "scroll_preview('{}')") for move in LIST),
+    Action(
+        "plan.scroll",
+        "",
+        "",
+        "",
+        "scroll the preview (a long one ends with the paths created for pmem-tui itself)",
+        keys_shown="{plan.down}, {plan.up}, {plan.page_up}, {plan.page_down}, {plan.top}, {plan.bottom}",
+    ),
 )
 HEALTH: tuple[Action, ...] = (
     # Not `k`: that moves up, here as everywhere else.

@@ -198,3 +198,15 @@ class PlanModal(ModalScreen[bool]):
 
     def action_cancel(self) -> None:
         self.dismiss(False)
+
+    def action_scroll_preview(self, how: str) -> None:
+        body = self.query_one("#plan-body", VerticalScroll)
+        scrolls = {
+            "scroll_up": body.scroll_up,
+            "scroll_down": body.scroll_down,
+            "page_up": body.scroll_page_up,
+            "page_down": body.scroll_page_down,
+            "scroll_home": body.scroll_home,
+            "scroll_end": body.scroll_end,
+        }
+        scrolls[how](animate=False)
