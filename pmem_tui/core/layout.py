@@ -31,18 +31,17 @@ def require_lifecycle(root: Path, action: str) -> None:
 
 
 def propose_index_line(root: Path, location: str, rel: str) -> str:
-    """A line built from the file's title and summary, for a record that lost its line."""
+    """A line built from the file's title and summary, for a record that lost its line. A file that is not
+    UTF-8 gets its route alone: decoded, its title would show U+FFFD where the file has other bytes, and
+    `_index.md` would then say something the file does not (`Caf\ufffd` for a Latin-1 `Café`)."""
     try:
-        text = textio.display(textio.decode(safeio.read_under(root, location)))
+        data = safeio.read_under(root, location)
     except OSError:
-        text = ""
+        data = b""
+    if not textio.is_valid_utf8(data):
+        return index.make_line(rel, None, None)
+    text = data.decode("utf-8")
     title = summary.title_of(text)
     info = summary.inspect_summary(text)
     gist = info.bullets[0] if info.bullets else summary.first_prose_line(text)
-    # A file that is not UTF-8 shows its undecodable bytes as U+FFFD: written into `_index.md`, the title
-    # would say something the file does not (`Caf\ufffd` for a Latin-1 `Café`). The line names the route.
-    return index.make_line(rel, _whole(title), _whole(gist))
-
-
-def _whole(text: str | None) -> str | None:
-    return None if text is None or "\ufffd" in text else text
+    return index.make_line(rel, title, gist)

@@ -387,6 +387,11 @@ def test_a_latin1_orphan_s_line_names_its_route_and_writes_no_replacement_charac
     assert line == "- notes/latin1.md"
     fix = by_path(check_health(planted, use_cache=False))["notes/latin1.md"]
     assert (fix.fix_action, fix.fix) == ("add", line)
+    # Valid UTF-8 that holds U+FFFD itself keeps its title: the bytes decide, not the character.
+    (planted / "notes/replacement.md").write_text("# The \ufffd sign\n\nWhat it means.\n", encoding="utf-8")
+    assert propose_index_line(planted, "notes/replacement.md", "notes/replacement.md").startswith(
+        "- [The \ufffd sign](notes/replacement.md)"
+    )
 
 
 def test_index_fixes(report: HealthReport, planted: Path) -> None:
