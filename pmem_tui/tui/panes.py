@@ -10,18 +10,13 @@ bar offers on it (`keys`: ids in `tui/actions.py`; an action no pane lists is of
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
-from weakref import WeakKeyDictionary
 
-from rich.text import Text
 from textual.app import App
-from textual.content import Content
-from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Tab, TabbedContent, TabPane
 
 from pmem_tui.core.model import Snapshot
 from pmem_tui.tui.rows import Row, archive_rows, core_rows, index_rows, trash_rows
@@ -71,66 +66,12 @@ def number(pane: str) -> int:
 
 
 def pane_id(name: str) -> str:
-    """The id of the pane's `TabPane` on the main screen."""
+    """The id of the pane's holder on the main screen (and of its tab: `widgets/pane_tabs.py`)."""
     return f"pane-{name}"
 
 
 def tab_title(pane: str) -> str:
     return f"{number(pane)} {BY_ID[pane].title}"
-
-
-# Every tab's whole label, as its pane last said it: a narrow strip shows the other tabs shorter (`fit_tabs`).
-_WHOLE: WeakKeyDictionary[Tab, Text] = WeakKeyDictionary()
-
-
-def show_tab_label(pane: Widget, label: Text) -> None:
-    """Write `label` on the tab of the pane that holds `pane` (nothing before it is mounted in one)."""
-    tab_pane = next((a for a in pane.ancestors if isinstance(a, TabPane)), None)
-    tabbed = next((a for a in pane.ancestors if isinstance(a, TabbedContent)), None)
-    if tab_pane is not None and tabbed is not None and tab_pane.id is not None:
-        _WHOLE[tabbed.get_tab(tab_pane)] = label
-        fit_tabs(tabbed)
-
-
-def fitted_labels(tabs: Sequence[tuple[str, Text]], active: int, width: int) -> list[Text]:
-    """The labels of a tab strip `width` cells wide, so that every tab stays in view: each tab is
-    (its title, e.g. "2 Core"; its whole label). If the whole labels do not fit, the other tabs show their
-    title alone (their counts are in the header), then, the farthest from the active tab first, their key
-    alone; the active tab keeps its whole label. A tab takes its label and one cell each side."""
-    labels = [whole for _title, whole in tabs]
-    farthest = sorted((i for i in range(len(tabs)) if i != active), key=lambda i: -abs(i - active))
-    steps = [[(i, Text(title)) for i, (title, _whole) in enumerate(tabs) if i != active]]
-    steps += [[(i, Text(tabs[i][0].split(" ", 1)[0]))] for i in farthest]
-    for step in steps:
-        if width <= 0 or sum(label.cell_len + 2 for label in labels) <= width:
-            break
-        for i, label in step:
-            labels[i] = label
-    return labels
-
-
-def fit_tabs(tabbed: TabbedContent) -> None:
-    """Label the tabs of `tabbed` to fit its width (`fitted_labels`); after a label, the active tab or the
-    width changed."""
-    if not tabbed.is_attached:  # a strip being torn down (the app quitting during start-up)
-        return
-    ids = {pane_id(spec.id) for spec in PANES}
-    panes = [pane for pane in tabbed.query(TabPane) if pane.id in ids]
-    try:
-        tabs = [tabbed.get_tab(pane) for pane in panes]
-    except (NoMatches, ValueError):  # a tab not there (yet, or any more): labelled on the next call
-        return
-    titles = [tab_title(str(pane.id).removeprefix(pane_id(""))) for pane in panes]
-    wholes = [
-        _WHOLE.setdefault(tab, Text.from_markup(tab.label.markup, emoji=False)) for tab in tabs
-    ]  # as composed
-    titled = list(zip(titles, wholes, strict=True))
-    active = next((i for i, pane in enumerate(panes) if pane.id == tabbed.active), -1)
-    for tab, label in zip(tabs, fitted_labels(titled, active, tabbed.size.width), strict=True):
-        if tab.label != Content.from_text(label):
-            tab.label = label
-    if 0 <= active < len(tabs):  # a strip too narrow even for the keys scrolls: the active tab in view
-        tabs[active].scroll_visible(animate=False, force=True)
 
 
 def rows_for(pane: str, snap: Snapshot) -> list[Row]:

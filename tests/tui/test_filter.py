@@ -255,5 +255,5 @@ async def test_filter_keeps_tab_count_and_marks(demo_root: Path) -> None:
         await pilot.press("slash", *"list")
         await settle(pilot)
         assert lst.filter_query == "list" and 0 < len(lst.rows) < total
-        tabs = [str(t.label) for t in main.tabbed.query("Tab")]
+        tabs = [str(label) for label in main.tabs.labels().values()]
         assert any(f"Index {total}" in t and "●1" in t for t in tabs), tabs

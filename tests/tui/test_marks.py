@@ -25,7 +25,7 @@ async def mark(pilot: Pilot[Any], app: RecordingApp, paths: tuple[str, ...]) -> 
 
 def tab_label(app: RecordingApp) -> str:
     assert app.main_screen is not None
-    return str(app.main_screen.tabbed.get_tab("pane-index").label)
+    return str(app.main_screen.tabs.label("pane-index"))
 
 
 async def test_the_tab_counts_marks_and_escape_clears_them(demo_root: Path) -> None:

@@ -14,7 +14,7 @@ SIZE = (160, 48)
 
 def tab(app: RecordingApp, pane: str) -> str:
     assert app.main_screen is not None
-    return str(app.main_screen.tabbed.get_tab(f"pane-{pane}").label)
+    return str(app.main_screen.tabs.label(f"pane-{pane}"))
 
 
 async def test_the_tab_follows_the_panes_count_marks_and_problems(demo_root: Path) -> None:

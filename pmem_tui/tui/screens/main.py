@@ -10,11 +10,11 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import Input, Static, TabbedContent, TabPane
+from textual.widgets import ContentSwitcher, Input, Static
 
 from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import Baseline
@@ -27,7 +27,6 @@ from pmem_tui.tui.panes import (
     ROW_PANES,
     ExtraPane,
     PaneSpec,
-    fit_tabs,
     offered_on,
     pane_id,
     rows_for,
@@ -39,6 +38,7 @@ from pmem_tui.tui.widgets.header import StatusHeader, header_text
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.pane import PaneView
+from pmem_tui.tui.widgets.pane_tabs import PaneTabs
 from pmem_tui.tui.widgets.preview import PreviewView
 from pmem_tui.tui.words import plural
 
@@ -77,31 +77,29 @@ class MainScreen(Screen[None]):
         first = pane_id(PANES[0].id)
         yield StatusHeader(id="header")
         yield Static("", id="banner")
+        panes = self.present_panes
+        extras = {extra.pane_id: extra for extra in self.extra_panes}
         with Horizontal(id="body"):
-            with TabbedContent(id="panes", initial=first):
-                extras = {extra.pane_id: extra for extra in self.extra_panes}
-                for spec in self.present_panes:
-                    content: Widget
-                    if spec.rows is not None:
-                        content = self._views[spec.id] = PaneView(spec, id=f"view-{spec.id}")
-                        title = content.tab_label().markup
-                    else:
-                        content, title = extras[spec.id].make_widget(app), tab_title(spec.id)
-                    with TabPane(title, id=pane_id(spec.id)):
-                        if pane_id(spec.id) == first:
-                            yield content
+            with Vertical(id="panes"):
+                tabs = PaneTabs(first, id="tabs")
+                yield tabs
+                with ContentSwitcher(id="switcher", initial=first):
+                    for spec in panes:
+                        content: Widget
+                        if spec.rows is not None:
+                            content = self._views[spec.id] = PaneView(spec, id=f"view-{spec.id}")
+                            tabs.add(pane_id(spec.id), tab_title(spec.id), content.tab_label())
                         else:
-                            self._unmounted[pane_id(spec.id)] = content
-                            self._deferred.add(pane_id(spec.id))
+                            content = extras[spec.id].make_widget(app)
+                            tabs.add(pane_id(spec.id), tab_title(spec.id))
+                        with Vertical(id=pane_id(spec.id), classes="pane-holder"):
+                            if pane_id(spec.id) == first:
+                                yield content
+                            else:
+                                self._unmounted[pane_id(spec.id)] = content
+                                self._deferred.add(pane_id(spec.id))
             yield PreviewView(self.root, id="preview")
         yield KeyBar()
-
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._fit_tabs)  # once the strip has its new width
-
-    def _fit_tabs(self) -> None:
-        for tabbed in self.query("#panes").results(TabbedContent):  # none once the screen is torn down
-            fit_tabs(tabbed)
 
     def on_mount(self) -> None:
         self.query_one("#banner", Static).display = False
@@ -123,8 +121,12 @@ class MainScreen(Screen[None]):
         return [pane_id(spec.id) for spec in self.present_panes]
 
     @property
-    def tabbed(self) -> TabbedContent:
-        return self.query_one("#panes", TabbedContent)
+    def tabs(self) -> PaneTabs:
+        return self.query_one("#tabs", PaneTabs)
+
+    @property
+    def switcher(self) -> ContentSwitcher:
+        return self.query_one("#switcher", ContentSwitcher)
 
     @property
     def preview(self) -> PreviewView:
@@ -138,7 +140,8 @@ class MainScreen(Screen[None]):
         """Mount the panes the first frame did not show: with the first full scan's rows (the first frame
         is on screen by then), or when a key or click shows one (`panes_mounted`)."""
         if self._unmounted:
-            self._mounting = [self.tabbed.get_pane(tab).mount(w) for tab, w in self._unmounted.items()]
+            holder = self.switcher.get_child_by_id
+            self._mounting = [holder(pane).mount(w) for pane, w in self._unmounted.items()]
             self._unmounted.clear()
 
     async def panes_mounted(self) -> None:
@@ -146,9 +149,12 @@ class MainScreen(Screen[None]):
         for mounting in self._mounting:
             await mounting
 
+    def current_pane_id(self) -> str:
+        """The id of the pane in view ("pane-index"...)."""
+        return self.switcher.current or pane_id(PANES[0].id)
+
     def current_pane(self) -> str:
-        active = self.tabbed.active or pane_id(PANES[0].id)
-        return active.removeprefix("pane-")
+        return self.current_pane_id().removeprefix("pane-")
 
     def current_view(self) -> PaneView | None:
         name = self.current_pane()
@@ -238,10 +244,12 @@ class MainScreen(Screen[None]):
                 await self.panes_mounted()
             self._show(pane_id(PANES[index].id))
 
-    def _show(self, tab: str) -> None:
-        if tab in self.pane_ids:
-            self.tabbed.active = tab
+    def _show(self, pane: str) -> None:
+        """Show the pane with id `pane` (mounted: see `panes_mounted`), its tab active, the focus in it."""
+        if pane in self.pane_ids:
+            self.switcher.current = self.tabs.active = pane
             self._focus_active()
+            self.refresh_bindings()
 
     async def action_cycle_pane(self, step: int) -> None:
         await self.panes_mounted()
@@ -249,7 +257,7 @@ class MainScreen(Screen[None]):
             self._focus_active()
             return
         ids = self.pane_ids
-        current = self.tabbed.active
+        current = self.switcher.current
         index = ids.index(current) if current in ids else 0
         self._show(ids[(index + step) % len(ids)])
 
@@ -285,19 +293,17 @@ class MainScreen(Screen[None]):
             focus_now(view.list)
             self.preview.show_row(view.list.current_row)
             return
-        pane = self.tabbed.get_pane(self.tabbed.active)
+        pane = self.switcher.get_child_by_id(self.current_pane_id())
         focusable = [w for w in pane.query("*") if isinstance(w, Widget) and w.focusable]
         if focusable:
             focus_now(focusable[0])
 
-    @on(TabbedContent.TabActivated, "#panes")
-    async def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    @on(PaneTabs.Clicked)
+    async def _tab_clicked(self, event: PaneTabs.Clicked) -> None:
         event.stop()
-        fit_tabs(self.tabbed)  # the active tab shows its whole label
-        if event.pane.id in self._deferred:  # a click on a tab before the app mounted them
+        if event.pane in self._deferred:  # a click on a tab before the app mounted them
             await self.panes_mounted()
-        self._focus_active()
-        self.refresh_bindings()
+        self._show(event.pane)
 
     @on(MemoryList.Highlighted)
     def _highlighted(self, event: MemoryList.Highlighted) -> None:

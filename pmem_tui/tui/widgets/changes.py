@@ -25,14 +25,15 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Static
 
 from pmem_tui.core.history.names import HISTORY_DIR
 from pmem_tui.core.model import Snapshot
 from pmem_tui.tui.actions import CHANGES, bindings
 from pmem_tui.tui.messages import ShowInPreview
-from pmem_tui.tui.panes import BY_ID, show_tab_label, tab_title
+from pmem_tui.tui.panes import BY_ID, pane_id, tab_title
 from pmem_tui.tui.widgets.memory_list import MemoryList
+from pmem_tui.tui.widgets.pane_tabs import in_view, show_tab_label
 
 if TYPE_CHECKING:  # the history's readers (and dulwich) load with the first read, not at start-up
     from pmem_tui.core.history.log import Changed
@@ -142,20 +143,14 @@ class ChangesView(Vertical):
         self._update_tab_label()
         self.show_current()
 
-    def _tab(self) -> tuple[TabbedContent, TabPane] | None:
-        pane = next((a for a in self.ancestors if isinstance(a, TabPane)), None)
-        tabbed = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
-        return (tabbed, pane) if pane is not None and tabbed is not None and pane.id is not None else None
-
     def _update_tab_label(self) -> None:
         label = Text(f"{tab_title(PANE_ID)} ")
         label.append(str(len(self.data.rows)) if self.data is not None else "…", style="bold")
-        show_tab_label(self, label)
+        show_tab_label(self, pane_id(PANE_ID), label)
 
     def _visible(self) -> bool:
         """The pane is the one in view (only then does it speak to the shared preview)."""
-        tab = self._tab()
-        return self.is_mounted and tab is not None and tab[0].active == tab[1].id
+        return in_view(self)
 
     # -- the highlighted change ---------------------------------------------------------------
 

@@ -64,7 +64,7 @@ from pmem_tui.core.loader import (
 from pmem_tui.core.model import Snapshot
 from pmem_tui.tui.actions import EPIC_TABLE, EPICS_VIEW, bindings
 from pmem_tui.tui.messages import ShowInPreview
-from pmem_tui.tui.panes import BY_ID, ExtraPane, show_tab_label, tab_title
+from pmem_tui.tui.panes import BY_ID, ExtraPane, pane_id, tab_title
 from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.epics_extras import archive_renderable, history_renderable
 from pmem_tui.tui.widgets.epics_render import (
@@ -80,6 +80,7 @@ from pmem_tui.tui.widgets.epics_render import (
     status_message,
     summary_renderable,
 )
+from pmem_tui.tui.widgets.pane_tabs import in_view, show_tab_label
 from pmem_tui.tui.words import display_path
 
 PANE_ID = "epics"  # its spec (title, key `5`) is in `tui/panes.py`
@@ -363,10 +364,10 @@ class EpicsView(Vertical):
         label.append(str(len(result.rows)) if result is not None else "…", style="bold")
         if result is not None and result.step is not Step.NONE:
             label.append(" ◐", style="bold yellow")
-        show_tab_label(self, label)
+        show_tab_label(self, pane_id(PANE_ID), label)
 
     def _visible(self) -> bool:
-        return self.is_mounted and all(w.display for w in (self, *self.ancestors) if isinstance(w, Widget))
+        return in_view(self)
 
     # -- the highlighted epic -----------------------------------------------------------------
 

@@ -16,9 +16,10 @@ from pmem_tui.tui.actions import CLEAR, FILTER, bindings
 from pmem_tui.tui.focus import RemembersKeyFocus, focus_now, read_before_focus_move
 from pmem_tui.tui.key_docs import with_keys
 from pmem_tui.tui.keys import key_for, keymap
-from pmem_tui.tui.panes import PaneSpec, show_tab_label, tab_title
+from pmem_tui.tui.panes import PaneSpec, pane_id, tab_title
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.memory_list import MemoryList
+from pmem_tui.tui.widgets.pane_tabs import show_tab_label
 
 
 class FilterInput(RemembersKeyFocus, Input):
@@ -92,7 +93,7 @@ class PaneView(Vertical):
         self._show_tab_label()
 
     def _show_tab_label(self) -> None:
-        show_tab_label(self, self.tab_label())
+        show_tab_label(self, pane_id(self.pane), self.tab_label())
 
     def tab_label(self) -> Text:
         label = Text(f"{tab_title(self.pane)} ")

@@ -1,0 +1,173 @@
+"""The main screen's tab strip, drawn by one widget: a label per pane and the bar under the active one.
+
+Textual's `TabbedContent` made the strip out of 16 widgets (the tabs, their containers, the underline, a
+`TabPane` per pane), ~1 ms each of CSS and mounting before the first frame (`benchmarks/notes/speed.md`,
+app start). This draws the same two lines, a label row and Textual's own `Bar`; the panes themselves sit in a
+`ContentSwitcher` that the main screen drives.
+
+A label is the pane's title and what the pane says about itself ("1 Index 9", "3 marked"...). A strip too
+narrow for every whole label shortens the other tabs first (`fitted_labels`), and one too narrow even for
+their keys slides so the active tab stays in view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.reactive import reactive
+from textual.renderables.bar import Bar
+from textual.widget import Widget
+
+PAD = 1  # cells each side of a label
+
+
+def fitted_labels(tabs: Sequence[tuple[str, Text]], active: int, width: int) -> list[Text]:
+    """The labels of a tab strip `width` cells wide, so that every tab stays in view: each tab is
+    (its title, e.g. "2 Core"; its whole label). If the whole labels do not fit, the other tabs show their
+    title alone (their counts are in the header), then, the farthest from the active tab first, their key
+    alone; the active tab keeps its whole label. A tab takes its label and one cell each side."""
+    labels = [whole for _title, whole in tabs]
+    farthest = sorted((i for i in range(len(tabs)) if i != active), key=lambda i: -abs(i - active))
+    steps = [[(i, Text(title)) for i, (title, _whole) in enumerate(tabs) if i != active]]
+    steps += [[(i, Text(tabs[i][0].split(" ", 1)[0]))] for i in farthest]
+    for step in steps:
+        if width <= 0 or sum(label.cell_len + 2 * PAD for label in labels) <= width:
+            break
+        for i, label in step:
+            labels[i] = label
+    return labels
+
+
+class PaneTabs(Widget):
+    """A tab per pane, in the pane table's order; `active` is the shown pane's id. Not focusable: the
+    panes' keys (1-6, tab) and a click choose the pane."""
+
+    DEFAULT_CSS = """
+    PaneTabs {
+        height: 2;
+        width: 1fr;
+    }
+    PaneTabs > .pane-tabs--tab {
+        color: $foreground 50%;
+    }
+    PaneTabs > .pane-tabs--active {
+        color: $foreground;
+    }
+    PaneTabs > .pane-tabs--bar {
+        color: $block-cursor-background;
+        background: $foreground 10%;
+    }
+    PaneTabs:ansi > .pane-tabs--tab {
+        text-style: dim;
+    }
+    PaneTabs:ansi > .pane-tabs--active {
+        text-style: bold;
+    }
+    PaneTabs:ansi > .pane-tabs--bar {
+        background: $border-blurred;
+    }
+    """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"pane-tabs--tab", "pane-tabs--active", "pane-tabs--bar"}
+    ALLOW_SELECT = False
+
+    active: reactive[str] = reactive("")
+
+    class Clicked(Message):
+        """The tab of `pane` (its id) was clicked."""
+
+        def __init__(self, pane: str) -> None:
+            super().__init__()
+            self.pane = pane
+
+    def __init__(self, active: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._titles: dict[str, str] = {}  # pane id -> its title ("2 Core"), in the strip's order
+        self._whole: dict[str, Text] = {}  # pane id -> its whole label
+        self.set_reactive(PaneTabs.active, active)
+
+    def add(self, pane: str, title: str, label: Text | None = None) -> None:
+        """A tab for the pane with id `pane`, after the others: `title`, or its whole `label`."""
+        self._titles[pane] = title
+        self._whole[pane] = label if label is not None else Text(title)
+        self.refresh()
+
+    def set_label(self, pane: str, label: Text) -> None:
+        """Write `label`, the whole label, on the tab of `pane`; an unknown pane is ignored."""
+        if pane in self._whole and self._whole[pane] != label:
+            self._whole[pane] = label
+            self.refresh()
+
+    def labels(self) -> dict[str, Text]:
+        """Each pane's label as shown at the strip's width."""
+        panes = list(self._whole)
+        active = panes.index(self.active) if self.active in panes else -1
+        tabs = [(self._titles[pane], self._whole[pane]) for pane in panes]
+        return dict(zip(panes, fitted_labels(tabs, active, self.size.width), strict=True))
+
+    def label(self, pane: str) -> Text:
+        return self.labels()[pane]
+
+    def _spans(self) -> tuple[dict[str, tuple[int, int]], int]:
+        """Each tab's cells (start, end) on the strip, and how far it slides left so the active tab is in
+        view."""
+        spans: dict[str, tuple[int, int]] = {}
+        x = 0
+        for pane, label in self.labels().items():
+            spans[pane] = (x, x + label.cell_len + 2 * PAD)
+            x = spans[pane][1]
+        start, end = spans.get(self.active, (0, 0))
+        width = self.size.width
+        return spans, max(0, min(start, end - width)) if end > width else 0
+
+    def render(self) -> RenderableType:
+        spans, shift = self._spans()
+        line = Text(no_wrap=True, overflow="crop", end="")
+        for pane, label in self.labels().items():
+            style = "pane-tabs--active" if pane == self.active else "pane-tabs--tab"
+            tab = Text(" " * PAD, end="") + label + Text(" " * PAD)
+            tab.stylize_before(self.get_component_rich_style(style))
+            line.append_text(tab)
+        # Labels are our titles and counts: one cell per character, so the slide cuts characters.
+        line = line[shift:]
+        bar = self.get_component_rich_style("pane-tabs--bar")
+        start, end = spans.get(self.active, (0, 0))
+        return Group(
+            line,
+            Bar(
+                highlight_range=(start + PAD - shift, end - PAD - shift),  # under the label, as Textual's
+                highlight_style=Style.from_color(bar.color),
+                background_style=Style.from_color(bar.bgcolor),
+            ),
+        )
+
+    def watch_active(self) -> None:
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        spans, shift = self._spans()
+        x = event.x + shift
+        pane = next((p for p, (start, end) in spans.items() if start <= x < end), None)
+        if pane is not None:
+            event.stop()
+            self.post_message(self.Clicked(pane))
+
+
+def show_tab_label(widget: Widget, pane: str, label: Text) -> None:
+    """Write `label` on the tab of `pane` (its id) on the screen of `widget` (nothing before it is on one)."""
+    if widget.is_attached:
+        for tabs in widget.screen.query(PaneTabs):
+            tabs.set_label(pane, label)
+
+
+def in_view(widget: Widget) -> bool:
+    """`widget` is mounted and shown: its pane is the one in view (the switcher hides the others)."""
+    return widget.is_mounted and all(w.display for w in (widget, *widget.ancestors) if isinstance(w, Widget))
