@@ -46,6 +46,7 @@ from report import (
     L_READ,
     L_READ_PROCESS,
     L_REBUILT,
+    L_ROWS_FLOOR,
     L_RSS,
     L_RSS_FLOOR,
     L_SAVES,
@@ -229,6 +230,7 @@ def measure_startup(res: Results, mems: list[Memory], runs: int, env: dict[str, 
     last: list[dict[str, Any]] = [{} for _ in configs]
     for probe, args in configs:  # one untimed round: bytecode, page cache
         start_probe(probe, args, env)
+    rows_floor: list[list[float]] = [[] for _ in mems]  # the rows' inputs read by a bare process
     for _ in range(runs):
         for i, (probe, args) in enumerate(configs):
             r = start_probe(probe, args, env)
@@ -237,6 +239,9 @@ def measure_startup(res: Results, mems: list[Memory], runs: int, env: dict[str, 
                 full[i].append(r["full_seconds"] * 1000)
             rss[i].append(r["maxrss_kb"] / 1024)
             last[i] = r
+        for j, mem in enumerate(mems):
+            floor_cmd = [sys.executable, str(PROBES / "floor_read_all.py"), str(mem.root), "--rows"]
+            rows_floor[j].append(run_timed(floor_cmd, env))
     audits = [start_probe("app_start.py", [str(m.root), "--audit"], env) for m in mems]
 
     empty = floor_row(res, "1", L_EMPTY_START, None, times[0])
@@ -272,6 +277,9 @@ def measure_startup(res: Results, mems: list[Memory], runs: int, env: dict[str, 
         # size only: it is the one that grows with the memory).
         limit, n = (FULL_BIG_RATIO if i > 1 else None), len(mem.active)
         timed_row(res, "1", L_FULL, n, full[i], floor=empty, floor_label="empty app", ratio_limit=limit)
+        # No app can list every row sooner than a bare process reads their inputs: its ratio to the empty
+        # app is the every-row figure's own floor (`notes/speed.md`).
+        timed_row(res, "1", L_ROWS_FLOOR, n, rows_floor[i - 1], floor=empty, floor_label="empty app")
     for audit, mem in zip(audits, mems, strict=True):
         n = len(mem.active)
         opened = audit["opened"]
