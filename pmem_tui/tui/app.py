@@ -179,21 +179,33 @@ class PmemApp(KeyReadOrder, HistoryApp):
             return
         self._full_scan_started = True
         gc.enable()
-        self.request_rescan()
-        self._maybe_start_watcher()
+        if self._can_watch():
+            # The watches first, then the scan: a file an agent changes while the scan runs is read by the
+            # scan or reported by the watcher, never missed in between (the inotify walk takes ~0.2 s at
+            # 100,000 files; run beside the scan it cost about as much, in contention).
+            self._start_watcher(then_scan=True)
+        else:
+            self.request_rescan()
 
     def on_unmount(self) -> None:
         gc.enable()
         self.watcher.stop()
         use_keymap({})  # the user's keys belonged to this app
 
+    def _can_watch(self) -> bool:
+        return self.watch_enabled and not self.watcher.running and self.root.is_dir()
+
     def _maybe_start_watcher(self) -> None:
-        if self.watch_enabled and not self.watcher.running and self.root.is_dir():
+        if self._can_watch():
             self._start_watcher()
 
     @work(thread=True, exclusive=True, group="watcher", exit_on_error=False)
-    def _start_watcher(self) -> None:
-        mode = self.watcher.start()
+    def _start_watcher(self, then_scan: bool = False) -> None:
+        try:
+            mode = self.watcher.start()
+        finally:
+            if then_scan:  # whether or not the watches could be set, the scan runs
+                self.call_from_thread(self.request_rescan)
         self.call_from_thread(self._show_watch_mode, mode)
 
     def _show_watch_mode(self, mode: str) -> None:

@@ -188,3 +188,40 @@ async def test_observer_that_cannot_start_falls_back_to_polling(
         assert await until(pilot, lambda: app.watcher.mode != "off")
         assert app.watcher.mode == "polling"
         assert "polling" in str(app.main_screen.query_one("#header").render())
+
+
+async def test_the_full_scan_reads_the_tree_only_once_the_watches_are_set(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file an agent writes while the first scan runs is read by the scan or reported by the watcher:
+    the scan starts after the watches are set (before, the two ran side by side, and a folder the scan had
+    read but the watcher had not reached yet could change unseen)."""
+    from pmem_tui.core import tree
+
+    app = RecordingApp(demo_root, watch=True)
+    watching_at_scan: list[bool] = []
+    real = tree.scan
+
+    def scan(*args: object, **kwargs: object) -> object:
+        watching_at_scan.append(app.watcher.running)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tree, "scan", scan)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await until(pilot, lambda: app.scans_done == 1)
+        assert watching_at_scan and all(watching_at_scan)
+        (demo_root / "notes/while.md").write_text("# While\n", encoding="utf-8")
+        assert await until(pilot, lambda: "notes/while.md" in {r.key for r in index_list(app).all_rows})
+
+
+async def test_a_watcher_that_fails_to_start_still_lets_the_scan_run(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: MemoryWatcher) -> str:
+        raise ValueError("no watches today")
+
+    monkeypatch.setattr(MemoryWatcher, "start", broken)
+    app = RecordingApp(demo_root, watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await until(pilot, lambda: app.scans_done == 1)
+        assert index_list(app).all_rows and not app.watcher.running
