@@ -98,3 +98,34 @@ async def test_the_strip_is_one_widget(demo_root: Path) -> None:
         assert main is not None
         assert not main.tabs.children
         assert len(main.query("#switcher > *")) == len(main.pane_ids)  # a holder per pane, no more
+
+
+def style_at(app: App[None], x: int) -> object:
+    """The style of the strip's label row at cell `x`."""
+    cell = 0
+    for segment in app.query_one(PaneTabs).render_line(0):
+        if cell <= x < cell + len(segment.text):
+            return segment.style
+        cell += len(segment.text)
+    raise AssertionError(f"no cell {x}")
+
+
+async def test_the_tab_under_the_mouse_is_drawn_brighter_until_it_leaves() -> None:
+    app = Strip("pane-a")
+    async with app.run_test(size=(80, 5)) as pilot:
+        await pilot.pause()
+        labels, _bar = drawn(app)
+        core, archive = labels.index("2 Core"), labels.index("3 Archive")
+        assert style_at(app, core) == style_at(app, archive)
+        await pilot.hover("#tabs", offset=(archive, 0))
+        await pilot.pause()
+        assert app.query_one(PaneTabs).hovered == "pane-c"
+        assert style_at(app, archive) != style_at(app, core)
+        await pilot.hover("#tabs", offset=(len(labels.rstrip()) + 5, 0))  # past the last tab
+        await pilot.pause()
+        assert app.query_one(PaneTabs).hovered == ""
+        assert style_at(app, core) == style_at(app, archive)
+        await pilot.hover("#tabs", offset=(archive, 0))
+        await pilot.hover(None, offset=(archive, 4))  # below the strip: the mouse left it
+        await pilot.pause()
+        assert app.query_one(PaneTabs).hovered == ""

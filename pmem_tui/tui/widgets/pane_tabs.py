@@ -56,7 +56,10 @@ class PaneTabs(Widget):
     PaneTabs > .pane-tabs--tab {
         color: $foreground 50%;
     }
-    PaneTabs > .pane-tabs--active {
+    PaneTabs {
+        pointer: pointer;
+    }
+    PaneTabs > .pane-tabs--active, PaneTabs > .pane-tabs--hover {
         color: $foreground;
     }
     PaneTabs > .pane-tabs--bar {
@@ -73,10 +76,16 @@ class PaneTabs(Widget):
         background: $border-blurred;
     }
     """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"pane-tabs--tab", "pane-tabs--active", "pane-tabs--bar"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "pane-tabs--tab",
+        "pane-tabs--active",
+        "pane-tabs--hover",
+        "pane-tabs--bar",
+    }
     ALLOW_SELECT = False
 
     active: reactive[str] = reactive("")
+    hovered: reactive[str] = reactive("")  # the tab under the mouse, drawn brighter (as Textual's tabs)
 
     class Clicked(Message):
         """The tab of `pane` (its id) was clicked."""
@@ -129,9 +138,9 @@ class PaneTabs(Widget):
         spans, shift = self._spans()
         line = Text(no_wrap=True, overflow="crop", end="")
         for pane, label in self.labels().items():
-            style = "pane-tabs--active" if pane == self.active else "pane-tabs--tab"
+            style = "active" if pane == self.active else "hover" if pane == self.hovered else "tab"
             tab = Text(" " * PAD, end="") + label + Text(" " * PAD)
-            tab.stylize_before(self.get_component_rich_style(style))
+            tab.stylize_before(self.get_component_rich_style(f"pane-tabs--{style}"))
             line.append_text(tab)
         # Labels are our titles and counts: one cell per character, so the slide cuts characters.
         line = line[shift:]
@@ -146,19 +155,22 @@ class PaneTabs(Widget):
             ),
         )
 
-    def watch_active(self) -> None:
-        self.refresh()
-
-    def on_resize(self) -> None:
-        self.refresh()
+    def _pane_at(self, x: int) -> str | None:
+        """The pane whose tab is at cell `x` of the strip, if any."""
+        spans, shift = self._spans()
+        return next((pane for pane, (start, end) in spans.items() if start <= x + shift < end), None)
 
     def on_click(self, event: events.Click) -> None:
-        spans, shift = self._spans()
-        x = event.x + shift
-        pane = next((p for p, (start, end) in spans.items() if start <= x < end), None)
+        pane = self._pane_at(event.x)
         if pane is not None:
             event.stop()
             self.post_message(self.Clicked(pane))
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self.hovered = self._pane_at(event.x) or ""
+
+    def on_leave(self) -> None:
+        self.hovered = ""
 
 
 def show_tab_label(widget: Widget, pane: str, label: Text) -> None:
