@@ -52,12 +52,10 @@ class PaneTabs(Widget):
     PaneTabs {
         height: 2;
         width: 1fr;
+        pointer: pointer;
     }
     PaneTabs > .pane-tabs--tab {
         color: $foreground 50%;
-    }
-    PaneTabs {
-        pointer: pointer;
     }
     PaneTabs > .pane-tabs--active, PaneTabs > .pane-tabs--hover {
         color: $foreground;
