@@ -129,6 +129,7 @@ class PmemApp(KeyReadOrder, HistoryApp):
         self._index_sig: IndexSignature | None = None
         self.scans_done = 0
         self._full_scan_started = False
+        self._watch_starting = False  # a watcher's start is in flight (`_start_watcher`)
         self.rows_updated_in_place = 0
         self.monotonic: Callable[[], float] = time.monotonic  # the debouncer's clock (tests drive it)
         self._search: SearchFlow | None = None  # the search index and screen (`search_flow.py`), on first use
@@ -179,12 +180,10 @@ class PmemApp(KeyReadOrder, HistoryApp):
             return
         self._full_scan_started = True
         gc.enable()
-        if self._can_watch():
-            # The watches first, then the scan: a file an agent changes while the scan runs is read by the
-            # scan or reported by the watcher, never missed in between (the inotify walk takes ~0.2 s at
-            # 100,000 files; run beside the scan it cost about as much, in contention).
-            self._start_watcher(then_scan=True)
-        else:
+        # The watches first, then the scan: a file an agent changes while the scan runs is read by the scan
+        # or reported by the watcher, never missed in between (the inotify walk takes ~0.2 s at 100,000
+        # files; run beside the scan it cost about as much, in contention).
+        if not self._maybe_start_watcher(then_scan=True):
             self.request_rescan()
 
     def on_unmount(self) -> None:
@@ -192,18 +191,21 @@ class PmemApp(KeyReadOrder, HistoryApp):
         self.watcher.stop()
         use_keymap({})  # the user's keys belonged to this app
 
-    def _can_watch(self) -> bool:
-        return self.watch_enabled and not self.watcher.running and self.root.is_dir()
-
-    def _maybe_start_watcher(self) -> None:
-        if self._can_watch():
-            self._start_watcher()
+    def _maybe_start_watcher(self, then_scan: bool = False) -> bool:
+        """Start watching unless it is off, running or starting (two starts at once would leave two
+        observers); `then_scan`: the full scan follows the watches. False: not started."""
+        if not self.watch_enabled or self._watch_starting or self.watcher.running or not self.root.is_dir():
+            return False
+        self._watch_starting = True
+        self._start_watcher(then_scan)
+        return True
 
     @work(thread=True, exclusive=True, group="watcher", exit_on_error=False)
     def _start_watcher(self, then_scan: bool = False) -> None:
         try:
             mode = self.watcher.start()
         finally:
+            self._watch_starting = False
             if then_scan:  # whether or not the watches could be set, the scan runs
                 self.call_from_thread(self.request_rescan)
         self.call_from_thread(self._show_watch_mode, mode)

@@ -225,3 +225,29 @@ async def test_a_watcher_that_fails_to_start_still_lets_the_scan_run(
     async with app.run_test(size=(120, 36)) as pilot:
         assert await until(pilot, lambda: app.scans_done == 1)
         assert index_list(app).all_rows and not app.watcher.running
+
+
+async def test_a_second_start_while_the_first_is_setting_its_watches_starts_nothing(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scan ending (an action's, say) while the watcher still sets its watches asks for the watcher
+    again: that must not start a second observer beside the first."""
+    import threading
+
+    gate, starts = threading.Event(), []
+    real = MemoryWatcher.start
+
+    def slow(self: MemoryWatcher) -> str:
+        starts.append(1)
+        gate.wait(20)
+        return real(self)
+
+    monkeypatch.setattr(MemoryWatcher, "start", slow)
+    app = RecordingApp(demo_root, watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await until(pilot, lambda: bool(starts))
+        assert app._maybe_start_watcher() is False  # the first is still starting
+        gate.set()
+        assert await until(pilot, lambda: app.scans_done == 1)
+        assert app.watcher.running and len(starts) == 1
+        assert app._maybe_start_watcher() is False  # running
