@@ -94,69 +94,63 @@ class PaneTabs(Widget):
 
     def __init__(self, active: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._titles: dict[str, str] = {}  # pane id -> its title ("2 Core"), in the strip's order
-        self._whole: dict[str, Text] = {}  # pane id -> its whole label
+        self._tabs: dict[str, tuple[str, Text]] = {}  # pane id -> (its title "2 Core", its whole label)
         self.set_reactive(PaneTabs.active, active)
 
     def add(self, pane: str, title: str, label: Text | None = None) -> None:
         """A tab for the pane with id `pane`, after the others: `title`, or its whole `label`."""
-        self._titles[pane] = title
-        self._whole[pane] = label if label is not None else Text(title)
+        self._tabs[pane] = (title, label if label is not None else Text(title))
         self.refresh()
 
     def set_label(self, pane: str, label: Text) -> None:
         """Write `label`, the whole label, on the tab of `pane`; an unknown pane is ignored."""
-        if pane in self._whole and self._whole[pane] != label:
-            self._whole[pane] = label
+        if pane in self._tabs and self._tabs[pane][1] != label:
+            self._tabs[pane] = (self._tabs[pane][0], label)
             self.refresh()
 
     def labels(self) -> dict[str, Text]:
         """Each pane's label as shown at the strip's width."""
-        panes = list(self._whole)
+        panes = list(self._tabs)
         active = panes.index(self.active) if self.active in panes else -1
-        tabs = [(self._titles[pane], self._whole[pane]) for pane in panes]
-        return dict(zip(panes, fitted_labels(tabs, active, self.size.width), strict=True))
+        fitted = fitted_labels(list(self._tabs.values()), active, self.size.width)
+        return dict(zip(panes, fitted, strict=True))
 
     def label(self, pane: str) -> Text:
         return self.labels()[pane]
 
-    def _spans(self) -> tuple[dict[str, tuple[int, int]], int]:
-        """Each tab's cells (start, end) on the strip, and how far it slides left so the active tab is in
-        view."""
-        spans: dict[str, tuple[int, int]] = {}
-        x = 0
+    def _layout(self) -> tuple[list[tuple[str, Text, int, int]], int]:
+        """Each tab as (pane, label, first cell, end cell) on the strip, and how far the strip slides left so
+        that the active tab is in view."""
+        tabs, x = [], 0
         for pane, label in self.labels().items():
-            spans[pane] = (x, x + label.cell_len + 2 * PAD)
-            x = spans[pane][1]
-        start, end = spans.get(self.active, (0, 0))
+            tabs.append((pane, label, x, x + label.cell_len + 2 * PAD))
+            x = tabs[-1][3]
+        start, end = next(((a, b) for pane, _, a, b in tabs if pane == self.active), (0, 0))
         width = self.size.width
-        return spans, max(0, min(start, end - width)) if end > width else 0
+        return tabs, max(0, min(start, end - width)) if end > width else 0
 
     def render(self) -> RenderableType:
-        spans, shift = self._spans()
+        tabs, shift = self._layout()
         line = Text(no_wrap=True, overflow="crop", end="")
-        for pane, label in self.labels().items():
+        bar_range = (0, 0)
+        for pane, label, start, end in tabs:
             style = "active" if pane == self.active else "hover" if pane == self.hovered else "tab"
             tab = Text(" " * PAD, end="") + label + Text(" " * PAD)
             tab.stylize_before(self.get_component_rich_style(f"pane-tabs--{style}"))
             line.append_text(tab)
+            if pane == self.active:  # the bar under the label, as Textual's
+                bar_range = (start + PAD - shift, end - PAD - shift)
         # Labels are our titles and counts: one cell per character, so the slide cuts characters.
-        line = line[shift:]
         bar = self.get_component_rich_style("pane-tabs--bar")
-        start, end = spans.get(self.active, (0, 0))
         return Group(
-            line,
-            Bar(
-                highlight_range=(start + PAD - shift, end - PAD - shift),  # under the label, as Textual's
-                highlight_style=Style.from_color(bar.color),
-                background_style=Style.from_color(bar.bgcolor),
-            ),
+            line[shift:],
+            Bar(bar_range, Style.from_color(bar.color), Style.from_color(bar.bgcolor)),
         )
 
     def _pane_at(self, x: int) -> str | None:
         """The pane whose tab is at cell `x` of the strip, if any."""
-        spans, shift = self._spans()
-        return next((pane for pane, (start, end) in spans.items() if start <= x + shift < end), None)
+        tabs, shift = self._layout()
+        return next((pane for pane, _, start, end in tabs if start <= x + shift < end), None)
 
     def on_click(self, event: events.Click) -> None:
         pane = self._pane_at(event.x)
