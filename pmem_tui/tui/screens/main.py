@@ -46,6 +46,7 @@ from pmem_tui.tui.words import plural
 # to an input that has the focus (the filter).
 TYPED_FOCUS_MOVES = frozenset({"show_pane", "focus_preview", "filter"})
 _ACTIONS = {a.id: a for a in (*MAIN, MARK)}
+FIRST_PANE = pane_id(PANES[0].id)  # the pane in the first frame (the Index)
 
 
 class MainScreen(Screen[None]):
@@ -71,29 +72,29 @@ class MainScreen(Screen[None]):
         self._unmounted: dict[str, Widget] = {}
         self._mounting: list[AwaitMount] = []
         self._deferred: set[str] = set()  # the tabs of those panes
+        self.tabs = PaneTabs(FIRST_PANE, id="tabs")  # a tab per pane (`compose`)
+        self.switcher = ContentSwitcher(id="switcher", initial=FIRST_PANE)  # a holder per pane, one shown
 
     def compose(self) -> ComposeResult:
         app = self.app
-        first = pane_id(PANES[0].id)
         yield StatusHeader(id="header")
         yield Static("", id="banner")
         panes = self.present_panes
         extras = {extra.pane_id: extra for extra in self.extra_panes}
         with Horizontal(id="body"):
             with Vertical(id="panes"):
-                tabs = PaneTabs(first, id="tabs")
-                yield tabs
-                with ContentSwitcher(id="switcher", initial=first):
+                yield self.tabs
+                with self.switcher:
                     for spec in panes:
                         content: Widget
                         if spec.rows is not None:
                             content = self._views[spec.id] = PaneView(spec, id=f"view-{spec.id}")
-                            tabs.add(pane_id(spec.id), tab_title(spec.id), content.tab_label())
+                            self.tabs.add(pane_id(spec.id), tab_title(spec.id), content.tab_label())
                         else:
                             content = extras[spec.id].make_widget(app)
-                            tabs.add(pane_id(spec.id), tab_title(spec.id))
+                            self.tabs.add(pane_id(spec.id), tab_title(spec.id))
                         with Vertical(id=pane_id(spec.id), classes="pane-holder"):
-                            if pane_id(spec.id) == first:
+                            if pane_id(spec.id) == FIRST_PANE:
                                 yield content
                             else:
                                 self._unmounted[pane_id(spec.id)] = content
@@ -121,14 +122,6 @@ class MainScreen(Screen[None]):
         return [pane_id(spec.id) for spec in self.present_panes]
 
     @property
-    def tabs(self) -> PaneTabs:
-        return self.query_one("#tabs", PaneTabs)
-
-    @property
-    def switcher(self) -> ContentSwitcher:
-        return self.query_one("#switcher", ContentSwitcher)
-
-    @property
     def preview(self) -> PreviewView:
         return self.query_one("#preview", PreviewView)
 
@@ -151,7 +144,7 @@ class MainScreen(Screen[None]):
 
     def current_pane_id(self) -> str:
         """The id of the pane in view ("pane-index"...)."""
-        return self.switcher.current or pane_id(PANES[0].id)
+        return self.switcher.current or FIRST_PANE
 
     def current_pane(self) -> str:
         return self.current_pane_id().removeprefix("pane-")
