@@ -69,7 +69,7 @@ async def test_a_click_on_a_label_names_its_pane_and_between_labels_nothing() ->
         assert app.clicked == ["pane-c"]
 
 
-async def test_a_click_on_a_tab_shows_its_pane_even_before_the_app_mounted_it(
+async def test_a_click_on_a_tab_shows_its_pane_even_before_the_app_mounted_it_and_the_strip_is_one_widget(
     demo_root: Path, held_scan: threading.Event
 ) -> None:
     """The panes but the Index mount after the first frame; a click on one's tab mounts and shows it."""
@@ -88,15 +88,7 @@ async def test_a_click_on_a_tab_shows_its_pane_even_before_the_app_mounted_it(
         held_scan.set()
         await settle(pilot)
         assert "4 Trash 2" in main.tabs.render_line(0).text  # its count, once the scan's rows came
-
-
-async def test_the_strip_is_one_widget(demo_root: Path) -> None:
-    app = RecordingApp(demo_root)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        main = app.main_screen
-        assert main is not None
-        assert not main.tabs.children
+        assert not main.tabs.children  # the strip is one widget
         assert len(main.query("#switcher > *")) == len(main.pane_ids)  # a holder per pane, no more
 
 
