@@ -34,17 +34,16 @@ def _rss() -> tuple[float, float]:
     return values["VmRSS"], values["VmHWM"]
 
 
-def _objects(root: Path) -> tuple[int, int]:
+def _objects(root: Path) -> tuple[object, int, int]:
     from pmem_tui.core import settled
     from pmem_tui.tui.panes import ROW_PANES, rows_for
 
     snap = settled.scan(root, deep=False)[0]
     rows = {name: rows_for(name, snap) for name in ROW_PANES}
-    _objects.keep = (snap, rows)  # type: ignore[attr-defined]
-    return len(snap.index_entries), len(snap.active)
+    return (snap, rows), len(snap.index_entries), len(snap.active)
 
 
-def _columns(root: Path) -> tuple[int, int]:
+def _columns(root: Path) -> tuple[object, int, int]:
     from pmem_tui.core import index
 
     data = (root / "_index.md").read_bytes()
@@ -68,8 +67,7 @@ def _columns(root: Path) -> tuple[int, int]:
                 paths.append(f"{rel}/{name}")
                 sizes.append(st.st_size)
                 mtimes.append(st.st_mtime_ns)
-    _columns.keep = (data, spans, paths, sizes, mtimes)  # type: ignore[attr-defined]
-    return len(spans) // 7, len(paths)
+    return (data, spans, paths, sizes, mtimes), len(spans) // 7, len(paths)
 
 
 def child(way: str, root: Path) -> None:
@@ -77,9 +75,9 @@ def child(way: str, root: Path) -> None:
 
     gc.disable()  # as the app's scan
     start = time.perf_counter()
-    entries, files = (_objects if way == "objects" else _columns)(root)
+    _held, entries, files = (_objects if way == "objects" else _columns)(root)
     seconds = time.perf_counter() - start
-    rss, hwm = _rss()
+    rss, hwm = _rss()  # while `_held` keeps what was built alive
     print(
         json.dumps(
             {
