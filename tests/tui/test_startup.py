@@ -206,3 +206,25 @@ async def test_the_active_tab_stays_in_view_when_the_labels_grow_at_80_columns(
         label = main.tabs.label(pane_id("changes")).plain
         assert label.startswith("6 Changes ") and label[-1].isdigit()
         assert f" {label} " in main.tabs.render_line(0).text  # drawn whole
+
+
+async def test_rows_arriving_for_a_screen_being_torn_down_mount_nothing(
+    demo_root: Path, held_scan: threading.Event
+) -> None:
+    """A scan's rows can arrive while the app quits during start-up (SIGTERM right after the first frame:
+    `tests/tmux/test_real_terminal.py`, seen on a loaded machine). The panes not mounted yet must not be
+    mounted into a screen that is gone: Textual raises, and the app exits 1 instead of the signal's status."""
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        assert await pause_until(pilot, lambda: bool(index_list(app).all_rows))
+        assert not main.query("#view-core")  # not mounted yet
+        await app.pop_screen()  # the main screen torn down, as on quitting
+        held_scan.set()
+        await pilot.pause()
+        assert not main.is_attached
+        snap = tree.scan(demo_root, deep=False)
+        main.update_snapshot(snap, None)  # the scan's rows, late: before, Textual raised here
+        assert not main.view("core").is_attached
+        assert main.update_index_rows(rows_for("index", snap)[:1], snap, None)  # a late patch: no redraw

@@ -350,6 +350,8 @@ class MainScreen(Screen[None]):
         """New scan: update every pane's rows in place (only those that changed when the pane has the same
         rows in the same order), the header, the banner and the tab labels. `rows`: built by the scan."""
         self.snapshot, self.baseline = snap, base
+        if not self.is_attached:  # torn down (the app quitting while the scan ran): nothing left to show
+            return
         self.mount_panes()
         for name in ROW_PANES:
             view = self.view(name)
@@ -372,7 +374,7 @@ class MainScreen(Screen[None]):
         """A few files changed content (`snap` has them): redraw their rows only, and the header (False: the
         pane needs a rebuild)."""
         self.snapshot, self.baseline = snap, base
-        if not rows:
+        if not rows or not self.is_attached:  # nothing to redraw, or no screen left to draw it on
             return True
         view = self.view("index")
         if view.problem_paths is not None:
