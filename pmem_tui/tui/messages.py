@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +37,7 @@ class ScanDone(Message):
     baseline: Baseline | None
     changed: frozenset[str] | None  # the paths the watcher reported, None: unknown / everything
     signature: object = None  # what `_index.md` looked like besides its entries (tui.patch.IndexSignature)
-    rows: dict[str, list[Any]] | None = None  # each pane's rows, built in the worker (None: build them)
+    rows: dict[str, Sequence[Any]] | None = None  # each pane's rows, built in the worker (None: build them)
     patched: list[Any] | None = None  # a patch, not a scan: only these Index rows changed
     history: object = None  # what the full scan's first record did (`core.history.record.Recorded`)
 

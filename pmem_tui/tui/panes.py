@@ -10,7 +10,7 @@ bar offers on it (`keys`: ids in `tui/actions.py`; an action no pane lists is of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -19,7 +19,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from pmem_tui.core.model import Snapshot
-from pmem_tui.tui.rows import Row, archive_rows, core_rows, index_rows, trash_rows
+from pmem_tui.tui.index_rows import index_rows
+from pmem_tui.tui.rows import Row, archive_rows, core_rows, trash_rows
 
 # What every pane of rows offers (the filter, a new file, the preview, escape), besides its own actions.
 _ROW_KEYS = ("filter", "new", "preview.focus", "pane.clear_filter", "history")
@@ -31,7 +32,7 @@ class PaneSpec:
     title: str
     keys: tuple[str, ...] = ()  # the key table's actions offered on this pane (those only some panes offer)
     columns: tuple[str, ...] = ()
-    rows: Callable[[Snapshot], list[Row]] | None = None  # None: the pane draws itself (an `ExtraPane`)
+    rows: Callable[[Snapshot], Sequence[Row]] | None = None  # None: the pane draws itself (an `ExtraPane`)
     empty: str = "Nothing here."  # `{action_id}` names that action's key
     markable: bool = True  # space marks rows (the key bar offers it only where a batch takes them: `keys`)
     droppable: tuple[int, ...] = ()  # columns dropped before the path is cut
@@ -74,7 +75,7 @@ def tab_title(pane: str) -> str:
     return f"{number(pane)} {BY_ID[pane].title}"
 
 
-def rows_for(pane: str, snap: Snapshot) -> list[Row]:
+def rows_for(pane: str, snap: Snapshot) -> Sequence[Row]:
     build = BY_ID[pane].rows
     assert build is not None, pane
     return build(snap)

@@ -7,7 +7,10 @@ marks when the snapshot is replaced; `location` is the file to preview (None: no
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import eq
+from typing import overload
 
 from pmem_tui.core.model import (
     INDEX_FILE,
@@ -113,6 +116,39 @@ class Row:
         return f"Listed in {INDEX_FILE} (line {line}){copy}."
 
 
+class RowSequence(Sequence[Row]):
+    """Rows made or picked when asked for (`index_rows.IndexRows`, `list_filter.FilteredRows`), compared
+    with any sequence of rows as a list would be."""
+
+    __slots__ = ()
+
+    def _at(self, index: int) -> Row:
+        raise NotImplementedError
+
+    def _many(self, index: slice) -> list[Row]:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        return self._many(index) if isinstance(index, slice) else self._at(index)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(map(eq, self, other))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+
+def search_text(row: Row) -> str:
+    """What the filter searches in a row: its path, then its other columns, lowercase, one per line."""
+    rest = "\n".join(row.cells[1:])
+    return f"{row.path}\n{rest}".lower()
+
+
 def fmt_mtime(mtime_ns: int | None) -> str:
     if mtime_ns is None:
         return ""
@@ -134,18 +170,6 @@ def countdown(item: TrashItem, today: dt.date) -> str:
     if left == 0:
         return f"recoverable today; {key_for('purge')} purges it after"
     return f"recoverable {left} more day{'s' if left != 1 else ''}"
-
-
-def index_rows(snap: Snapshot) -> list[Row]:
-    active = {a.path: a for a in snap.active}
-    rows: list[Row] = []
-    seen: dict[str, int] = {}
-    for entry in snap.index_entries:
-        rows.append(_entry_row(entry, active.get(entry.route), seen))
-    for file in snap.active:
-        if file.entry is None:
-            rows.append(_orphan_row(file))
-    return rows
 
 
 def orphan_row(file: ActiveFile) -> Row:
@@ -180,23 +204,24 @@ def head_rows(head: list[tuple[IndexEntry, FileInfo | None]]) -> list[Row]:
     """The first Index rows, from `core.head.index_head`: the same rows the full scan will build for these
     entries (same keys), so the scan's rows replace them without moving the cursor."""
     seen: dict[str, int] = {}
-    return [
-        _entry_row(entry, ActiveFile(info.path, info.size, info.mtime_ns) if info else None, seen)
-        for entry, info in head
-    ]
+    rows = []
+    for entry, info in head:
+        seen[entry.route] = copy = seen.get(entry.route, 0) + 1
+        file = ActiveFile(info.path, info.size, info.mtime_ns) if info else None
+        rows.append(entry_row_copy(entry, file, copy))
+    return rows
 
 
 def entry_row(entry: IndexEntry, file: ActiveFile | None) -> Row:
     """The Index row of one entry whose route is listed once (`file`: None for a dead route)."""
-    return _entry_row(entry, file, {})
+    return entry_row_copy(entry, file, 1)
 
 
-def _entry_row(entry: IndexEntry, file: ActiveFile | None, seen: dict[str, int]) -> Row:
-    n = seen.get(entry.route, 0)
-    seen[entry.route] = n + 1
+def entry_row_copy(entry: IndexEntry, file: ActiveFile | None, copy: int) -> Row:
+    """The Index row of `entry`, the `copy`-th line (from 1) that lists its route."""
     # The route itself (no new string per row); a later copy of a listed route gets "\n<copy>": a route
     # never holds a line break, and an orphan's path (also its own key) is never a listed route.
-    key = entry.route if n == 0 else f"{entry.route}{DUP_SEP}{n + 1}"
+    key = entry.route if copy == 1 else f"{entry.route}{DUP_SEP}{copy}"
     cells = None  # the entry's route, title and summary: read from it (`Row.cells`)
     if file is None:
         return Row(
@@ -216,7 +241,7 @@ def _entry_row(entry: IndexEntry, file: ActiveFile | None, seen: dict[str, int])
         path=entry.route,
         location=entry.route,
         cells=cells,
-        flag="dup" if n else "",
+        flag="dup" if copy > 1 else "",
         size=file.size,
         mtime_ns=file.mtime_ns,
         index_line=entry,

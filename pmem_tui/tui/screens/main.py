@@ -345,7 +345,7 @@ class MainScreen(Screen[None]):
             self.refresh_header()
 
     def update_snapshot(
-        self, snap: Snapshot, base: Baseline | None, rows: dict[str, list[Row]] | None = None
+        self, snap: Snapshot, base: Baseline | None, rows: dict[str, Sequence[Row]] | None = None
     ) -> None:
         """New scan: update every pane's rows in place (only those that changed when the pane has the same
         rows in the same order), the header, the banner and the tab labels. `rows`: built by the scan."""

@@ -11,10 +11,11 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, repeat
-from operator import contains, eq, itemgetter, not_
-from typing import TypeAlias, TypeVar, overload
+from operator import contains, itemgetter, not_
+from typing import TypeAlias, TypeVar
 
-from pmem_tui.tui.rows import Row
+from pmem_tui.tui.index_rows import search_texts
+from pmem_tui.tui.rows import Row, RowSequence
 from pmem_tui.tui.widgets.fuzzy import term_tests
 
 FILTER_STEP = 2048  # rows a filter tests per step (0.2-1 ms)
@@ -138,38 +139,28 @@ class FilterRun:
         return positions(sorted(self.exact + self.loose)) if self.loose else self.exact
 
 
-class FilteredRows(Sequence[Row]):
+class FilteredRows(RowSequence):
     """The rows a filter shows: their numbers in the pane's rows (C ints), not a list of 10^5 references
     (such a list takes 2-8 ms to build per keystroke, and the cycle collector walks it on each pass).
     A row replaced in the pane's rows (`update_row`) is seen here at once."""
 
     __slots__ = ("_all", "order")
 
-    def __init__(self, rows: list[Row], order: Positions) -> None:
+    def __init__(self, rows: Sequence[Row], order: Positions) -> None:
         self._all = rows
         self.order = order
 
     def __len__(self) -> int:
         return len(self.order)
 
-    @overload
-    def __getitem__(self, index: int) -> Row: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Row]: ...
-    def __getitem__(self, index: int | slice) -> Row | list[Row]:
-        if isinstance(index, slice):
-            return _pick(self._all, self.order[index])
+    def _many(self, index: slice) -> list[Row]:
+        return _pick(self._all, self.order[index])
+
+    def _at(self, index: int) -> Row:
         return self._all[self.order[index]]
 
     def __iter__(self) -> Iterator[Row]:
         return map(self._all.__getitem__, self.order)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence):
-            return NotImplemented
-        return len(self) == len(other) and all(map(eq, self, other))
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
 
     def __repr__(self) -> str:
         return f"FilteredRows({list(self)!r})"
@@ -192,18 +183,23 @@ class ListFilter:
 
     __slots__ = ("_hay", "_last", "_memo", "_rows")
 
-    def __init__(self, rows: list[Row]) -> None:
+    def __init__(self, rows: Sequence[Row]) -> None:
         self._rows = rows
         self._hay: tuple[str, ...] | None = None
         self._last: tuple[list[str], Positions] | None = None
         self._memo: dict[tuple[str, ...], tuple[Positions, Positions]] = {}
 
-    def reset(self, rows: list[Row]) -> None:
+    def reset(self, rows: Sequence[Row]) -> None:
         """New rows, or a row's text changed: forget every answer."""
         self._rows = rows
         self._hay = None
         self._last = None
         self._memo.clear()
+
+    def rebase(self, rows: Sequence[Row]) -> None:
+        """The same rows, with the same search texts, given anew (`MemoryList.apply_rows`): the answers
+        stand."""
+        self._rows = rows
 
     def haystacks(self) -> tuple[str, ...]:
         """Per row, its searchable fields (path, then the other columns), lowercase, one per line.
@@ -211,7 +207,7 @@ class ListFilter:
         A tuple of strings: the cycle collector stops tracking it after its first pass (a list of 10^5
         would be walked on every full pass)."""
         if self._hay is None:
-            self._hay = tuple([f"{r.path}\n{chr(10).join(r.cells[1:])}".lower() for r in self._rows])
+            self._hay = tuple(search_texts(self._rows))
         return self._hay
 
     def answer(self, query: str) -> Sequence[Row]:

@@ -6,9 +6,8 @@ virtual-list work: which rows are visible, and the cache of their lines.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -18,11 +17,11 @@ from rich.text import Text
 from textual.strip import Strip
 
 from pmem_tui.core.textio import printable
+from pmem_tui.tui.index_rows import flags_of
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.columns import COLUMN_GAP, cut_middle
 from pmem_tui.tui.widgets.fuzzy import highlights
 
-_FLAG = attrgetter("flag")
 MEASURE_SAMPLE = 2000  # rows measured at most (columns are capped anyway)
 
 
@@ -33,8 +32,7 @@ def measure(rows: Sequence[Row]) -> tuple[list[int], int]:
     maxima = [0] * columns
     for i in range(columns):
         maxima[i] = max((cell_len(r.cells[i]) for r in sample if i < len(r.cells)), default=0)
-    flags = set(map(_FLAG, rows))
-    flags.discard("")
+    flags = flags_of(rows)
     return maxima, max((len(f) for f in flags), default=-1) + 1
 
 
@@ -47,6 +45,17 @@ class RowStyles:
     dim: Style
     match: Style
     cursor: Style
+
+    @classmethod
+    def of(cls, get: Callable[..., Style]) -> RowStyles:
+        """The styles from the list's component classes (`get`: the widget's `get_component_rich_style`)."""
+        return cls(
+            marked=get("memory-list--marked", partial=True),
+            flag=get("memory-list--flag", partial=True),
+            dim=get("memory-list--dim", partial=True),
+            match=get("memory-list--match", partial=True),
+            cursor=get("memory-list--cursor"),
+        )
 
 
 def row_strip(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from operator import attrgetter, indexOf
+from operator import indexOf
 from time import perf_counter
 from typing import ClassVar
 
@@ -28,6 +28,7 @@ from textual.strip import Strip
 from pmem_tui.tui.actions import LIST, MARK, bindings
 from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
+from pmem_tui.tui.index_rows import changed_rows, keys_of
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.columns import column_widths
@@ -38,8 +39,6 @@ MAX_ROWS_PATCHED = 256  # beyond this many changed rows, rebuilding the list is 
 FILTER_SLICE = 0.004  # seconds of filtering between two yields to the event loop, after the first frame
 FIRST_SCREENFUL = 64  # rows computed before the first frame when the list's height is not known yet
 
-
-_KEY = attrgetter("key")
 
 
 class _ListMessage(Message):
@@ -98,7 +97,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         self.path_column = path_column  # cut in the middle, never at its end (None: no path column)
         self.droppable = droppable  # columns dropped when the path would be cut
         self.markable = markable
-        self._all: list[Row] = []
+        self._all: Sequence[Row] = []  # a list, or the Index's `IndexRows` (rows made when asked)
         self._rows: Sequence[Row] = []  # `_all` itself, or a `FilteredRows` of it
         self._query = ""
         self._cursor = 0
@@ -148,7 +147,8 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
     def marked_rows(self) -> list[Row]:
         if not self._marked:
             return []
-        return [r for r in self._all if r.key in self._marked]
+        marked = self._marked
+        return [self._all[i] for i, key in enumerate(keys_of(self._all)) if key in marked]
 
     def selection(self) -> list[Row]:
         """The marked rows, or else the row under the cursor."""
@@ -173,7 +173,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
             self._cache.clear()
             self.refresh()
 
-    def set_rows(self, rows: list[Row]) -> None:
+    def set_rows(self, rows: Sequence[Row]) -> None:
         """Replace the rows, keeping the selected key, the marks and the scroll position."""
         current = self.current_row
         self._run = None  # its row numbers are for the old rows; the filter runs again below
@@ -181,7 +181,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         self._filter.reset(rows)
         self._all_pos = None
         self._measure()
-        keys = {r.key for r in rows} if self._marked else set()
+        keys = set(keys_of(rows)) if self._marked else set()
         if self._marked - keys:
             self._marked &= keys
             self.marks = len(self._marked)
@@ -192,32 +192,41 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         self.refresh()
         self._announce()
 
-    def apply_rows(self, rows: list[Row]) -> None:
+    def apply_rows(self, rows: Sequence[Row]) -> None:
         """Replace the rows; when the pane keeps the same keys in the same order (a rescan after a few
         files changed), only the rows that differ are replaced and redrawn, the list is not rebuilt."""
-        old = self._all
-        if not old or len(old) != len(rows):
+        changed = changed_rows(self._all, rows) if self._all else None
+        if changed is None or len(changed) > MAX_ROWS_PATCHED:
             self.set_rows(rows)
-            return
-        changed = [i for i, (a, b) in enumerate(zip(old, rows, strict=True)) if a != b]
-        if not changed:
-            return
-        if len(changed) > MAX_ROWS_PATCHED or any(old[i].key != rows[i].key for i in changed):
-            self.set_rows(rows)
-            return
-        for i in changed:
-            self.update_row(rows[i])
+        else:
+            self._adopt(rows, changed)
 
     def update_row(self, row: Row) -> bool:
         """Replace one row (same key) in place: only its line is redrawn. False if the key is unknown."""
         if self._all_pos is None:
-            self._all_pos = dict(zip(map(_KEY, self._all), range(len(self._all)), strict=True))
+            self._all_pos = dict(zip(keys_of(self._all), range(len(self._all)), strict=True))
         i = self._all_pos.get(row.key)
         if i is None:
             return False
         self._finish_filter()  # the run tests the old text; the row is then patched where it is shown
         old = self._all[i]
-        self._all[i] = row
+        self._all[i] = row  # type: ignore[index]  # a list or `IndexRows`: both take a row
+        self._changed(i, old, row)
+        return True
+
+    def _adopt(self, rows: Sequence[Row], changed: list[int]) -> None:
+        """Show `rows` (the same keys in the same order as the rows shown) and redraw the `changed` ones:
+        the old rows, and the snapshot they may be read from, are let go."""
+        self._finish_filter()
+        old, self._all = self._all, rows
+        self._filter.rebase(rows)
+        shown = self._rows
+        self._rows = FilteredRows(rows, shown.order) if isinstance(shown, FilteredRows) else rows
+        for i in changed:
+            self._changed(i, old[i], rows[i])
+
+    def _changed(self, i: int, old: Row, row: Row) -> None:
+        """Row `i` of `_all` is now `row` (it was `old`): its text, the flag column, its line."""
         if old.cells != row.cells or old.path != row.path:
             self._filter.reset(self._all)
         if row.flag != old.flag and len(row.flag) >= self._flag_width:
@@ -229,7 +238,6 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
             self.refresh_line(j)
             if j == self._cursor:
                 self._announce()
-        return True
 
     def select_key(self, key: str) -> bool:
         self._finish_filter()
@@ -243,8 +251,10 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         rows = self._rows
         if 0 <= fallback < len(rows) and rows[fallback].key == key:
             return fallback
+        keys = keys_of(self._all)
+        shown = map(keys.__getitem__, rows.order) if isinstance(rows, FilteredRows) else keys
         try:
-            return indexOf(map(_KEY, rows), key)  # the first row with that key, in C
+            return indexOf(shown, key)  # the first row with that key, in C
         except ValueError:
             return fallback
 
@@ -481,14 +491,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         return self.empty_text
 
     def _render_row(self, row: Row, width: int, is_cursor: bool, is_marked: bool, base: Style) -> Strip:
-        get = self.get_component_rich_style
-        styles = RowStyles(
-            marked=get("memory-list--marked", partial=True),
-            flag=get("memory-list--flag", partial=True),
-            dim=get("memory-list--dim", partial=True),
-            match=get("memory-list--match", partial=True),
-            cursor=get("memory-list--cursor"),
-        )
+        styles = RowStyles.of(self.get_component_rich_style)
         style = base + styles.cursor if is_cursor else base
         widths, flags = self._widths(width), self._flag_width
         return row_strip(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -73,7 +74,7 @@ class PaneView(Vertical):
             placeholder="filter: path, title, summary", id=f"filter-{pane}", classes="pane-filter"
         )
         self.filter_input.display = False
-        self._every_row: list[Row] = []
+        self._every_row: Sequence[Row] = []
         self.titles = Static(self._titles_text(), classes="pane-titles")
 
     def compose(self) -> ComposeResult:
@@ -115,7 +116,7 @@ class PaneView(Vertical):
             )
         return text
 
-    def _shown(self, rows: list[Row]) -> list[Row]:
+    def _shown(self, rows: Sequence[Row]) -> Sequence[Row]:
         self._every_row = rows
         if self.problem_paths is None:
             return rows
@@ -126,7 +127,7 @@ class PaneView(Vertical):
             return f"No row has a problem. Press {key_for('problems')} for every row."
         return with_keys(self.spec.empty, keymap())  # `{action_id}`: its key
 
-    def set_rows(self, rows: list[Row]) -> None:
+    def set_rows(self, rows: Sequence[Row]) -> None:
         """Rows before the scan's (the head of the index), or the same rows shown another way."""
         self.list.empty_text = self._empty_text()
         self.list.set_rows(self._shown(rows))
@@ -134,7 +135,7 @@ class PaneView(Vertical):
         if self.count is not None:
             self.count = len(self.list.all_rows)
 
-    def apply_rows(self, rows: list[Row]) -> None:
+    def apply_rows(self, rows: Sequence[Row]) -> None:
         """A scan's rows. Like `set_rows`; with the same keys in the same order, only the changed rows are
         redrawn."""
         self.list.empty_text = self._empty_text()

@@ -1,0 +1,169 @@
+"""The Index pane's rows, made when one is asked for: no `Row` is held per index line.
+
+At 10^5 lines a `Row` each is ~12 MB held, and ~0.3 s to build after every full scan; the pane draws a
+screenful, and its filter needs only each row's search text. `IndexRows` keeps, per entry, where its file is
+in the snapshot (or none: a dead route), and which copy of its route it is; a row is built from the entry
+and the file when it is drawn, selected or compared. A row replaced by a patch (`update_row`) is kept as
+given. The list widget reads keys, flags and search texts through `rows.keys_of`, `flags_of` and
+`search_texts`, which take any sequence of rows.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Sequence
+from itertools import compress, repeat
+from operator import ne
+
+from pmem_tui.core.model import ActiveFile, IndexEntry, Snapshot
+from pmem_tui.tui.rows import DUP_SEP, Row, RowSequence, entry_row_copy, orphan_row, search_text
+
+
+class IndexRows(RowSequence):
+    """The snapshot's index entries in file order, then its orphans (active files no line lists), as the
+    Index pane shows them."""
+
+    __slots__ = ("_active", "_copies", "_entries", "_files", "_keys", "_orphans", "_replaced")
+
+    def __init__(self, snap: Snapshot) -> None:
+        entries, active = snap.index_entries, snap.active
+        self._entries: Sequence[IndexEntry] = entries
+        self._active: Sequence[ActiveFile] = active
+        routes = [e.route for e in entries]
+        at = {a.path: i for i, a in enumerate(active)}
+        self._files = array("i", map(at.get, routes, repeat(-1)))  # the entry's file in `active`; -1: none
+        del at
+        self._orphans = array("i", compress(range(len(active)), [a.entry is None for a in active]))
+        # A route listed again: its later lines are copies 2, 3..., keyed apart (`rows.DUP_SEP`).
+        self._copies: dict[int, int] = {}
+        keys = routes
+        if len(set(routes)) != len(routes):
+            seen: dict[str, int] = {}
+            keys = list(routes)
+            for k, route in enumerate(routes):
+                n = seen.get(route, 0) + 1
+                seen[route] = n
+                if n > 1:
+                    self._copies[k] = n
+                    keys[k] = f"{route}{DUP_SEP}{n}"
+        self._keys: list[str] = keys + [active[i].path for i in self._orphans]
+        self._replaced: dict[int, Row] = {}  # rows a patch gave (same key, new facts)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def _many(self, index: slice) -> list[Row]:
+        return [self._row(i) for i in range(*index.indices(len(self._keys)))]
+
+    def _at(self, index: int) -> Row:
+        if index < 0:
+            index += len(self._keys)
+        if not 0 <= index < len(self._keys):
+            raise IndexError("row index out of range")
+        return self._row(index)
+
+    def _row(self, i: int) -> Row:
+        row = self._replaced.get(i)
+        if row is not None:
+            return row
+        n = len(self._entries)
+        if i >= n:
+            return orphan_row(self._active[self._orphans[i - n]])
+        f = self._files[i]
+        return entry_row_copy(self._entries[i], self._active[f] if f >= 0 else None, self._copies.get(i, 1))
+
+    def __iter__(self) -> Iterator[Row]:
+        return map(self._row, range(len(self._keys)))
+
+    def __setitem__(self, index: int, row: Row) -> None:
+        """Replace one row (a patch: the same key, new facts)."""
+        if self._keys[index] != row.key:
+            raise ValueError(f"row {index} is {self._keys[index]!r}, not {row.key!r}")
+        self._replaced[index] = row
+
+    def __repr__(self) -> str:
+        return f"IndexRows({len(self)} rows)"
+
+    @property
+    def keys(self) -> list[str]:
+        return self._keys
+
+    def flags(self) -> set[str]:
+        """The flags the rows show (for the flag column's width), without building them."""
+        found = {row.flag for row in self._replaced.values()}  # (the caller drops "")
+        if -1 in self._files:
+            found.add("dead")
+        if self._copies:
+            found.add("dup")
+        if self._orphans:
+            found.add("orphan")
+        return found
+
+    def search_texts(self) -> list[str]:
+        """Each row's `rows.search_text`, read from the entries (rows are built only for orphans and
+        replaced rows)."""
+        # `search_text` of an entry's row (path and cells: route, title, summary), without the row.
+        texts = [f"{e.route}\n{e.title or ''}\n{e.summary or ''}".lower() for e in self._entries]
+        texts += [search_text(self._row(i)) for i in range(len(self._entries), len(self._keys))]
+        for i, row in self._replaced.items():
+            texts[i] = search_text(row)
+        return texts
+
+    def changed_from(self, old: IndexRows) -> list[int] | None:
+        """The positions whose rows differ from `old`'s, None when the keys differ (the pane is rebuilt).
+        Compares the entries and the files' facts a row shows, not rows."""
+        n = len(self._entries)
+        if n != len(old._entries) or self._keys != old._keys:
+            return None  # (an orphan listed at the end keeps every key where it was)
+        changed = set(compress(range(n), map(ne, self._entries, old._entries)))
+        changed.update(compress(range(n), map(ne, self._files, old._files)))
+        changed.update(
+            compress(range(n), map(ne, map(self._file_facts, range(n)), map(old._file_facts, range(n))))
+        )
+        for i in range(n, len(self._keys)):
+            if self._row(i) != old._row(i):
+                changed.add(i)
+        for i in self._replaced.keys() | old._replaced.keys():
+            if i not in changed and self._row(i) != old._row(i):
+                changed.add(i)
+        return sorted(changed)
+
+    def _file_facts(self, i: int) -> tuple[int, int] | None:
+        f = self._files[i]
+        if f < 0:
+            return None
+        file = self._active[f]
+        return file.size, file.mtime_ns
+
+
+def index_rows(snap: Snapshot) -> IndexRows:
+    return IndexRows(snap)
+
+
+# Any pane's rows, read without building 10^5 rows when they are `IndexRows`.
+
+
+def keys_of(rows: Sequence[Row]) -> Sequence[str]:
+    return rows.keys if isinstance(rows, IndexRows) else [row.key for row in rows]
+
+
+def flags_of(rows: Sequence[Row]) -> set[str]:
+    """The non-empty flags the rows show."""
+    found = rows.flags() if isinstance(rows, IndexRows) else {row.flag for row in rows}
+    found.discard("")
+    return found
+
+
+def changed_rows(old: Sequence[Row], new: Sequence[Row]) -> list[int] | None:
+    """The positions where `new` holds another row than `old`, None when they do not hold the same keys in
+    the same order."""
+    if isinstance(new, IndexRows) and isinstance(old, IndexRows):
+        return new.changed_from(old)
+    if len(old) != len(new):
+        return None
+    changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    return None if any(old[i].key != new[i].key for i in changed) else changed
+
+
+def search_texts(rows: Sequence[Row]) -> list[str]:
+    return rows.search_texts() if isinstance(rows, IndexRows) else list(map(search_text, rows))

@@ -1,0 +1,116 @@
+"""The Index pane's rows made when asked (`IndexRows`): the same rows, keys, flags and search texts as rows
+built one by one, rows replaced by a patch, and a rescan compared without building rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tui_helpers import RecordingApp, settle
+
+from pmem_tui.core import tree
+from pmem_tui.core.model import Snapshot
+from pmem_tui.tui import rows as rows_mod
+from pmem_tui.tui.index_rows import IndexRows, changed_rows, flags_of, keys_of, search_texts
+from pmem_tui.tui.rows import DEAD, ENTRY, ORPHAN, Row, entry_row_copy, orphan_row, search_text
+
+INDEX = """# Index
+
+- [Alpha](projects/alpha.md) — the first
+- [Ghost](projects/ghost.md) — no such file
+- `notes/b.md`: colon summary
+- [Alpha again](projects/alpha.md) — listed twice
+- notes/c.md
+- [Alpha thrice](projects/alpha.md)
+"""
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _memory(root: Path) -> Path:
+    write(root, "_index.md", INDEX)
+    for rel in ("projects/alpha.md", "notes/b.md", "notes/c.md", "notes/orphan.md", "projects/z/deep.md"):
+        write(root, rel, f"# {rel}\n")
+    return root
+
+
+def _one_by_one(snap: Snapshot) -> list[Row]:
+    """The Index rows as the pane built them before `IndexRows`: one per entry, then one per orphan."""
+    active = {a.path: a for a in snap.active}
+    seen: dict[str, int] = {}
+    rows = []
+    for entry in snap.index_entries:
+        seen[entry.route] = copy = seen.get(entry.route, 0) + 1
+        rows.append(entry_row_copy(entry, active.get(entry.route), copy))
+    return rows + [orphan_row(a) for a in snap.active if a.entry is None]
+
+
+def test_the_rows_keys_flags_and_texts_are_those_of_rows_built_one_by_one(tmp_path: Path) -> None:
+    snap = tree.scan(_memory(tmp_path), deep=False)
+    rows, reference = IndexRows(snap), _one_by_one(snap)
+    assert list(rows) == reference and rows == reference and len(rows) == 8
+    assert [r.kind for r in rows] == [ENTRY, DEAD, ENTRY, ENTRY, ENTRY, ENTRY, ORPHAN, ORPHAN]
+    assert [r.key for r in rows][3:6:2] == ["projects/alpha.md\n2", "projects/alpha.md\n3"]
+    assert rows[-1] == reference[-1] and rows[2:7:2] == reference[2:7:2]
+    assert list(keys_of(rows)) == [r.key for r in reference]
+    assert flags_of(rows) == flags_of(reference) == {"dead", "dup", "orphan"}
+    assert search_texts(rows) == [search_text(r) for r in reference]
+    with pytest.raises(IndexError):
+        rows[len(reference)]
+
+
+def test_a_replaced_row_is_kept_and_must_keep_its_key(tmp_path: Path) -> None:
+    snap = tree.scan(_memory(tmp_path), deep=False)
+    rows = IndexRows(snap)
+    old = rows[0]
+    new = entry_row_copy(snap.index_entries[0], None, 1)  # the same key, now a dead route
+    rows[0] = new
+    assert rows[0] is new and rows[0] != old
+    assert search_texts(rows)[0] == search_text(new)
+    with pytest.raises(ValueError, match="not"):
+        rows[1] = new
+
+
+def test_a_rescan_is_compared_without_building_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _memory(tmp_path)
+    (root / "projects/z/deep.md").unlink()  # one orphan left: notes/orphan.md
+    before = IndexRows(tree.scan(root, deep=False))
+    same = IndexRows(tree.scan(root, deep=False))
+    write(root, "notes/b.md", "# b, longer now\n")
+    grown = IndexRows(tree.scan(root, deep=False))
+    built: list[str] = []
+    make = rows_mod.entry_row_copy
+    monkeypatch.setattr(
+        "pmem_tui.tui.index_rows.entry_row_copy", lambda *a: built.append(a[0].route) or make(*a)
+    )
+    assert changed_rows(before, same) == []
+    assert changed_rows(before, grown) == [2]  # notes/b.md's size: its row only
+    assert built == []  # entries and files compared, no row made
+    # An orphan listed at the end of the index keeps every key in place; its row is another kind.
+    with (root / "_index.md").open("a", encoding="utf-8") as f:
+        f.write("- notes/orphan.md\n")
+    listed = tree.scan(root, deep=False)
+    assert IndexRows(listed).keys == grown.keys
+    assert changed_rows(grown, IndexRows(listed)) is None
+
+
+async def test_a_rescan_hands_the_list_the_new_rows_and_redraws_only_changed_ones(tmp_path: Path) -> None:
+    root = _memory(tmp_path)
+    app = RecordingApp(root)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert app.main_screen is not None
+        lst = app.main_screen.view("index").list
+        shown = lst.all_rows
+        assert isinstance(shown, IndexRows)
+        write(root, "notes/b.md", "# b, longer now\n")
+        lines: list[int] = []
+        lst.refresh_line = lines.append  # type: ignore[method-assign]
+        lst.apply_rows(IndexRows(tree.scan(root, deep=False)))
+        assert lst.all_rows is not shown  # the old rows, and their snapshot, are let go
+        assert lines == [2]
+        assert lst.all_rows[2].size == len("# b, longer now\n")
