@@ -17,7 +17,6 @@ import datetime as dt
 import hashlib
 import os
 import stat
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -249,6 +248,7 @@ def scan(
             found, folder_problems = walk_files(root, folder, ctime=deep, listed=listed)
             active_files += [f for f in found if f.path.endswith(".md")]
             walk_problems += folder_problems
+            del found  # or the last folder's files stay until the scan returns
 
     entries: list[IndexEntry] = []
     if facts_cache:
@@ -261,19 +261,28 @@ def scan(
             entries = index_mod.read_index(root / INDEX_FILE) or []  # block by block: never the whole text
         except OSError as err:
             problems.append(_read_problem(INDEX_FILE, err))
+    # Each route's first entry; a route listed again is counted (no table of every route's count: the peak
+    # memory of a scan of 10^5 files is its tables').
     by_route: dict[str, IndexEntry] = {}
+    listed_again: dict[str, int] = {}
     for entry in entries:
-        by_route.setdefault(entry.route, entry)
-    for route, count in Counter(e.route for e in entries).items():
-        if count > 1:
-            problems.append(Problem("duplicate-route", route, f"listed {count} times in {INDEX_FILE}"))
+        if by_route.setdefault(entry.route, entry) is not entry:
+            listed_again[entry.route] = listed_again.get(entry.route, 1) + 1
+    for _, route in sorted((by_route[r].line_no, r) for r in listed_again):  # in the order they first come
+        problems.append(
+            Problem("duplicate-route", route, f"listed {listed_again[route]} times in {INDEX_FILE}")
+        )
     problems += walk_problems
 
     # In ACTIVE_DIRS order, each folder's files sorted by path: the app's patches find a file by bisection.
     active: list[ActiveFile] = []
+    # Each listed file is taken out of `by_route` (what is left are the dead routes), and each file's
+    # `FileInfo` is let go as its `ActiveFile` is made: the two lists of 10^5 are never whole at once.
+    active_files.reverse()
     with safeio.Reader(root) as reader:  # the files come folder by folder: one walk per folder
-        for f in active_files:
-            found_entry = by_route.get(f.path)
+        while active_files:
+            f = active_files.pop()
+            found_entry = by_route.pop(f.path, None)
             title: str | None = None
             info = _UNKNOWN
             if deep:
@@ -302,10 +311,10 @@ def scan(
             )
     if facts_cache:
         facts_cache.save()
-    on_disk = {f.path for f in active_files}
     for entry in entries:
-        if entry.route not in on_disk:
+        if entry.route in by_route:
             problems.append(Problem("dead-route", entry.route, f"in {INDEX_FILE} but no such file"))
+    del by_route  # its table keeps the size it had at 10^5 routes
 
     archive_text = _read_control(root, ARCHIVE_INDEX, problems)
     recs: list[ArchiveRecord] = records.parse_records(archive_text) if archive_text is not None else []
