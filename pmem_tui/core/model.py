@@ -6,6 +6,7 @@ Paths are always POSIX-style strings relative to the root (e.g. ``projects/old.m
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -218,8 +219,8 @@ class Snapshot:
     today: dt.date
     lifecycle_missing: tuple[str, ...]
     core: tuple[FileInfo, ...]
-    index_entries: tuple[IndexEntry, ...]
-    active: tuple[ActiveFile, ...]
+    index_entries: Sequence[IndexEntry]  # a tuple, or a shallow scan's columns (`core/columns.py`)
+    active: Sequence[ActiveFile]  # the same
     archived: tuple[ArchivedItem, ...]
     trash: tuple[TrashItem, ...]
     records: tuple[ArchiveRecord, ...]

@@ -17,12 +17,12 @@ import datetime as dt
 import hashlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from pmem_tui.core import archive_match, records, safeio, summary, textio
+from pmem_tui.core import archive_match, columns, records, safeio, summary, textio
 from pmem_tui.core import cache as cache_mod
 from pmem_tui.core import index as index_mod
 from pmem_tui.core.clock import today as clock_today
@@ -152,12 +152,27 @@ def walk_files(
     ctime: bool = True,
     listed: Listed | None = None,
 ) -> tuple[list[FileInfo], list[Problem]]:
-    """Every non-hidden regular file below `rel_dir` with its size, mtime_ns and ctime_ns, never following
-    symlinks (`ctime=False`: ctime_ns left 0, for a shallow scan, which keeps no cache: no int per file at
-    10^5 files). `listed`: the folders a listing taken just before already holds (others are listed); each
-    folder walked is taken out of it."""
-    files: list[FileInfo] = []
+    """Every non-hidden regular file below `rel_dir` with its size, mtime_ns and ctime_ns, sorted by path
+    (`walk`; `ctime=False`: ctime_ns left 0)."""
     problems: list[Problem] = []
+    files = [
+        FileInfo(rel, s, m, c if ctime else 0) for rel, s, m, c in walk(root, rel_dir, problems, skip, listed)
+    ]
+    files.sort(key=lambda f: f.path)
+    return files, problems
+
+
+def walk(
+    root: Path,
+    rel_dir: str,
+    problems: list[Problem],
+    skip: frozenset[str] = frozenset(),
+    listed: Listed | None = None,
+) -> Iterator[tuple[str, int, int, int]]:
+    """Every non-hidden regular file below `rel_dir`, in no order, as (path, size, mtime_ns, ctime_ns),
+    never following symlinks; what is not walked (a link, a special file, a folder that cannot be listed)
+    goes to `problems`. `listed`: the folders a listing taken just before already holds (others are
+    listed); each folder walked is taken out of it."""
     stack = [rel_dir]
     while stack:
         current = stack.pop()
@@ -187,12 +202,10 @@ def walk_files(
             elif stat.S_ISDIR(mode):
                 stack.append(rel)
             elif stat.S_ISREG(mode):
-                files.append(FileInfo(rel, size, mtime_ns, ctime_ns if ctime else 0))
+                yield rel, size, mtime_ns, ctime_ns
             else:
                 what = safeio.describe_mode(mode)
                 problems.append(Problem("unreadable", rel, f"{what}, not a regular file; never read"))
-    files.sort(key=lambda f: f.path)
-    return files, problems
 
 
 def _walkable(root: Path, rel: str) -> bool:
@@ -241,16 +254,15 @@ def scan(
 
     # The active folders are listed before the index is read: a listing taken before (`listed`) is used up,
     # and freed, before the index's 10^5 entries are made (their problems are said in the same place).
-    active_files: list[FileInfo] = []
+    on_disk = columns.FileColumns()  # no object per file: 10^5 of them were a quarter of the scan's peak
     walk_problems: list[Problem] = []
     for folder in ACTIVE_DIRS:
         if _walkable(root, folder):
-            found, folder_problems = walk_files(root, folder, ctime=deep, listed=listed)
-            active_files += [f for f in found if f.path.endswith(".md")]
-            walk_problems += folder_problems
-            del found  # or the last folder's files stay until the scan returns
+            on_disk.add_sorted(
+                row for row in walk(root, folder, walk_problems, listed=listed) if row[0].endswith(".md")
+            )
 
-    entries: list[IndexEntry] = []
+    entries: Sequence[IndexEntry] = []
     if facts_cache:
         index_text = _read_control(root, INDEX_FILE, problems)
         if index_text is not None:
@@ -258,17 +270,22 @@ def scan(
         del index_text
     else:
         try:
-            entries = index_mod.read_index(root / INDEX_FILE) or []  # block by block: never the whole text
+            # Parsed block by block, never held as one text; a shallow scan keeps the file's bytes, its
+            # entries as columns (`columns.read_index`).
+            read = index_mod.read_index if deep else columns.read_index
+            found = read(root / INDEX_FILE)
+            entries = found if found is not None else []
         except OSError as err:
             problems.append(_read_problem(INDEX_FILE, err))
     # Each route's first entry; a route listed again is counted (no table of every route's count: the peak
     # memory of a scan of 10^5 files is its tables').
-    by_route: dict[str, IndexEntry] = {}
+    routes = columns.routes_of(entries)
+    by_route: dict[str, int] = {}
     listed_again: dict[str, int] = {}
-    for entry in entries:
-        if by_route.setdefault(entry.route, entry) is not entry:
-            listed_again[entry.route] = listed_again.get(entry.route, 1) + 1
-    for _, route in sorted((by_route[r].line_no, r) for r in listed_again):  # in the order they first come
+    for k, route in enumerate(routes):
+        if by_route.setdefault(route, k) != k:
+            listed_again[route] = listed_again.get(route, 1) + 1
+    for _, route in sorted((by_route[r], r) for r in listed_again):  # in the order they first come
         problems.append(
             Problem("duplicate-route", route, f"listed {listed_again[route]} times in {INDEX_FILE}")
         )
@@ -276,44 +293,50 @@ def scan(
 
     # In ACTIVE_DIRS order, each folder's files sorted by path: the app's patches find a file by bisection.
     active: list[ActiveFile] = []
-    # Each listed file is taken out of `by_route` (what is left are the dead routes), and each file's
-    # `FileInfo` is let go as its `ActiveFile` is made: the two lists of 10^5 are never whole at once.
-    active_files.reverse()
+    shallow = None if deep else columns.ActiveColumns(entries)  # the files as columns, entries by position
+    # Each listed file is taken out of `by_route`: what is left are the dead routes.
     with safeio.Reader(root) as reader:  # the files come folder by folder: one walk per folder
-        while active_files:
-            f = active_files.pop()
-            found_entry = by_route.pop(f.path, None)
+        for i, rel in enumerate(on_disk.paths):
+            size, mtime_ns = on_disk.sizes[i], on_disk.mtimes[i]
+            at = by_route.pop(rel, -1)
+            path = routes[at] if at >= 0 else rel  # the route's string: one copy, not two
+            if shallow is not None:
+                if at < 0:
+                    problems.append(Problem("orphan", rel, f"on disk but not in {INDEX_FILE}"))
+                shallow.add(path, size, mtime_ns, at)
+                continue
+            found_entry = entries[at] if at >= 0 else None
             title: str | None = None
             info = _UNKNOWN
-            if deep:
-                stamp = (f.size, f.mtime_ns, f.ctime_ns)
-                cached = _facts_from(facts_cache.get(f.path, stamp)) if facts_cache else None
-                try:
-                    content = cached or inspect_file(root, f.path, reader)
-                except OSError as err:  # a file that became a link, a FIFO, a folder... since the listing
-                    problems.append(_read_problem(f.path, err))
-                else:
-                    if facts_cache and cached is None:
-                        facts_cache.put(f.path, stamp, _facts_row(content))
-                    title, info = content.title, content.summary
-                    problems += content_problems(f.path, content)
+            stamp = (size, mtime_ns, on_disk.ctimes[i])
+            cached = _facts_from(facts_cache.get(rel, stamp)) if facts_cache else None
+            try:
+                content = cached or inspect_file(root, rel, reader)
+            except OSError as err:  # a file that became a link, a FIFO, a folder... since the listing
+                problems.append(_read_problem(rel, err))
+            else:
+                if facts_cache and cached is None:
+                    facts_cache.put(rel, stamp, _facts_row(content))
+                title, info = content.title, content.summary
+                problems += content_problems(rel, content)
             if found_entry is None:
-                problems.append(Problem("orphan", f.path, f"on disk but not in {INDEX_FILE}"))
+                problems.append(Problem("orphan", rel, f"on disk but not in {INDEX_FILE}"))
             active.append(
                 ActiveFile(
-                    found_entry.route if found_entry else f.path,  # the same string: one copy, not two
-                    f.size,
-                    f.mtime_ns,
+                    path,
+                    size,
+                    mtime_ns,
                     entry=found_entry,
                     title=title or (found_entry.title if found_entry else None),
                     summary=info,
                 )
             )
+    del on_disk
     if facts_cache:
         facts_cache.save()
-    for entry in entries:
-        if entry.route in by_route:
-            problems.append(Problem("dead-route", entry.route, f"in {INDEX_FILE} but no such file"))
+    for route in routes:
+        if route in by_route:
+            problems.append(Problem("dead-route", route, f"in {INDEX_FILE} but no such file"))
     del by_route  # its table keeps the size it had at 10^5 routes
 
     archive_text = _read_control(root, ARCHIVE_INDEX, problems)
@@ -353,8 +376,8 @@ def scan(
         today=today,
         lifecycle_missing=missing,
         core=tuple(core),
-        index_entries=tuple(entries),
-        active=tuple(active),
+        index_entries=entries if isinstance(entries, columns.IndexColumns) else tuple(entries),
+        active=shallow if shallow is not None else tuple(active),
         archived=tuple(archived),
         trash=tuple(trash),
         records=tuple(recs),

@@ -11,10 +11,11 @@ given. The list widget reads keys, flags and search texts through `rows.keys_of`
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import compress, repeat
 from operator import ne
 
+from pmem_tui.core import columns
 from pmem_tui.core.model import ActiveFile, IndexEntry, Snapshot
 from pmem_tui.tui.rows import DUP_SEP, Row, RowSequence, entry_row_copy, orphan_row, search_text
 
@@ -29,11 +30,12 @@ class IndexRows(RowSequence):
         entries, active = snap.index_entries, snap.active
         self._entries: Sequence[IndexEntry] = entries
         self._active: Sequence[ActiveFile] = active
-        routes = [e.route for e in entries]
-        at = {a.path: i for i, a in enumerate(active)}
+        routes = columns.routes_of(entries)  # read from columns: no entry or file is made here
+        paths = columns.paths_of(active)
+        at = dict(zip(paths, range(len(paths)), strict=True))
         self._files = array("i", map(at.get, routes, repeat(-1)))  # the entry's file in `active`; -1: none
         del at
-        self._orphans = array("i", compress(range(len(active)), [a.entry is None for a in active]))
+        self._orphans = array("i", columns.orphans_of(active))
         # A route listed again: its later lines are copies 2, 3..., keyed apart (`rows.DUP_SEP`).
         self._copies: dict[int, int] = {}
         keys = routes
@@ -46,7 +48,7 @@ class IndexRows(RowSequence):
                 if n > 1:
                     self._copies[k] = n
                     keys[k] = f"{route}{DUP_SEP}{n}"
-        self._keys: list[str] = keys + [active[i].path for i in self._orphans]
+        self._keys: list[str] = keys + [paths[i] for i in self._orphans]
         self._replaced: dict[int, Row] = {}  # rows a patch gave (same key, new facts)
 
     def __len__(self) -> int:
@@ -103,7 +105,10 @@ class IndexRows(RowSequence):
         """Each row's `rows.search_text`, read from the entries (rows are built only for orphans and
         replaced rows)."""
         # `search_text` of an entry's row (path and cells: route, title, summary), without the row.
-        texts = [f"{e.route}\n{e.title or ''}\n{e.summary or ''}".lower() for e in self._entries]
+        texts = [
+            f"{route}\n{title or ''}\n{summary or ''}".lower()
+            for route, title, summary in columns.fields_of(self._entries)
+        ]
         texts += [search_text(self._row(i)) for i in range(len(self._entries), len(self._keys))]
         for i, row in self._replaced.items():
             texts[i] = search_text(row)
@@ -115,11 +120,10 @@ class IndexRows(RowSequence):
         n = len(self._entries)
         if n != len(old._entries) or self._keys != old._keys:
             return None  # (an orphan listed at the end keeps every key where it was)
-        changed = set(compress(range(n), map(ne, self._entries, old._entries)))
+        changed = set(columns.differing(self._entries, old._entries))
         changed.update(compress(range(n), map(ne, self._files, old._files)))
-        changed.update(
-            compress(range(n), map(ne, map(self._file_facts, range(n)), map(old._file_facts, range(n))))
-        )
+        new_facts, old_facts = self._file_facts(), old._file_facts()
+        changed.update(compress(range(n), map(ne, map(new_facts, range(n)), map(old_facts, range(n)))))
         for i in range(n, len(self._keys)):
             if self._row(i) != old._row(i):
                 changed.add(i)
@@ -128,12 +132,10 @@ class IndexRows(RowSequence):
                 changed.add(i)
         return sorted(changed)
 
-    def _file_facts(self, i: int) -> tuple[int, int] | None:
-        f = self._files[i]
-        if f < 0:
-            return None
-        file = self._active[f]
-        return file.size, file.mtime_ns
+    def _file_facts(self) -> Callable[[int], tuple[int, int] | None]:
+        """What gives entry `i`'s file's size and time (None: no file)."""
+        files, stamp = self._files, columns.stamper(self._active)
+        return lambda i: stamp(files[i]) if files[i] >= 0 else None
 
 
 def index_rows(snap: Snapshot) -> IndexRows:

@@ -14,21 +14,18 @@ import os
 import stat
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate, compress, count
 from operator import attrgetter, ne
 from pathlib import Path
-from typing import TypeVar
 
+from pmem_tui.core import columns, report, safeio, textio
 from pmem_tui.core import index as index_mod
-from pmem_tui.core import report, safeio, textio
 from pmem_tui.core.model import ACTIVE_DIRS, INDEX_FILE, ActiveFile, IndexEntry, Snapshot
 from pmem_tui.core.report import Baseline
 from pmem_tui.core.tokens import tokens_for_chars
 from pmem_tui.tui.rows import Row, entry_row, orphan_row
-
-_T = TypeVar("_T")
 
 # Beyond this many changed paths, a rescan is as cheap as a patch.
 MAX_PATCHED_PATHS = 200
@@ -92,13 +89,13 @@ def _order_of(file: ActiveFile) -> tuple[int, str]:
     return _order(file.path)
 
 
-def position(active: tuple[ActiveFile, ...], path: str) -> int | None:
+def position(active: Sequence[ActiveFile], path: str) -> int | None:
     """The position of `path` in `snapshot.active`, None when it is not an active file."""
     i = bisect_left(active, _order(path), key=_order_of)
     return i if i < len(active) and active[i].path == path else None
 
 
-def holds_active(active: tuple[ActiveFile, ...], folder: str) -> bool:
+def holds_active(active: Sequence[ActiveFile], folder: str) -> bool:
     """Whether `folder` holds an active file, at any depth (the paths below it sort together, from it)."""
     prefix = folder + "/"
     i = bisect_left(active, _order(prefix), key=_order_of)
@@ -119,7 +116,7 @@ def _hashes(data: bytes, offsets: array[int], first: int, last: int) -> Iterator
     return map(hash, map(data.__getitem__, map(slice, offsets[first:last], offsets[first + 1 : last + 1])))
 
 
-def signature_of(data: bytes, entries: tuple[IndexEntry, ...] | list[IndexEntry]) -> IndexSignature:
+def signature_of(data: bytes, entries: Sequence[IndexEntry]) -> IndexSignature:
     """The signature of `_index.md` holding `data`, whose entries (as scanned) are `entries`."""
     line_hashes = array("q")
     offsets = array("q")
@@ -166,7 +163,7 @@ def read_signature(root: Path) -> IndexSignature:
 
 
 def checked(
-    signature: IndexSignature, entries: tuple[IndexEntry, ...] | list[IndexEntry], root: Path | None = None
+    signature: IndexSignature, entries: Sequence[IndexEntry], root: Path | None = None
 ) -> IndexSignature:
     """`signature`, or no signature when the scanned `entries` cannot be lines of its file, or (with `root`)
     when `_index.md` changed since the signature was read: the scan may then have read another version, and
@@ -211,7 +208,7 @@ def _read_stamped(path: Path) -> tuple[bytes, Stamp] | None:
 
 
 def diff_index(
-    data: bytes, entries: tuple[IndexEntry, ...], sig: IndexSignature
+    data: bytes, entries: Sequence[IndexEntry], sig: IndexSignature
 ) -> tuple[dict[int, IndexEntry], IndexSignature] | None:
     """The entries (by position) whose lines `data` edits in place, and the signature of `data`; None when
     `data` is not `entries`' file with entry lines edited in place, each keeping its route, as valid UTF-8.
@@ -300,16 +297,6 @@ def _duplicates(snap: Snapshot) -> set[str]:
     return {p.path for p in snap.problems if p.kind == "duplicate-route"}
 
 
-def _replaced(items: tuple[_T, ...], changes: dict[int, _T]) -> tuple[_T, ...]:
-    """`items` with the items at the keys of `changes` replaced (the same tuple when there are none)."""
-    if not changes:
-        return items
-    as_list = list(items)
-    for i, item in changes.items():
-        as_list[i] = item
-    return tuple(as_list)
-
-
 def patch(
     root: Path,
     snap: Snapshot,
@@ -377,7 +364,7 @@ def patch(
     if not updated and not changed_entries:
         return Patch(snap, base, signature, [])
 
-    new_entries = _replaced(entries, changed_entries)
+    new_entries = columns.replaced_entries(entries, changed_entries)
     if changed_entries:
         for k, entry in changed_entries.items():
             at = position(active, entry.route)
@@ -387,7 +374,9 @@ def patch(
             old_entry = entries[k]
             title = entry.title if file.title == old_entry.title else file.title
             updated[at] = replace(file, entry=entry, title=title)
-    new_snap = replace(snap, index_entries=new_entries, active=_replaced(active, updated))
+    new_snap = replace(
+        snap, index_entries=new_entries, active=columns.replaced_files(active, updated, new_entries)
+    )
 
     rows: list[Row] = []
     done: set[str] = set()

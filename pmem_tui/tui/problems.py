@@ -4,10 +4,11 @@ after a patch. The header then counts what `status` counts, and `!` shows the In
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Sequence, Set
 from pathlib import Path
 
-from pmem_tui.core.model import Problem, Snapshot, SummaryState
+from pmem_tui.core import columns
+from pmem_tui.core.model import ActiveFile, Problem, Snapshot, SummaryState
 
 MAX_CHECKED = 20_000  # beyond this many active files the header says the summaries are not read here
 Found = dict[str, tuple[Problem, ...]]  # per file read, its problems (none: an empty tuple)
@@ -17,7 +18,11 @@ def check_contents(root: Path, snap: Snapshot, paths: Set[str] | None = None) ->
     """What a read of the active files (or of `paths` only) finds; None: too many files to read here."""
     from pmem_tui.core import tree  # the scan's module: loaded by the worker, not for the first frame
 
-    files = [f for f in snap.active if paths is None or f.path in paths]
+    active = snap.active
+    if paths is None:
+        files: Sequence[ActiveFile] = active
+    else:  # found by path, without making every file of a shallow scan's columns
+        files = [active[i] for i, path in enumerate(columns.paths_of(active)) if path in paths]
     if len(files) > MAX_CHECKED:
         return None
     found: Found = {}
@@ -73,7 +78,7 @@ class ContentProblems:
             return None
         if not self.by_path:
             return snap.problems
-        active = {f.path for f in snap.active}
+        active = set(columns.paths_of(snap.active))
         return snap.problems + tuple(
             p for path, found in self.by_path.items() if path in active for p in found
         )

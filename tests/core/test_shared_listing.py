@@ -159,24 +159,24 @@ def test_the_listing_is_used_up_before_the_index_is_read(
 ) -> None:
     """The active folders' part of a listing is freed before the index's entries are made (the peak memory
     of a scan at 10^5 files), and every folder walked is taken out of it."""
-    from pmem_tui.core import index
+    from pmem_tui.core import columns
 
     _odd_tree(memory)
     assert record.record(memory, create=True).problem is None
     listing: safeio.Listing = {}
     assert record.record_if_changed(memory, listing).problem is None
     left_at_index: list[set[str]] = []
-    real = index.read_index
+    real = columns.read_index  # a shallow scan's index, as columns
 
     def read_index(path: Path) -> object:
         left_at_index.append(set(listing))
         return real(path)
 
-    monkeypatch.setattr(index, "read_index", read_index)
+    monkeypatch.setattr(columns, "read_index", read_index)
     snap = tree.scan(memory, deep=False, listed=listing)
     assert left_at_index and not {f for f in left_at_index[0] if f.startswith(("projects", "notes"))}
     assert listing == {}
-    monkeypatch.setattr(index, "read_index", real)
+    monkeypatch.setattr(columns, "read_index", real)
     assert snap == tree.scan(memory, deep=False)
 
 

@@ -46,7 +46,7 @@ def _interleaved(
 ) -> Snapshot:
     """`read()` while each folder walk lets the action take `n` steps (with `only`: just the walk of that
     number, so a whole action can run in the middle of one scan)."""
-    real = tree.walk_files
+    real = tree.walk  # every folder walked, through `walk_files` or not
     calls = [0]
 
     def walk(*args: Any, **kwargs: Any) -> Any:
@@ -55,11 +55,11 @@ def _interleaved(
             stepper.advance(n)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(tree, "walk_files", walk)
+    monkeypatch.setattr(tree, "walk", walk)
     try:
         return read()
     finally:
-        monkeypatch.setattr(tree, "walk_files", real)
+        monkeypatch.setattr(tree, "walk", real)
         stepper.finish()
 
 
