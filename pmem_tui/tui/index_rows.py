@@ -11,7 +11,7 @@ given. The list widget reads keys, flags and search texts through `rows.keys_of`
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence, Set
 from itertools import compress, repeat
 from operator import ne
 
@@ -90,6 +90,10 @@ class IndexRows(RowSequence):
     def keys(self) -> list[str]:
         return self._keys
 
+    def paths(self) -> list[str]:
+        """Each row's path (an entry's route, an orphan's path), without building the rows."""
+        return columns.routes_of(self._entries) + self._keys[len(self._entries) :]
+
     def flags(self) -> set[str]:
         """The flags the rows show (for the flag column's width), without building them."""
         found = {row.flag for row in self._replaced.values()}  # (the caller drops "")
@@ -165,6 +169,25 @@ def changed_rows(old: Sequence[Row], new: Sequence[Row]) -> list[int] | None:
         return None
     changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
     return None if any(old[i].key != new[i].key for i in changed) else changed
+
+
+def paths_of(rows: Sequence[Row]) -> list[str]:
+    return rows.paths() if isinstance(rows, IndexRows) else [row.path for row in rows]
+
+
+def with_paths(rows: Sequence[Row], paths: Set[str]) -> list[Row]:
+    """The rows whose path is one of `paths`, in order (only those rows are built)."""
+    return [rows[i] for i, path in enumerate(paths_of(rows)) if path in paths]
+
+
+def at_location(rows: Sequence[Row], location: str) -> Row | None:
+    """The first row showing the file at `location` (only the candidates are built: a row's location is
+    its path or none, but in the archive and the trash)."""
+    if not isinstance(rows, IndexRows):
+        return next((row for row in rows if row.location == location), None)
+    return next(
+        (rows[i] for i, path in enumerate(rows.paths()) if path == location and rows[i].location), None
+    )
 
 
 def search_texts(rows: Sequence[Row]) -> list[str]:

@@ -11,7 +11,16 @@ from tui_helpers import RecordingApp, settle
 from pmem_tui.core import tree
 from pmem_tui.core.model import Snapshot
 from pmem_tui.tui import rows as rows_mod
-from pmem_tui.tui.index_rows import IndexRows, changed_rows, flags_of, keys_of, search_texts
+from pmem_tui.tui.index_rows import (
+    IndexRows,
+    at_location,
+    changed_rows,
+    flags_of,
+    keys_of,
+    paths_of,
+    search_texts,
+    with_paths,
+)
 from pmem_tui.tui.rows import DEAD, ENTRY, ORPHAN, Row, entry_row_copy, orphan_row, search_text
 
 INDEX = """# Index
@@ -61,6 +70,17 @@ def test_the_rows_keys_flags_and_texts_are_those_of_rows_built_one_by_one(tmp_pa
     assert search_texts(rows) == [search_text(r) for r in reference]
     with pytest.raises(IndexError):
         rows[len(reference)]
+    assert paths_of(rows) == paths_of(reference) == [r.path for r in reference]
+    wanted = {"projects/alpha.md", "notes/orphan.md", "projects/ghost.md"}
+    assert (
+        with_paths(rows, wanted)
+        == with_paths(reference, wanted)
+        == [r for r in reference if r.path in wanted]
+    )
+    for location in ("projects/alpha.md", "notes/orphan.md", "projects/ghost.md", "nowhere.md"):
+        assert at_location(rows, location) == at_location(reference, location)
+    assert at_location(rows, "projects/alpha.md") == reference[0]  # its first line
+    assert at_location(rows, "projects/ghost.md") is None  # a dead route shows no file
 
 
 def test_a_replaced_row_is_kept_and_must_keep_its_key(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import Baseline
 from pmem_tui.tui.actions import MAIN, MARK, bindings
 from pmem_tui.tui.focus import focus_now
+from pmem_tui.tui.index_rows import at_location, paths_of
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.messages import ShowInPreview
 from pmem_tui.tui.panes import (
@@ -164,7 +165,7 @@ class MainScreen(Screen[None]):
         for name in self.pane_ids:
             pane = name.removeprefix("pane-")
             if pane in ROW_PANES:
-                row = next((r for r in self.view(pane).list.all_rows if r.location == location), None)
+                row = at_location(self.view(pane).list.all_rows, location)
                 if row is not None:
                     return pane, row
         return None
@@ -263,7 +264,7 @@ class MainScreen(Screen[None]):
         else:
             snap = self.snapshot
             problems = (self.content.problems(snap) or snap.problems) if snap is not None else ()
-            rowless = without_rows(problems, {r.path for r in view.list.all_rows})  # every row still here
+            rowless = without_rows(problems, set(paths_of(view.list.all_rows)))  # every row still here
             view.problem_paths = frozenset(p.path for p in problems)
             if not problems:
                 self.notify("No problems: every row is shown.")

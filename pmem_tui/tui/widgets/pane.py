@@ -15,6 +15,7 @@ from textual.widgets import Input, Static
 
 from pmem_tui.tui.actions import CLEAR, FILTER, bindings
 from pmem_tui.tui.focus import RemembersKeyFocus, focus_now, read_before_focus_move
+from pmem_tui.tui.index_rows import with_paths
 from pmem_tui.tui.key_docs import with_keys
 from pmem_tui.tui.keys import key_for, keymap
 from pmem_tui.tui.panes import PaneSpec, pane_id, tab_title
@@ -120,7 +121,7 @@ class PaneView(Vertical):
         self._every_row = rows
         if self.problem_paths is None:
             return rows
-        return [r for r in rows if r.path in self.problem_paths]
+        return with_paths(rows, self.problem_paths)
 
     def _empty_text(self) -> str:
         if self.problem_paths is not None:
