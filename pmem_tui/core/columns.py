@@ -87,8 +87,8 @@ class IndexColumns(_Items[IndexEntry]):
         super().__init__()
         self._data = data
         self._line_nos = array("i")
-        self._starts = array("q")  # where each entry's line is in `_data` (without its ending)
-        self._ends = array("q")
+        self._starts = array("I")  # where each entry's line is in `_data` (without its ending; under 4 GB:
+        self._ends = array("I")  # `safeio.MEMORY_CAP`)
         self._spans = array("i")  # per entry: title start, end, summary start, end in the line (-1: none)
         self.routes: list[str] = []
         self._kept: dict[int, IndexEntry] = {}  # entries whose parts are not the line's text (decoded)
@@ -163,9 +163,10 @@ def _ne3(a: int, b: int, x: bytes, y: bytes) -> bool:
     return a != b or x != y
 
 
-def read_index(path: Path) -> IndexColumns | None:
+def read_index(path: Path, canonical: Callable[[str], str] | None = None) -> IndexColumns | None:
     """`index.read_index` as columns (None: no such file): the file is read whole, as bytes, and parsed
-    block by block as `index.read_index` does."""
+    block by block as `index.read_index` does. `canonical`: an equal string already held for a route (a
+    file's path), kept instead of the route's own."""
     try:
         f = safeio.open_file(path)  # never a link, a FIFO or a device; over the cap: refused
     except FileNotFoundError:
@@ -190,18 +191,22 @@ def read_index(path: Path) -> IndexColumns | None:
         if blocks.fence is not None or blocks.in_comment or index_mod._may_hide_lines(text):
             oks = index_mod._visible(bodies, blocks)
         starts = list(accumulate(map(len, block.split(b"\n")), initial=pos))  # +1 per "\n" before: below
-        index_mod._parse_bodies(bodies, oks, line_no, _adder(columns, starts, line_no))
+        index_mod._parse_bodies(bodies, oks, line_no, _adder(columns, starts, line_no, canonical))
         line_no += len(bodies)
         pos = end
     return columns
 
 
-def _adder(columns: IndexColumns, starts: list[int], first: int) -> Callable[[index_mod.EntryRow], None]:
+def _adder(
+    columns: IndexColumns, starts: list[int], first: int, canonical: Callable[[str], str] | None
+) -> Callable[[index_mod.EntryRow], None]:
     """What `_parse_bodies` calls with each entry of a block whose lines start at `starts` (less the line
     endings before them) from line `first`."""
 
     def add(row: index_mod.EntryRow) -> None:
         n, raw, route, title, summary = row
+        if canonical is not None:
+            route = canonical(route)
         j = n - first
         start = starts[j] + j
         end = start + len(raw.encode("utf-8", "surrogateescape"))
@@ -223,24 +228,27 @@ class FileColumns:
 
     __slots__ = ("ctimes", "mtimes", "paths", "sizes")
 
-    def __init__(self) -> None:
+    def __init__(self, *, ctime: bool = True) -> None:
         self.paths: list[str] = []
         self.sizes = array("q")
         self.mtimes = array("q")
-        self.ctimes = array("q")
+        self.ctimes = array("q") if ctime else None  # None: not kept (a shallow scan keeps no cache)
 
     def add_sorted(self, rows: Iterable[tuple[str, int, int, int]]) -> None:
         """Append (path, size, mtime_ns, ctime_ns) rows, sorted by path among themselves."""
         start = len(self.paths)
+        ctimes = self.ctimes
         for path, size, mtime_ns, ctime_ns in rows:
             self.paths.append(path)
             self.sizes.append(size)
             self.mtimes.append(mtime_ns)
-            self.ctimes.append(ctime_ns)
+            if ctimes is not None:
+                ctimes.append(ctime_ns)
         order = sorted(range(start, len(self.paths)), key=self.paths.__getitem__)
         self.paths[start:] = [self.paths[i] for i in order]
-        for column in (self.sizes, self.mtimes, self.ctimes):
-            column[start:] = array("q", map(column.__getitem__, order))
+        for column in (self.sizes, self.mtimes, ctimes):
+            if column is not None:
+                column[start:] = array("q", map(column.__getitem__, order))
 
 
 class ActiveColumns(_Items[ActiveFile]):
@@ -307,6 +315,41 @@ def orphans_of(active: Sequence[ActiveFile]) -> list[int]:
     if isinstance(active, ActiveColumns):
         return active.orphans()
     return [i for i, a in enumerate(active) if a.entry is None]
+
+
+def files_of(entries: Sequence[IndexEntry], active: Sequence[ActiveFile]) -> array[int]:
+    """For each entry, the position in `active` of its route's file (-1: a dead route)."""
+    routes = routes_of(entries)
+    if not (isinstance(active, ActiveColumns) and active._entries is entries):
+        at = dict(zip(paths_of(active), range(len(active)), strict=True))
+        return array("i", map(at.get, routes, repeat(-1)))
+    # From each file's first entry (a patch never moves one), without a table of every path.
+    files = array("i", [-1]) * len(routes)
+    for i, k in enumerate(active._entry_at):
+        if k >= 0:
+            files[k] = i
+    for positions in repeated(routes).values():  # a route listed again: its later lines show the same file
+        for k in positions[1:]:
+            files[k] = files[positions[0]]
+    return files
+
+
+def repeated(routes: Sequence[str]) -> dict[str, list[int]]:
+    """The positions of each route listed more than once (no table of every route's positions)."""
+    seen: set[str] = set()
+    again: set[str] = set()
+    for route in routes:
+        if route in seen:
+            again.add(route)
+        else:
+            seen.add(route)
+    del seen
+    found: dict[str, list[int]] = {}
+    if again:
+        for k, route in enumerate(routes):
+            if route in again:
+                found.setdefault(route, []).append(k)
+    return found
 
 
 def stamper(active: Sequence[ActiveFile]) -> Callable[[int], tuple[int, int]]:

@@ -17,8 +17,10 @@ import datetime as dt
 import hashlib
 import os
 import stat
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -253,14 +255,18 @@ def scan(
         problems += core_problems
 
     # The active folders are listed before the index is read: a listing taken before (`listed`) is used up,
-    # and freed, before the index's 10^5 entries are made (their problems are said in the same place).
-    on_disk = columns.FileColumns()  # no object per file: 10^5 of them were a quarter of the scan's peak
+    # and freed, before the index's 10^5 entries are made (their problems are said in the same place). No
+    # object per file (10^5 of them were a quarter of the scan's peak memory).
+    on_disk = columns.FileColumns(ctime=deep)
     walk_problems: list[Problem] = []
     for folder in ACTIVE_DIRS:
         if _walkable(root, folder):
             on_disk.add_sorted(
                 row for row in walk(root, folder, walk_problems, listed=listed) if row[0].endswith(".md")
             )
+    # Each file's position by its path, made before the entries: a listed route keeps the walk's string
+    # (one copy, not two), and no table of every route is made beside the entries.
+    at_file = dict(zip(on_disk.paths, range(len(on_disk.paths)), strict=True))
 
     entries: Sequence[IndexEntry] = []
     if facts_cache:
@@ -272,34 +278,49 @@ def scan(
         try:
             # Parsed block by block, never held as one text; a shallow scan keeps the file's bytes, its
             # entries as columns (`columns.read_index`).
-            read = index_mod.read_index if deep else columns.read_index
-            found = read(root / INDEX_FILE)
+            found = (
+                index_mod.read_index(root / INDEX_FILE)
+                if deep
+                else columns.read_index(root / INDEX_FILE, partial(_canonical, at_file, on_disk.paths))
+            )
             entries = found if found is not None else []
         except OSError as err:
             problems.append(_read_problem(INDEX_FILE, err))
-    # Each route's first entry; a route listed again is counted (no table of every route's count: the peak
-    # memory of a scan of 10^5 files is its tables').
+    # Each file's first entry; the dead routes; a route listed again, counted only then.
     routes = columns.routes_of(entries)
-    by_route: dict[str, int] = {}
-    listed_again: dict[str, int] = {}
+    entry_at = array("i", [-1]) * len(on_disk.paths)
+    dead: list[int] = []
+    first_dead: dict[str, int] = {}
+    listed_again: dict[str, tuple[int, int]] = {}  # route -> (its first entry, times listed)
     for k, route in enumerate(routes):
-        if by_route.setdefault(route, k) != k:
-            listed_again[route] = listed_again.get(route, 1) + 1
-    for _, route in sorted((by_route[r], r) for r in listed_again):  # in the order they first come
-        problems.append(
-            Problem("duplicate-route", route, f"listed {listed_again[route]} times in {INDEX_FILE}")
-        )
+        file_at = at_file.get(route, -1)
+        if file_at >= 0:
+            first = entry_at[file_at]
+            if first < 0:
+                entry_at[file_at] = k
+                continue
+        else:
+            dead.append(k)
+            first = first_dead.setdefault(route, k)
+            if first == k:
+                continue
+        listed_again[route] = (first, listed_again.get(route, (first, 1))[1] + 1)
+    del at_file
+    for (_, times), route in sorted((again, r) for r, again in listed_again.items()):  # as routes first come
+        problems.append(Problem("duplicate-route", route, f"listed {times} times in {INDEX_FILE}"))
     problems += walk_problems
 
     # In ACTIVE_DIRS order, each folder's files sorted by path: the app's patches find a file by bisection.
     active: list[ActiveFile] = []
     shallow = None if deep else columns.ActiveColumns(entries)  # the files as columns, entries by position
-    # Each listed file is taken out of `by_route`: what is left are the dead routes.
     with safeio.Reader(root) as reader:  # the files come folder by folder: one walk per folder
         for i, rel in enumerate(on_disk.paths):
             size, mtime_ns = on_disk.sizes[i], on_disk.mtimes[i]
-            at = by_route.pop(rel, -1)
-            path = routes[at] if at >= 0 else rel  # the route's string: one copy, not two
+            at = entry_at[i]
+            if at >= 0:  # the route's string: one copy, not two (the walk's is let go now)
+                on_disk.paths[i] = path = routes[at]
+            else:
+                path = rel
             if shallow is not None:
                 if at < 0:
                     problems.append(Problem("orphan", rel, f"on disk but not in {INDEX_FILE}"))
@@ -308,7 +329,7 @@ def scan(
             found_entry = entries[at] if at >= 0 else None
             title: str | None = None
             info = _UNKNOWN
-            stamp = (size, mtime_ns, on_disk.ctimes[i])
+            stamp = (size, mtime_ns, on_disk.ctimes[i] if on_disk.ctimes is not None else 0)
             cached = _facts_from(facts_cache.get(rel, stamp)) if facts_cache else None
             try:
                 content = cached or inspect_file(root, rel, reader)
@@ -334,10 +355,8 @@ def scan(
     del on_disk
     if facts_cache:
         facts_cache.save()
-    for route in routes:
-        if route in by_route:
-            problems.append(Problem("dead-route", route, f"in {INDEX_FILE} but no such file"))
-    del by_route  # its table keeps the size it had at 10^5 routes
+    for k in dead:
+        problems.append(Problem("dead-route", routes[k], f"in {INDEX_FILE} but no such file"))
 
     archive_text = _read_control(root, ARCHIVE_INDEX, problems)
     recs: list[ArchiveRecord] = records.parse_records(archive_text) if archive_text is not None else []
@@ -383,6 +402,12 @@ def scan(
         records=tuple(recs),
         problems=tuple(problems),
     )
+
+
+def _canonical(at_file: dict[str, int], paths: list[str], route: str) -> str:
+    """The walk's string for `route` when it is a file's path (one string, not two), else `route`."""
+    i = at_file.get(route)
+    return route if i is None else paths[i]
 
 
 def _trash_item(placed: archive_match.Placed, f: FileInfo, today: dt.date) -> TrashItem:

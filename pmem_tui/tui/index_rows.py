@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterator, Sequence, Set
-from itertools import compress, repeat
+from itertools import compress
 from operator import ne
 
 from pmem_tui.core import columns
@@ -31,23 +31,19 @@ class IndexRows(RowSequence):
         self._entries: Sequence[IndexEntry] = entries
         self._active: Sequence[ActiveFile] = active
         routes = columns.routes_of(entries)  # read from columns: no entry or file is made here
-        paths = columns.paths_of(active)
-        at = dict(zip(paths, range(len(paths)), strict=True))
-        self._files = array("i", map(at.get, routes, repeat(-1)))  # the entry's file in `active`; -1: none
-        del at
+        self._files = columns.files_of(entries, active)  # the entry's file in `active`; -1: none
         self._orphans = array("i", columns.orphans_of(active))
         # A route listed again: its later lines are copies 2, 3..., keyed apart (`rows.DUP_SEP`).
         self._copies: dict[int, int] = {}
         keys = routes
-        if len(set(routes)) != len(routes):
-            seen: dict[str, int] = {}
+        again = columns.repeated(routes)
+        if again:
             keys = list(routes)
-            for k, route in enumerate(routes):
-                n = seen.get(route, 0) + 1
-                seen[route] = n
-                if n > 1:
+            for route, positions in again.items():
+                for n, k in enumerate(positions[1:], 2):
                     self._copies[k] = n
                     keys[k] = f"{route}{DUP_SEP}{n}"
+        paths = columns.paths_of(active)
         self._keys: list[str] = keys + [paths[i] for i in self._orphans]
         self._replaced: dict[int, Row] = {}  # rows a patch gave (same key, new facts)
 

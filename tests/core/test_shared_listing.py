@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -168,9 +169,9 @@ def test_the_listing_is_used_up_before_the_index_is_read(
     left_at_index: list[set[str]] = []
     real = columns.read_index  # a shallow scan's index, as columns
 
-    def read_index(path: Path) -> object:
+    def read_index(path: Path, *args: Any) -> object:
         left_at_index.append(set(listing))
-        return real(path)
+        return real(path, *args)
 
     monkeypatch.setattr(columns, "read_index", read_index)
     snap = tree.scan(memory, deep=False, listed=listing)
