@@ -190,35 +190,55 @@ def read_index(path: Path, canonical: Callable[[str], str] | None = None) -> Ind
         oks = None
         if blocks.fence is not None or blocks.in_comment or index_mod._may_hide_lines(text):
             oks = index_mod._visible(bodies, blocks)
-        starts = list(accumulate(map(len, block.split(b"\n")), initial=pos))  # +1 per "\n" before: below
-        index_mod._parse_bodies(bodies, oks, line_no, _adder(columns, starts, line_no, canonical))
+        lengths = list(map(len, block.split(b"\n")))  # each line's bytes, its CR included
+        starts = list(accumulate(lengths, initial=pos))  # +1 per "\n" before: below
+        index_mod._parse_bodies(
+            bodies, oks, line_no, _adder(columns, data, starts, lengths, line_no, canonical)
+        )
         line_no += len(bodies)
         pos = end
     return columns
 
 
 def _adder(
-    columns: IndexColumns, starts: list[int], first: int, canonical: Callable[[str], str] | None
+    columns: IndexColumns,
+    data: bytes,
+    starts: list[int],
+    lengths: list[int],
+    first: int,
+    canonical: Callable[[str], str] | None,
 ) -> Callable[[index_mod.EntryRow], None]:
-    """What `_parse_bodies` calls with each entry of a block whose lines start at `starts` (less the line
-    endings before them) from line `first`."""
+    """What `_parse_bodies` calls with each entry of a block from line `first`, whose lines start at
+    `starts` (less the line endings before them) and are `lengths` bytes long (a CR included)."""
+    line_nos, routes, starts_, ends, spans = (
+        columns._line_nos,
+        columns.routes,
+        columns._starts,
+        columns._ends,
+        columns._spans,
+    )
+
+    last = len(lengths) - 1  # the block's last piece: a line without its "\n" (only at the file's end)
 
     def add(row: index_mod.EntryRow) -> None:
         n, raw, route, title, summary = row
-        if canonical is not None:
-            route = canonical(route)
         j = n - first
         start = starts[j] + j
-        end = start + len(raw.encode("utf-8", "surrogateescape"))
+        end = start + lengths[j]
+        if j < last and data[end - 1 : end] == b"\r":  # a CRLF ending's CR (`index._bodies` drops it)
+            end -= 1
         t0 = raw.find(title) if title is not None else _NONE
         s0 = raw.rfind(summary) if summary is not None else _NONE
         if (title is not None and t0 < 0) or (summary is not None and s0 < 0):
-            columns._kept[len(columns.routes)] = IndexEntry(*row)  # a part decoded from the line's text
-            columns._add(n, route, start, end, (_NONE, _NONE, _NONE, _NONE))
-            return
-        t1 = t0 + len(title) if title is not None else _NONE
-        s1 = s0 + len(summary) if summary is not None else _NONE
-        columns._add(n, route, start, end, (t0, t1, s0, s1))
+            columns._kept[len(routes)] = IndexEntry(*row)  # a part decoded from the line's text
+            t0 = s0 = _NONE
+        line_nos.append(n)
+        routes.append(route if canonical is None else canonical(route))
+        starts_.append(start)
+        ends.append(end)
+        t1 = t0 + len(title) if title is not None and t0 != _NONE else _NONE
+        s1 = s0 + len(summary) if summary is not None and s0 != _NONE else _NONE
+        spans.extend((t0, t1, s0, s1))
 
     return add
 

@@ -70,6 +70,19 @@ def test_the_columns_hold_the_entries_the_objects_do(
         assert cols[-1] == objects[-1] and cols[1:] == tuple(objects[1:])
 
 
+@pytest.mark.parametrize("tail", [b"", b"\r\n", b"\n"])
+def test_carriage_returns_stay_in_the_line_or_out_of_it_as_the_objects_say(
+    tmp_path: Path, tail: bytes
+) -> None:
+    # A CR before a CRLF ending is the line's; a lone CR at the end of an unterminated last line too.
+    data = "- [A](projects/a.md) — one\r\r\n- [B](projects/b.md) — two\r\n- notes/c.md — three\r".encode()
+    (tmp_path / "_index.md").write_bytes(data + tail)
+    objects = index.read_index(tmp_path / "_index.md")
+    cols = columns.read_index(tmp_path / "_index.md")
+    assert objects is not None and cols is not None
+    assert [e.raw for e in cols] == [e.raw for e in objects] and list(cols) == objects
+
+
 def test_front_matter_and_a_missing_index(tmp_path: Path) -> None:
     assert columns.read_index(tmp_path / "_index.md") is None
     (tmp_path / "_index.md").write_text("---\ntitle: x\n---\n- [A](projects/a.md) — s\n", encoding="utf-8")
