@@ -24,7 +24,7 @@ class IndexRows(RowSequence):
     """The snapshot's index entries in file order, then its orphans (active files no line lists), as the
     Index pane shows them."""
 
-    __slots__ = ("_active", "_copies", "_entries", "_files", "_keys", "_orphans", "_replaced")
+    __slots__ = ("_active", "_copies", "_entries", "_files", "_keys", "_orphans", "_replaced", "_stamp")
 
     def __init__(self, snap: Snapshot) -> None:
         entries, active = snap.index_entries, snap.active
@@ -32,6 +32,7 @@ class IndexRows(RowSequence):
         self._active: Sequence[ActiveFile] = active
         routes = columns.routes_of(entries)  # read from columns: no entry or file is made here
         self._files = columns.files_of(entries, active)  # the entry's file in `active`; -1: none
+        self._stamp = columns.stamper(active)  # a file's size and time, without making the file
         self._orphans = array("i", columns.orphans_of(active))
         # A route listed again: its later lines are copies 2, 3..., keyed apart (`rows.DUP_SEP`).
         self._copies: dict[int, int] = {}
@@ -68,7 +69,7 @@ class IndexRows(RowSequence):
         if i >= n:
             return orphan_row(self._active[self._orphans[i - n]])
         f = self._files[i]
-        return entry_row_copy(self._entries[i], self._active[f] if f >= 0 else None, self._copies.get(i, 1))
+        return entry_row_copy(self._entries[i], self._stamp(f) if f >= 0 else None, self._copies.get(i, 1))
 
     def __iter__(self) -> Iterator[Row]:
         return map(self._row, range(len(self._keys)))
@@ -134,7 +135,7 @@ class IndexRows(RowSequence):
 
     def _file_facts(self) -> Callable[[int], tuple[int, int] | None]:
         """What gives entry `i`'s file's size and time (None: no file)."""
-        files, stamp = self._files, columns.stamper(self._active)
+        files, stamp = self._files, self._stamp
         return lambda i: stamp(files[i]) if files[i] >= 0 else None
 
 

@@ -207,23 +207,23 @@ def head_rows(head: list[tuple[IndexEntry, FileInfo | None]]) -> list[Row]:
     rows = []
     for entry, info in head:
         seen[entry.route] = copy = seen.get(entry.route, 0) + 1
-        file = ActiveFile(info.path, info.size, info.mtime_ns) if info else None
-        rows.append(entry_row_copy(entry, file, copy))
+        rows.append(entry_row_copy(entry, (info.size, info.mtime_ns) if info else None, copy))
     return rows
 
 
 def entry_row(entry: IndexEntry, file: ActiveFile | None) -> Row:
     """The Index row of one entry whose route is listed once (`file`: None for a dead route)."""
-    return entry_row_copy(entry, file, 1)
+    return entry_row_copy(entry, None if file is None else (file.size, file.mtime_ns), 1)
 
 
-def entry_row_copy(entry: IndexEntry, file: ActiveFile | None, copy: int) -> Row:
-    """The Index row of `entry`, the `copy`-th line (from 1) that lists its route."""
+def entry_row_copy(entry: IndexEntry, stamp: tuple[int, int] | None, copy: int) -> Row:
+    """The Index row of `entry`, the `copy`-th line (from 1) that lists its route; `stamp`: its file's size
+    and mtime_ns (None: a dead route)."""
     # The route itself (no new string per row); a later copy of a listed route gets "\n<copy>": a route
     # never holds a line break, and an orphan's path (also its own key) is never a listed route.
     key = entry.route if copy == 1 else f"{entry.route}{DUP_SEP}{copy}"
     cells = None  # the entry's route, title and summary: read from it (`Row.cells`)
-    if file is None:
+    if stamp is None:
         return Row(
             key=key,
             kind=DEAD,
@@ -242,8 +242,8 @@ def entry_row_copy(entry: IndexEntry, file: ActiveFile | None, copy: int) -> Row
         location=entry.route,
         cells=cells,
         flag="dup" if copy > 1 else "",
-        size=file.size,
-        mtime_ns=file.mtime_ns,
+        size=stamp[0],
+        mtime_ns=stamp[1],
         index_line=entry,
         in_index=True,
         line_no=entry.line_no,

@@ -54,7 +54,8 @@ def _one_by_one(snap: Snapshot) -> list[Row]:
     rows = []
     for entry in snap.index_entries:
         seen[entry.route] = copy = seen.get(entry.route, 0) + 1
-        rows.append(entry_row_copy(entry, active.get(entry.route), copy))
+        file = active.get(entry.route)
+        rows.append(entry_row_copy(entry, (file.size, file.mtime_ns) if file else None, copy))
     return rows + [orphan_row(a) for a in snap.active if a.entry is None]
 
 
