@@ -9,13 +9,15 @@ the routes stay strings (the scan looks files up by them, and a listed file's pa
 The active files are their paths, sizes, times and the position of their first entry.
 
 Both are read-only sequences equal to the tuples a deep scan gives (`Snapshot.index_entries`,
-`Snapshot.active`); a patch replaces a few items (`replaced`), kept as given. `routes_of`, `paths_of`,
-`orphans_of` and `stamps_of` read any such sequence without making an item per line.
+`Snapshot.active`); a patch replaces a few items (`replaced_entries`, `replaced_files`), kept as given.
+`routes_of`, `paths_of`, `orphans_of`, `files_of`, `stamper`, `fields_of` and `differing` read any such
+sequence, tuples included, without making an item per line when it holds columns.
 """
 
 from __future__ import annotations
 
 import copy
+import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, compress, repeat
@@ -39,8 +41,8 @@ class _Items(Sequence[_T]):
 
     __slots__ = ("_over",)
 
-    def __init__(self, over: dict[int, _T] | None = None) -> None:
-        self._over: dict[int, _T] = over or {}
+    def __init__(self) -> None:
+        self._over: dict[int, _T] = {}
 
     def _make(self, i: int) -> _T:
         raise NotImplementedError
@@ -137,10 +139,6 @@ class IndexColumns(_Items[IndexEntry]):
             raw = data[starts[i] : ends[i]].decode("utf-8", "surrogateescape")
             yield route, raw[t0:t1] if t0 != _NONE else None, raw[s0:s1] if s0 != _NONE else None
 
-    def line_no(self, i: int) -> int:
-        item = self._over.get(i)
-        return self._line_nos[i] if item is None else item.line_no
-
     def replaced(self, changes: Mapping[int, IndexEntry]) -> IndexColumns:
         """These columns with the entries at `changes`' positions replaced (each keeps its route)."""
         new = copy.copy(self)  # the columns are shared, never changed
@@ -168,11 +166,13 @@ def read_index(path: Path, canonical: Callable[[str], str] | None = None) -> Ind
     block by block as `index.read_index` does. `canonical`: an equal string already held for a route (a
     file's path), kept instead of the route's own."""
     try:
-        f = safeio.open_file(path)  # never a link, a FIFO or a device; over the cap: refused
+        fd, st = safeio.open_path(path)  # never a link, a FIFO or a device; over the cap: refused
     except FileNotFoundError:
         return None
-    with f:
-        data = f.read()
+    try:
+        data = safeio.read_fd(fd, st, path.name, safeio.MEMORY_CAP)  # one read, of the size it had
+    finally:
+        os.close(fd)
     bom = len(_BOM) if data.startswith(_BOM) else 0
     if data.startswith(b"---", bom):
         # Front matter: where it ends (if it does) decides what the first lines are; parsed whole.
@@ -415,8 +415,6 @@ def fields_of(entries: Sequence[IndexEntry]) -> Iterator[tuple[str, str | None, 
 
 
 def _replaced_tuple(items: Sequence[_T], changes: Mapping[int, _T]) -> tuple[_T, ...]:
-    if not changes:
-        return tuple(items)
     as_list = list(items)
     for i, item in changes.items():
         as_list[i] = item

@@ -3,9 +3,10 @@
 At 10^5 lines a `Row` each is ~12 MB held, and ~0.3 s to build after every full scan; the pane draws a
 screenful, and its filter needs only each row's search text. `IndexRows` keeps, per entry, where its file is
 in the snapshot (or none: a dead route), and which copy of its route it is; a row is built from the entry
-and the file when it is drawn, selected or compared. A row replaced by a patch (`update_row`) is kept as
-given. The list widget reads keys, flags and search texts through `rows.keys_of`, `flags_of` and
-`search_texts`, which take any sequence of rows.
+and its file's size and time when it is drawn, selected or compared. A row replaced by a patch
+(`update_row`) is kept as given. The list widget and the screen read keys, flags, search texts and paths
+through the functions at the end (`keys_of`, `flags_of`, `search_texts`, `paths_of`...), which take any
+sequence of rows.
 """
 
 from __future__ import annotations
