@@ -214,7 +214,10 @@ def _parse(text: str) -> list[ArchiveRecord]:
         if h:
             level, htext = h
             found = path_in(htext, strict=False)
-            nxt = next((x for x in bodies[i + 1 :] if x.strip()), "")
+            j = i + 1  # the next line that is not blank (an index, not a copy of the rest: 10^3 headings)
+            while j < n and not bodies[j].strip():
+                j += 1
+            nxt = bodies[j] if j < n else ""
             nxt_item = ITEM.fullmatch(nxt)
             if found is not None or field_of((nxt_item.group("text") or "") if nxt_item else nxt.strip()):
                 draft = begin(i, "heading", level)
