@@ -277,19 +277,20 @@ class ActiveColumns(_Items[ActiveFile]):
 
     __slots__ = ("_entries", "_entry_at", "_mtimes", "_sizes", "paths")
 
-    def __init__(self, entries: Sequence[IndexEntry]) -> None:
+    def __init__(
+        self,
+        entries: Sequence[IndexEntry],
+        paths: list[str],
+        sizes: array[int],
+        mtimes: array[int],
+        entry_at: array[int],
+    ) -> None:
         super().__init__()
         self._entries = entries
-        self.paths: list[str] = []
-        self._sizes = array("q")
-        self._mtimes = array("q")
-        self._entry_at = array("i")  # the position of the file's first entry in `entries`; -1: an orphan
-
-    def add(self, path: str, size: int, mtime_ns: int, entry_at: int) -> None:
-        self.paths.append(path)
-        self._sizes.append(size)
-        self._mtimes.append(mtime_ns)
-        self._entry_at.append(entry_at)
+        self.paths = paths
+        self._sizes = sizes
+        self._mtimes = mtimes
+        self._entry_at = entry_at  # the position of the file's first entry in `entries`; -1: an orphan
 
     def __len__(self) -> int:
         return len(self.paths)

@@ -312,46 +312,43 @@ def scan(
 
     # In ACTIVE_DIRS order, each folder's files sorted by path: the app's patches find a file by bisection.
     active: list[ActiveFile] = []
-    shallow = None if deep else columns.ActiveColumns(entries)  # the files as columns, entries by position
-    with safeio.Reader(root) as reader:  # the files come folder by folder: one walk per folder
-        for i, rel in enumerate(on_disk.paths):
-            size, mtime_ns = on_disk.sizes[i], on_disk.mtimes[i]
-            at = entry_at[i]
-            if at >= 0:  # the route's string: one copy, not two (the walk's is let go now)
-                on_disk.paths[i] = path = routes[at]
-            else:
-                path = rel
-            if shallow is not None:
-                if at < 0:
+    shallow = None
+    if not deep:  # the files as columns; a listed route's string is the walk's already (`_canonical`)
+        shallow = columns.ActiveColumns(entries, on_disk.paths, on_disk.sizes, on_disk.mtimes, entry_at)
+        for i in shallow.orphans():
+            problems.append(Problem("orphan", on_disk.paths[i], f"on disk but not in {INDEX_FILE}"))
+    else:
+        with safeio.Reader(root) as reader:  # the files come folder by folder: one walk per folder
+            for i, rel in enumerate(on_disk.paths):
+                size, mtime_ns = on_disk.sizes[i], on_disk.mtimes[i]
+                at = entry_at[i]
+                path = routes[at] if at >= 0 else rel  # the route's string: one copy, not two
+                found_entry = entries[at] if at >= 0 else None
+                title: str | None = None
+                info = _UNKNOWN
+                stamp = (size, mtime_ns, on_disk.ctimes[i] if on_disk.ctimes is not None else 0)
+                cached = _facts_from(facts_cache.get(rel, stamp)) if facts_cache else None
+                try:
+                    content = cached or inspect_file(root, rel, reader)
+                except OSError as err:  # a file that became a link, a FIFO, a folder... since the listing
+                    problems.append(_read_problem(rel, err))
+                else:
+                    if facts_cache and cached is None:
+                        facts_cache.put(rel, stamp, _facts_row(content))
+                    title, info = content.title, content.summary
+                    problems += content_problems(rel, content)
+                if found_entry is None:
                     problems.append(Problem("orphan", rel, f"on disk but not in {INDEX_FILE}"))
-                shallow.add(path, size, mtime_ns, at)
-                continue
-            found_entry = entries[at] if at >= 0 else None
-            title: str | None = None
-            info = _UNKNOWN
-            stamp = (size, mtime_ns, on_disk.ctimes[i] if on_disk.ctimes is not None else 0)
-            cached = _facts_from(facts_cache.get(rel, stamp)) if facts_cache else None
-            try:
-                content = cached or inspect_file(root, rel, reader)
-            except OSError as err:  # a file that became a link, a FIFO, a folder... since the listing
-                problems.append(_read_problem(rel, err))
-            else:
-                if facts_cache and cached is None:
-                    facts_cache.put(rel, stamp, _facts_row(content))
-                title, info = content.title, content.summary
-                problems += content_problems(rel, content)
-            if found_entry is None:
-                problems.append(Problem("orphan", rel, f"on disk but not in {INDEX_FILE}"))
-            active.append(
-                ActiveFile(
-                    path,
-                    size,
-                    mtime_ns,
-                    entry=found_entry,
-                    title=title or (found_entry.title if found_entry else None),
-                    summary=info,
+                active.append(
+                    ActiveFile(
+                        path,
+                        size,
+                        mtime_ns,
+                        entry=found_entry,
+                        title=title or (found_entry.title if found_entry else None),
+                        summary=info,
+                    )
                 )
-            )
     del on_disk
     if facts_cache:
         facts_cache.save()

@@ -5,6 +5,7 @@ that make no item."""
 from __future__ import annotations
 
 import tempfile
+from array import array
 from pathlib import Path
 
 import pytest
@@ -150,9 +151,8 @@ def test_replaced_items_and_differing_positions(tmp_path: Path, monkeypatch: pyt
     assert list(columns.fields_of(patched))[1] == ("projects/b.md", "B2", "two")
     assert columns.replaced_entries(old, {}) is old
 
-    files = columns.ActiveColumns(old)
-    files.add("projects/a.md", 10, 100, 0)
-    files.add("projects/orphan.md", 5, 50, -1)
+    paths, sizes, times, entry_at = ["projects/a.md", "projects/orphan.md"], [10, 5], [100, 50], [0, -1]
+    files = columns.ActiveColumns(old, paths, array("q", sizes), array("q", times), array("i", entry_at))
     assert files[0] == ActiveFile("projects/a.md", 10, 100, entry=old[0], title="A")
     assert files.orphans() == [1] and files.stamp(1) == (5, 50)
     grown = columns.replaced_files(files, {1: ActiveFile("projects/orphan.md", 6, 60)}, old)
