@@ -40,7 +40,6 @@ FILTER_SLICE = 0.004  # seconds of filtering between two yields to the event loo
 FIRST_SCREENFUL = 64  # rows computed before the first frame when the list's height is not known yet
 
 
-
 class _ListMessage(Message):
     """Sent by the list itself, whoever moved it: Textual stops a message after its sender's widget, and
     the pane (the list's parent, which runs the filter) would swallow it there."""
