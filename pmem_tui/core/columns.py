@@ -148,10 +148,15 @@ class IndexColumns(_Items[IndexEntry]):
     def differing(self, other: IndexColumns) -> Iterator[int]:
         """The positions whose entries differ from `other`'s (as many entries; a position may come twice),
         comparing line numbers and lines, not entries."""
-        lines = map(self._data.__getitem__, map(slice, self._starts, self._ends))
-        other_lines = map(other._data.__getitem__, map(slice, other._starts, other._ends))
-        for i in compress(range(len(self)), map(_ne3, self._line_nos, other._line_nos, lines, other_lines)):
-            yield i
+        same = (self._data == other._data and self._line_nos == other._line_nos) and (
+            self._starts == other._starts and self._ends == other._ends  # a rescan of the same file: in C
+        )
+        if not same:
+            lines = map(self._data.__getitem__, map(slice, self._starts, self._ends))
+            other_lines = map(other._data.__getitem__, map(slice, other._starts, other._ends))
+            yield from compress(
+                range(len(self)), map(_ne3, self._line_nos, other._line_nos, lines, other_lines)
+            )
         for i in sorted(self._over.keys() | other._over.keys() | self._kept.keys() | other._kept.keys()):
             if self[i] != other[i]:
                 yield i
@@ -378,6 +383,19 @@ def stamper(active: Sequence[ActiveFile]) -> Callable[[int], tuple[int, int]]:
     if isinstance(active, ActiveColumns):
         return active.stamp
     return lambda i: (active[i].size, active[i].mtime_ns)
+
+
+def changed_stamps(active: Sequence[ActiveFile], old: Sequence[ActiveFile]) -> set[int] | None:
+    """The positions of the files whose size or time differ, told from columns without a Python loop over
+    the files (None: not known that way: tuples, or a patch's replaced files)."""
+    if not (isinstance(active, ActiveColumns) and isinstance(old, ActiveColumns)):
+        return None
+    if active._over or old._over or len(active) != len(old):
+        return None
+    n = range(len(active))
+    return set(compress(n, map(ne, active._sizes, old._sizes))) | set(
+        compress(n, map(ne, active._mtimes, old._mtimes))
+    )
 
 
 def differing(entries: Sequence[IndexEntry], old: Sequence[IndexEntry]) -> Iterator[int]:

@@ -286,6 +286,8 @@ def scan(
             entries = found if found is not None else []
         except OSError as err:
             problems.append(_read_problem(INDEX_FILE, err))
+    if not isinstance(entries, columns.IndexColumns):
+        entries = tuple(entries)  # the snapshot's own sequence (the files' columns read their entries there)
     # Each file's first entry; the dead routes; a route listed again, counted only then.
     routes = columns.routes_of(entries)
     entry_at = array("i", [-1]) * len(on_disk.paths)
@@ -392,7 +394,7 @@ def scan(
         today=today,
         lifecycle_missing=missing,
         core=tuple(core),
-        index_entries=entries if isinstance(entries, columns.IndexColumns) else tuple(entries),
+        index_entries=entries,
         active=shallow if shallow is not None else tuple(active),
         archived=tuple(archived),
         trash=tuple(trash),

@@ -123,9 +123,14 @@ class IndexRows(RowSequence):
         if n != len(old._entries) or self._keys != old._keys:
             return None  # (an orphan listed at the end keeps every key where it was)
         changed = set(columns.differing(self._entries, old._entries))
-        changed.update(compress(range(n), map(ne, self._files, old._files)))
-        new_facts, old_facts = self._file_facts(), old._file_facts()
-        changed.update(compress(range(n), map(ne, map(new_facts, range(n)), map(old_facts, range(n)))))
+        files_changed = columns.changed_stamps(self._active, old._active)
+        if files_changed is not None and self._files == old._files:  # the same files: their sizes, times
+            if files_changed:
+                changed.update(compress(range(n), map(files_changed.__contains__, self._files)))
+        else:
+            changed.update(compress(range(n), map(ne, self._files, old._files)))
+            new_facts, old_facts = self._file_facts(), old._file_facts()
+            changed.update(compress(range(n), map(ne, map(new_facts, range(n)), map(old_facts, range(n)))))
         for i in range(n, len(self._keys)):
             if self._row(i) != old._row(i):
                 changed.add(i)

@@ -120,6 +120,16 @@ def test_a_shallow_scan_holds_the_files_and_entries_a_deep_one_does(
     ]
 
 
+def test_without_an_index_the_files_read_the_snapshots_own_entries(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("# a\n", encoding="utf-8")
+    snap = tree.scan(tmp_path, deep=False)
+    assert snap.index_entries == () and isinstance(snap.active, columns.ActiveColumns)
+    assert snap.active._entries is snap.index_entries  # `files_of` then needs no table of every path
+    assert list(columns.files_of(snap.index_entries, snap.active)) == []
+    assert columns.orphans_of(snap.active) == [0]
+
+
 def _columns(tmp: Path, lines: list[str]) -> columns.IndexColumns:
     (tmp / "_index.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     cols = columns.read_index(tmp / "_index.md")

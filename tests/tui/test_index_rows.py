@@ -22,6 +22,7 @@ from pmem_tui.tui.index_rows import (
     with_paths,
 )
 from pmem_tui.tui.rows import DEAD, ENTRY, ORPHAN, Row, entry_row_copy, orphan_row, search_text
+from pmem_tui.tui.widgets.list_filter import FilteredRows, positions, shown_keys
 
 INDEX = """# Index
 
@@ -82,6 +83,13 @@ def test_the_rows_keys_flags_and_texts_are_those_of_rows_built_one_by_one(tmp_pa
         assert at_location(rows, location) == at_location(reference, location)
     assert at_location(rows, "projects/alpha.md") == reference[0]  # its first line
     assert at_location(rows, "projects/ghost.md") is None  # a dead route shows no file
+
+
+def test_the_keys_shown_through_a_filter_are_read_without_rows(tmp_path: Path) -> None:
+    rows = IndexRows(tree.scan(_memory(tmp_path), deep=False))
+    shown = FilteredRows(rows, positions([6, 0, 3]))
+    assert shown_keys(shown) == [r.key for r in shown] == [rows.keys[i] for i in (6, 0, 3)]
+    assert shown_keys(rows) == [r.key for r in rows]
 
 
 def test_a_replaced_row_is_kept_and_must_keep_its_key(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ from pmem_tui.tui.problems import ContentProblems, Found, check_contents, withou
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.header import StatusHeader, header_text
 from pmem_tui.tui.widgets.key_bar import KeyBar
+from pmem_tui.tui.widgets.list_filter import shown_keys
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.pane import PaneView
 from pmem_tui.tui.widgets.pane_tabs import PaneTabs
@@ -192,7 +193,7 @@ class MainScreen(Screen[None]):
         marked = view.list.marked_rows() if view is not None else []
         if view is None or not marked or not view.list.filter_query:
             return None
-        shown = {r.key for r in view.list.rows}
+        shown = set(shown_keys(view.list.rows))  # not a row built per shown row
         hidden = [r.path for r in marked if r.key not in shown]
         if not hidden:
             return None

@@ -14,7 +14,7 @@ from itertools import compress, repeat
 from operator import contains, itemgetter, not_
 from typing import TypeAlias, TypeVar
 
-from pmem_tui.tui.index_rows import search_texts
+from pmem_tui.tui.index_rows import keys_of, search_texts
 from pmem_tui.tui.rows import Row, RowSequence
 from pmem_tui.tui.widgets.fuzzy import term_tests
 
@@ -171,6 +171,15 @@ class FilteredRows(RowSequence):
             return self.order.index(index)
         except ValueError:
             return None
+
+
+def shown_keys(rows: Sequence[Row]) -> Sequence[str]:
+    """The keys of the rows shown, in order (a filter's answer read through its pane's keys: no row is
+    built)."""
+    if isinstance(rows, FilteredRows):
+        keys = keys_of(rows._all)
+        return [keys[i] for i in rows.order]
+    return keys_of(rows)
 
 
 class ListFilter:

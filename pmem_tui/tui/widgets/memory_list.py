@@ -32,7 +32,7 @@ from pmem_tui.tui.index_rows import changed_rows, keys_of
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.columns import column_widths
-from pmem_tui.tui.widgets.list_filter import FilteredRows, FilterRun, ListFilter, positions
+from pmem_tui.tui.widgets.list_filter import FilteredRows, FilterRun, ListFilter, positions, shown_keys
 from pmem_tui.tui.widgets.list_render import RowStyles, measure, row_strip, text_strip
 
 MAX_ROWS_PATCHED = 256  # beyond this many changed rows, rebuilding the list is as cheap
@@ -250,10 +250,8 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         rows = self._rows
         if 0 <= fallback < len(rows) and rows[fallback].key == key:
             return fallback
-        keys = keys_of(self._all)
-        shown = map(keys.__getitem__, rows.order) if isinstance(rows, FilteredRows) else keys
         try:
-            return indexOf(shown, key)  # the first row with that key, in C
+            return indexOf(shown_keys(rows), key)  # the first row with that key, in C
         except ValueError:
             return fallback
 
