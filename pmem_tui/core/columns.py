@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import os
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from itertools import accumulate, compress, repeat
 from operator import eq, lt, ne
 from pathlib import Path
@@ -343,8 +343,11 @@ def orphans_of(active: Sequence[ActiveFile]) -> list[int]:
     return [i for i, a in enumerate(active) if a.entry is None]
 
 
-def files_of(entries: Sequence[IndexEntry], active: Sequence[ActiveFile]) -> array[int]:
-    """For each entry, the position in `active` of its route's file (-1: a dead route)."""
+def files_of(
+    entries: Sequence[IndexEntry], active: Sequence[ActiveFile], again: Mapping[str, list[int]]
+) -> array[int]:
+    """For each entry, the position in `active` of its route's file (-1: a dead route); `again`: the
+    positions of the routes listed more than once (`repeated`)."""
     routes = routes_of(entries)
     if not (isinstance(active, ActiveColumns) and active._entries is entries):
         at = dict(zip(paths_of(active), range(len(active)), strict=True))
@@ -354,22 +357,25 @@ def files_of(entries: Sequence[IndexEntry], active: Sequence[ActiveFile]) -> arr
     for i, k in enumerate(active._entry_at):
         if k >= 0:
             files[k] = i
-    for positions in repeated(routes).values():  # a route listed again: its later lines show the same file
+    for positions in again.values():  # a route listed again: its later lines show the same file
         for k in positions[1:]:
             files[k] = files[positions[0]]
     return files
 
 
-def repeated(routes: Sequence[str]) -> dict[str, list[int]]:
-    """The positions of each route listed more than once (no table of every route's positions)."""
-    seen: set[str] = set()
-    again: set[str] = set()
-    for route in routes:
-        if route in seen:
-            again.add(route)
-        else:
-            seen.add(route)
-    del seen
+def repeated(routes: Sequence[str], among: Set[str] | None = None) -> dict[str, list[int]]:
+    """The positions of each route listed more than once; `among`: those routes, when known (a scan's
+    `Snapshot.routes_listed_again`: then no set of every route is made, and no loop when it is empty)."""
+    again = among
+    if again is None:
+        seen: set[str] = set()
+        again = set()
+        for route in routes:
+            if route in seen:
+                again.add(route)
+            else:
+                seen.add(route)
+        del seen
     found: dict[str, list[int]] = {}
     if again:
         for k, route in enumerate(routes):

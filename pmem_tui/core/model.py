@@ -232,6 +232,10 @@ class Snapshot:
     def lifecycle_ready(self) -> bool:
         return self.exists and not self.lifecycle_missing
 
+    def routes_listed_again(self) -> set[str]:
+        """The routes `_index.md` lists more than once (the scan's `duplicate-route` problems)."""
+        return {p.path for p in self.problems if p.kind == "duplicate-route"}
+
     @property
     def expired_trash(self) -> tuple[TrashItem, ...]:
         return tuple(t for t in self.trash if t.expired)

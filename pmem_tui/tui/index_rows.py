@@ -18,7 +18,15 @@ from operator import ne
 
 from pmem_tui.core import columns
 from pmem_tui.core.model import ActiveFile, IndexEntry, Snapshot
-from pmem_tui.tui.rows import DUP_SEP, Row, RowSequence, entry_row_copy, orphan_row, search_text
+from pmem_tui.tui.rows import (
+    DUP_SEP,
+    Row,
+    RowSequence,
+    copy_numbers,
+    entry_row_copy,
+    orphan_row,
+    search_text,
+)
 
 
 class IndexRows(RowSequence):
@@ -32,19 +40,17 @@ class IndexRows(RowSequence):
         self._entries: Sequence[IndexEntry] = entries
         self._active: Sequence[ActiveFile] = active
         routes = columns.routes_of(entries)  # read from columns: no entry or file is made here
-        self._files = columns.files_of(entries, active)  # the entry's file in `active`; -1: none
+        again = columns.repeated(routes, snap.routes_listed_again())  # the routes the scan found twice
+        self._files = columns.files_of(entries, active, again)  # the entry's file in `active`; -1: none
         self._stamp = columns.stamper(active)  # a file's size and time, without making the file
         self._orphans = array("i", columns.orphans_of(active))
         # A route listed again: its later lines are copies 2, 3..., keyed apart (`rows.DUP_SEP`).
-        self._copies: dict[int, int] = {}
+        self._copies = copy_numbers(again)
         keys = routes
-        again = columns.repeated(routes)
-        if again:
+        if self._copies:
             keys = list(routes)
-            for route, positions in again.items():
-                for n, k in enumerate(positions[1:], 2):
-                    self._copies[k] = n
-                    keys[k] = f"{route}{DUP_SEP}{n}"
+            for k, n in self._copies.items():
+                keys[k] = f"{routes[k]}{DUP_SEP}{n}"
         paths = columns.paths_of(active)
         self._keys: list[str] = keys + [paths[i] for i in self._orphans]
         self._replaced: dict[int, Row] = {}  # rows a patch gave (same key, new facts)

@@ -293,10 +293,6 @@ def diff_index(
     return changed, sig._renewed(new_offsets, new_chunks, line_hashes, chars)
 
 
-def _duplicates(snap: Snapshot) -> set[str]:
-    return {p.path for p in snap.problems if p.kind == "duplicate-route"}
-
-
 def patch(
     root: Path,
     snap: Snapshot,
@@ -354,7 +350,7 @@ def patch(
             return None
         changed_entries, new_signature = found
         if changed_entries:
-            dups = _duplicates(snap)
+            dups = snap.routes_listed_again()
             if any(e.route in dups for e in changed_entries.values()):
                 return None
         if base is not None and new_signature.chars != signature.chars:
@@ -380,7 +376,7 @@ def patch(
 
     rows: list[Row] = []
     done: set[str] = set()
-    dups = _duplicates(snap)
+    dups = snap.routes_listed_again()
     for file in updated.values():
         if file.path in dups:
             return None  # listed more than once: the pane numbers its copies, rebuild it

@@ -7,11 +7,12 @@ marks when the snapshot is replaced; `location` is the file to preview (None: no
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import eq
 from typing import overload
 
+from pmem_tui.core.columns import repeated
 from pmem_tui.core.model import (
     INDEX_FILE,
     ActiveFile,
@@ -203,12 +204,17 @@ _ORPHAN_NOTE = f"On disk but not in {INDEX_FILE}: agents cannot find it by its r
 def head_rows(head: list[tuple[IndexEntry, FileInfo | None]]) -> list[Row]:
     """The first Index rows, from `core.head.index_head`: the same rows the full scan will build for these
     entries (same keys), so the scan's rows replace them without moving the cursor."""
-    seen: dict[str, int] = {}
-    rows = []
-    for entry, info in head:
-        seen[entry.route] = copy = seen.get(entry.route, 0) + 1
-        rows.append(entry_row_copy(entry, (info.size, info.mtime_ns) if info else None, copy))
-    return rows
+    copies = copy_numbers(repeated([entry.route for entry, _ in head]))
+    return [
+        entry_row_copy(entry, (info.size, info.mtime_ns) if info else None, copies.get(k, 1))
+        for k, (entry, info) in enumerate(head)
+    ]
+
+
+def copy_numbers(again: Mapping[str, list[int]]) -> dict[int, int]:
+    """The copy number (2, 3...) of each later line of a route listed more than once (`again`: each such
+    route's positions, `columns.repeated`)."""
+    return {k: n for positions in again.values() for n, k in enumerate(positions[1:], 2)}
 
 
 def entry_row(entry: IndexEntry, file: ActiveFile | None) -> Row:

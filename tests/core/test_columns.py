@@ -126,8 +126,19 @@ def test_without_an_index_the_files_read_the_snapshots_own_entries(tmp_path: Pat
     snap = tree.scan(tmp_path, deep=False)
     assert snap.index_entries == () and isinstance(snap.active, columns.ActiveColumns)
     assert snap.active._entries is snap.index_entries  # `files_of` then needs no table of every path
-    assert list(columns.files_of(snap.index_entries, snap.active)) == []
+    assert list(columns.files_of(snap.index_entries, snap.active, {})) == []
     assert columns.orphans_of(snap.active) == [0]
+
+
+def test_repeated_routes_from_a_scan_are_those_counting_finds(tmp_path: Path) -> None:
+    routes = ["a.md", "b.md", "a.md", "c.md", "b.md", "a.md"]
+    counted = columns.repeated(routes)
+    assert counted == {"a.md": [0, 2, 5], "b.md": [1, 4]}
+    assert columns.repeated(routes, {"a.md", "b.md"}) == counted  # the scan's problems name them
+    assert columns.repeated(routes, set()) == {}
+    (tmp_path / "_index.md").write_text("".join(f"- notes/{r}\n" for r in routes), encoding="utf-8")
+    snap = tree.scan(tmp_path, deep=False)
+    assert snap.routes_listed_again() == {"notes/a.md", "notes/b.md"}
 
 
 def _columns(tmp: Path, lines: list[str]) -> columns.IndexColumns:
