@@ -16,6 +16,7 @@ from typing import Any
 
 from _frames import Frames, app_probe_args, settle, shows, wait_ready, write_result
 
+from pmem_tui.tui.allocator import keep_mmap_threshold
 from pmem_tui.tui.app import PmemApp
 
 FILTER_QUERIES = ("standup", "billing", "decision", "2026", "retro", "atlas")
@@ -25,6 +26,7 @@ TIMEOUT = 20.0  # a frame never shown within it counts as a timeout (infinite)
 
 async def session(root: Path, samples: int, size: tuple[int, int], repeat_hz: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    keep_mmap_threshold()  # as `pmem-tui` does before it opens the app
     app = PmemApp(root, watch=True, root_label="benchmark")
     frames = Frames(app)
     async with app.run_test(size=size) as pilot:

@@ -19,6 +19,7 @@ from typing import Any
 
 from _frames import Frames, app_probe_args, atomic_write, settle, wait_ready, write_result
 
+from pmem_tui.tui.allocator import keep_mmap_threshold
 from pmem_tui.tui.app import PmemApp
 
 Predicate = Callable[[], bool]
@@ -29,6 +30,7 @@ async def session(
     root: Path, samples: int, size: tuple[int, int], touched: dict[Path, Any]
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    keep_mmap_threshold()  # as `pmem-tui` does before it opens the app
     app = PmemApp(root, watch=True, root_label="benchmark")
     frames = Frames(app)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from _frames import Frames, app_probe_args, settle, wait_ready, write_result
 
+from pmem_tui.tui.allocator import keep_mmap_threshold
 from pmem_tui.tui.app import PmemApp
 
 QUERIES = ("standup", "billing", "decision", "retro", "atlas", "deploy")  # letters only: no space key
@@ -23,6 +24,7 @@ BUILD_TIMEOUT = 1800.0  # the index's first build at 100k files
 
 
 async def session(root: Path, samples: int, size: tuple[int, int]) -> dict[str, Any]:
+    keep_mmap_threshold()  # as `pmem-tui` does before it opens the app
     app = PmemApp(root, watch=True, root_label="benchmark")  # `wait_ready` waits for the watcher
     frames = Frames(app)
     async with app.run_test(size=size) as pilot:

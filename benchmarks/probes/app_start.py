@@ -20,8 +20,10 @@ if "--audit" in sys.argv[3:]:
 
 from _frames import shows  # noqa: E402
 
+from pmem_tui.tui.allocator import keep_mmap_threshold  # noqa: E402
 from pmem_tui.tui.app import PmemApp  # noqa: E402
 
+keep_mmap_threshold()  # as `pmem-tui` does before it opens the app
 app = PmemApp(Path(root))
 
 

@@ -57,8 +57,10 @@ def _open_app(args: argparse.Namespace) -> int:
     from pmem_tui.core.clock import today
 
     today()  # a malformed PMEM_TUI_TODAY is bad usage before the app starts
+    from pmem_tui.tui.allocator import keep_mmap_threshold
     from pmem_tui.tui.app import run_app  # the only place the CLI imports Textual
 
+    keep_mmap_threshold()  # a long-lived process: freed buffers go back to the system
     return run_app(root=resolve_root(getattr(args, "root", None)), demo=args.demo, project=args.project)
 
 
