@@ -67,6 +67,7 @@ from report import (
     L_STATUS_COLD,
     L_STATUS_UI,
     L_WARM,
+    L_WATCH_FLOOR,
     L_WATCHDOG,
     L_WIDGETS,
     LINES,
@@ -231,6 +232,7 @@ def measure_startup(res: Results, mems: list[Memory], runs: int, env: dict[str, 
     for probe, args in configs:  # one untimed round: bytecode, page cache
         start_probe(probe, args, env)
     rows_floor: list[list[float]] = [[] for _ in mems]  # the rows' inputs read by a bare process
+    watch_floor: list[list[float]] = [[] for _ in mems]  # a bare observer's watches set on every folder
     for _ in range(runs):
         for i, (probe, args) in enumerate(configs):
             r = start_probe(probe, args, env)
@@ -242,6 +244,7 @@ def measure_startup(res: Results, mems: list[Memory], runs: int, env: dict[str, 
         for j, mem in enumerate(mems):
             floor_cmd = [sys.executable, str(PROBES / "floor_read_all.py"), str(mem.root), "--rows"]
             rows_floor[j].append(run_timed(floor_cmd, env))
+            watch_floor[j].append(run_probe("floor_watches.py", [str(mem.root)], env)["ms"])
     audits = [start_probe("app_start.py", [str(m.root), "--audit"], env) for m in mems]
 
     empty = floor_row(res, "1", L_EMPTY_START, None, times[0])
@@ -280,6 +283,9 @@ def measure_startup(res: Results, mems: list[Memory], runs: int, env: dict[str, 
         # No app can list every row sooner than a bare process reads their inputs: its ratio to the empty
         # app is the every-row figure's own floor (`notes/speed.md`).
         timed_row(res, "1", L_ROWS_FLOOR, n, rows_floor[i - 1], floor=empty, floor_label="empty app")
+        # ... and the app sets its watches before that scan (a change in a folder read before its watch is
+        # set would go unseen): their cost in a bare process is part of the same floor.
+        timed_row(res, "1", L_WATCH_FLOOR, n, watch_floor[i - 1], floor=empty, floor_label="empty app")
     for audit, mem in zip(audits, mems, strict=True):
         n = len(mem.active)
         opened = audit["opened"]

@@ -1,0 +1,24 @@
+"""Floor probe: a bare watchdog observer's watches set on every folder of ROOT (in process, ms).
+
+    python benchmarks/probes/floor_watches.py ROOT
+
+What the app does before its first full scan (`MemoryWatcher.start`: one recursive inotify schedule, links
+not followed), with nothing else in the process: `Observer.start` returns once every folder is watched.
+Prints JSON: {"ms": ...}.
+"""
+
+import json
+import sys
+import time
+
+from watchdog.events import FileSystemEventHandler
+from watchdog.observers import Observer
+
+started = time.perf_counter()
+observer = Observer()
+observer.schedule(FileSystemEventHandler(), sys.argv[1], recursive=True, follow_symlink=False)
+observer.start()
+ms = (time.perf_counter() - started) * 1000
+observer.stop()
+observer.join(timeout=2)
+print(json.dumps({"ms": ms}))
