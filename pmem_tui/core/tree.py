@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from pmem_tui.core import archive_match, columns, records, safeio, summary, textio
+from pmem_tui.core import archive_match, columns, safeio, summary, textio
 from pmem_tui.core import cache as cache_mod
 from pmem_tui.core import index as index_mod
 from pmem_tui.core.clock import today as clock_today
@@ -47,6 +47,7 @@ from pmem_tui.core.model import (
     SummaryState,
     TrashItem,
 )
+from pmem_tui.core.record_read import parse_records  # the parser alone: the edits load with an action
 
 # A shallow scan's summary of every active file (frozen: one shared object, not one per file).
 _UNKNOWN = SummaryInfo(SummaryState.UNKNOWN)
@@ -358,7 +359,7 @@ def scan(
         problems.append(Problem("dead-route", routes[k], f"in {INDEX_FILE} but no such file"))
 
     archive_text = _read_control(root, ARCHIVE_INDEX, problems)
-    recs: list[ArchiveRecord] = records.parse_records(archive_text) if archive_text is not None else []
+    recs: list[ArchiveRecord] = parse_records(archive_text) if archive_text is not None else []
     matching, files, archive_problems = locate_archived(root, recs, listed)
     problems += archive_problems
     archived: list[ArchivedItem] = []
@@ -433,7 +434,7 @@ def expired_trash(
 ) -> tuple[TrashItem, ...]:
     """The trash items past their recovery deadline, as `scan` finds them (the health check lists them);
     `listed`: a listing taken just before (`walk_files`)."""
-    matching, files, _ = locate_archived(root, records.parse_records(archive_text), listed)
+    matching, files, _ = locate_archived(root, parse_records(archive_text), listed)
     items = [_trash_item(p, files[p.location], today) for p in matching.placed if p.in_trash]
     return tuple(sorted((t for t in items if t.expired), key=_trash_order))
 
@@ -459,7 +460,7 @@ def locate_archived(
 def match_archive(root: Path, archive_text: str, path: str) -> archive_match.Matching:
     """Which file under `_archive/` each record of `archive_text` is about, for an action on `path`. A file at
     the tool's own place for `path` is its file, so the archive is walked only when there is none there."""
-    recs = records.parse_records(archive_text)
+    recs = parse_records(archive_text)
     places = (f"{ARCHIVE_DIR}/{path}", f"{TRASH_DIR}/{path}")
     here = [loc for loc in places if safeio.entry_kind(root, loc) == "file"]
     if here:

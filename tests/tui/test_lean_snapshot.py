@@ -124,3 +124,39 @@ def test_an_index_saved_between_the_signature_and_the_scan_is_never_patched_agai
     (root / "_index.md").write_bytes(back)
     found = patch.patch(root, snap, report.baseline(snap), sig, frozenset({"_index.md"}))
     assert found is None  # a rescan, not a patch
+
+
+# --- what the app's process holds besides the snapshot ----------------------------------------------------
+
+
+def test_measuring_plain_rows_leaves_nothing_in_richs_cell_cache() -> None:
+    from rich.cells import cached_cell_len, cell_len
+
+    from pmem_tui.tui.widgets.list_render import measure, width_of
+
+    for text in ("projects/a.md", "", "部署清单.md", "tab\there", "e\u0301", "\x1b[1m"):
+        assert width_of(text) == cell_len(text)
+    paths = [f"projects/plain-{i:05d}.md" for i in range(3000)]
+    rows = [Row(p, ENTRY, p, p, (p, f"summary {i}")) for i, p in enumerate(paths)]
+    cached_cell_len.cache_clear()
+    widths, _ = measure(rows)
+    assert widths == [len(paths[0]), len("summary 2999")]
+    assert cached_cell_len.cache_info().currsize == 0  # was 4,096 entries (~0.7 MB) kept for good
+
+
+def test_the_apps_scan_loads_no_module_only_an_action_needs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    _tree(tmp_path, NAMES)
+    (tmp_path / "_index.md").write_text("- [A](projects/a.md) — a\n", encoding="utf-8")
+    (tmp_path / "_archive").mkdir()
+    (tmp_path / "_archive" / "_index.md").write_text("## projects/old.md\n- archived: 2026-01-02\n", "utf-8")
+    code = (
+        "import sys; from pathlib import Path; from pmem_tui.tui import scanning;"
+        f"done = scanning.scan(Path({str(tmp_path)!r}), 1, None, None); assert done.snapshot.records;"
+        "print(sorted(m for m in ('pmem_tui.core.fsops', 'pmem_tui.core.record_edit',"
+        " 'pmem_tui.core.record_update', 'pmem_tui.core.records') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"  # ~1 MB of code the app's peak memory no longer holds (BENCHMARKS.md, 7)

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 from pmem_tui.core import cache, safeio
-from pmem_tui.core.fsops import FS
 from pmem_tui.core.history import stat_table
 from pmem_tui.core.history.names import (
     HISTORY_DIR,
@@ -35,6 +34,7 @@ from pmem_tui.core.history.names import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pmem_tui.core.fsops import FS
     from pmem_tui.core.history import store
     from pmem_tui.core.plan import Plan
 
@@ -92,6 +92,7 @@ def record(
             if same:
                 return Recorded()
             seen = (started, stamps, table)
+        from pmem_tui.core.fsops import FS  # only to write: the app's scans with nothing to record skip it
         from pmem_tui.core.history import store
 
         fs = fs or FS(root)
@@ -148,6 +149,7 @@ def mark_reviewed(root: Path, fs: FS | None = None, *, start: bool = False) -> s
             raise ValueError(done.problem)
     head = stat_table.read_head(root)
     if head is not None:
+        from pmem_tui.core.fsops import FS
         from pmem_tui.core.history import store
 
         store.set_ref(fs or FS(root), REVIEWED_REF, head)
