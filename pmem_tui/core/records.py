@@ -42,7 +42,8 @@ A deleted record with no deadline gets deletion date + 30 days. A record without
 
 The code lives in `record_format` (what we write), `record_values`, `record_inline` and `record_read` (what we
 read), `record_edit` and `record_update` (changing one record's bytes, in its own shape); this module is the
-one name the rest of the code imports.
+one name the rest of the code imports, except the scan (`tree`), which imports the parser alone so that the
+app loads no record editor until an action needs one.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ turns that raising off. The CLI's short commands do not need it.
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 
 M_MMAP_THRESHOLD = -3  # glibc's <malloc.h>
@@ -19,8 +20,9 @@ THRESHOLD = 128 * 1024  # glibc's own starting value, kept
 
 
 def keep_mmap_threshold() -> bool:
-    """Keep glibc's mmap threshold where it starts (True: done; False: not glibc, nothing changed)."""
-    if not sys.platform.startswith("linux"):
+    """Keep glibc's mmap threshold where it starts (True: glibc's `mallopt` took it; False: nothing changed:
+    not Linux, no `mallopt` that takes it, or the person set the threshold themselves)."""
+    if not sys.platform.startswith("linux") or _set_by_person():
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt  # the process's own C library
@@ -29,3 +31,9 @@ def keep_mmap_threshold() -> bool:
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
     return bool(mallopt(M_MMAP_THRESHOLD, THRESHOLD))  # musl's `mallopt` does nothing and says 0
+
+
+def _set_by_person() -> bool:
+    """The threshold set in the environment (glibc's own variables): theirs to keep."""
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    return "MALLOC_MMAP_THRESHOLD_" in os.environ or "glibc.malloc.mmap_threshold" in tunables

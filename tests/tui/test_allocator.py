@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import platform
 import subprocess
 import sys
@@ -16,10 +17,10 @@ from pmem_tui.tui import app as app_module
 # A big buffer freed (glibc then raises its mmap threshold to its size), then 12 MiB in blocks of 256 KiB
 # freed: how much of them the process gives back (MiB).
 GIVEN_BACK = """
-import sys
+import os
 from pmem_tui.tui.allocator import keep_mmap_threshold
 kept = keep_mmap_threshold()
-def rss(): return int(open("/proc/self/statm").read().split()[1]) * 4096
+def rss(): return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 big = bytearray(8 << 20)
 del big
 blocks = [bytearray(256 << 10) for _ in range(48)]
@@ -44,6 +45,24 @@ def test_freed_blocks_go_back_to_the_system_after_a_big_one_was_freed() -> None:
 def test_elsewhere_nothing_is_changed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "darwin")
     assert allocator.keep_mmap_threshold() is False
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"MALLOC_MMAP_THRESHOLD_": "65536"},
+        {"GLIBC_TUNABLES": "glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=4096"},
+    ],
+)
+def test_a_threshold_the_person_set_is_theirs(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(ctypes, "CDLL", _never)  # `mallopt` is not even looked up
+    assert allocator.keep_mmap_threshold() is False
+
+
+def _never(*_: object) -> None:
+    raise AssertionError("mallopt looked up")
 
 
 def test_the_app_command_keeps_the_threshold_before_it_opens_the_app(

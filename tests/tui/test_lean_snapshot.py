@@ -144,7 +144,8 @@ def test_measuring_plain_rows_leaves_nothing_in_richs_cell_cache() -> None:
     assert cached_cell_len.cache_info().currsize == 0  # was 4,096 entries (~0.7 MB) kept for good
 
 
-def test_the_apps_scan_loads_no_module_only_an_action_needs(tmp_path: Path) -> None:
+@pytest.mark.parametrize("store", [False, True], ids=["no history", "history, nothing changed"])
+def test_the_apps_scan_loads_no_module_only_an_action_needs(tmp_path: Path, store: bool) -> None:
     import subprocess
     import sys
 
@@ -152,11 +153,18 @@ def test_the_apps_scan_loads_no_module_only_an_action_needs(tmp_path: Path) -> N
     (tmp_path / "_index.md").write_text("- [A](projects/a.md) — a\n", encoding="utf-8")
     (tmp_path / "_archive").mkdir()
     (tmp_path / "_archive" / "_index.md").write_text("## projects/old.md\n- archived: 2026-01-02\n", "utf-8")
+    if store:
+        from pmem_tui.core.history import record
+
+        assert record.record(tmp_path, create=True).problem is None
     code = (
-        "import sys; from pathlib import Path; from pmem_tui.tui import scanning;"
+        "import sys; from pathlib import Path; from pmem_tui.core import cache;"
+        "from pmem_tui.tui import scanning;"
+        "cache.is_racy = lambda *_: False;"  # files made just now: trusted, as they are a few seconds later
         f"done = scanning.scan(Path({str(tmp_path)!r}), 1, None, None); assert done.snapshot.records;"
+        "assert done.history is not None and done.history.commit is None and done.history.problem is None;"
         "print(sorted(m for m in ('pmem_tui.core.fsops', 'pmem_tui.core.record_edit',"
-        " 'pmem_tui.core.record_update', 'pmem_tui.core.records') if m in sys.modules))"
+        " 'pmem_tui.core.record_update', 'pmem_tui.core.records', 'dulwich') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"  # ~1 MB of code the app's peak memory no longer holds (BENCHMARKS.md, 7)

@@ -37,8 +37,8 @@ def measure(rows: Sequence[Row]) -> tuple[list[int], int]:
 
 
 def width_of(text: str) -> int:
-    """`cell_len(text)`, without a place in Rich's cache for plain ASCII (a measure reads up to
-    MEASURE_SAMPLE rows of 3-4 cells: the cache's 4,096 entries held ~0.7 MB for as long as the app ran)."""
+    """`cell_len(text)`, without a place in Rich's cache for plain ASCII (a measure reads thousands of cells
+    from its sample of the rows: the cache's 4,096 entries held ~0.7 MB for as long as the app ran)."""
     return len(text) if text.isascii() and text.isprintable() else cell_len(text)
 
 
