@@ -89,3 +89,45 @@ async def test_bang_names_the_problems_that_have_no_row(tmp_path: Path) -> None:
         said = app.notes_text()
         assert "projects/linked" in said and "symbolic link" in said
         assert "notes/pipe.md" in said and "named pipe" in said
+
+
+def _agent_memory(root: Path) -> None:
+    for folder in ("_core", "projects", "notes", "_archive/_trash"):
+        (root / folder).mkdir(parents=True)
+    (root / "_archive/_index.md").write_text("# Archive index\n", encoding="utf-8")
+    for name in ("a", "b"):
+        (root / f"notes/{name}.md").write_text(f"# {name}\n\n## Summary\n- one\n- two\n- three\n", "utf-8")
+    (root / "notes/stray.md").write_text("# Stray\n", encoding="utf-8")  # an orphan
+    (root / "_index.md").write_text("- notes/a.md — a\n- notes/b.md — b\n", encoding="utf-8")
+
+
+async def test_bang_follows_the_problems_an_agent_makes_and_fixes(tmp_path: Path) -> None:
+    """Found in trial: with `!` on, an agent's new orphan and dead route never showed (the header counted
+    them) and a fixed problem's row stayed: the view kept the paths of the moment `!` was pressed."""
+    root = tmp_path / "memory"
+    _agent_memory(root)
+    app = RecordingApp(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert app.main_screen is not None
+        view = app.main_screen.view("index")
+        assert await until(pilot, lambda: "1 problem" in header(app))
+        await pilot.press("exclamation_mark")
+        await settle(pilot)
+        assert {r.path for r in view.list.all_rows} == {"notes/stray.md"}
+
+        (root / "notes/new-orphan.md").write_text("# New\n", encoding="utf-8")
+        with (root / "_index.md").open("a", encoding="utf-8") as index:
+            index.write("- notes/ghost.md — gone\n")
+        (root / "notes/b.md").write_text("# b\n\n## Summary\n- just one\n", encoding="utf-8")  # invalid
+        app.request_rescan(frozenset({"notes/new-orphan.md", "_index.md", "notes/b.md"}))
+        wanted = {"notes/stray.md", "notes/new-orphan.md", "notes/ghost.md", "notes/b.md"}
+        assert await until(pilot, lambda: {r.path for r in view.list.all_rows} == wanted)
+        assert view.problem_paths is not None
+
+        (root / "notes/stray.md").unlink()  # the agent fixes two of them
+        (root / "notes/b.md").write_text("# b\n\n## Summary\n- one\n- two\n- three\n", encoding="utf-8")
+        app.request_rescan(frozenset({"notes/stray.md", "notes/b.md"}))
+        wanted = {"notes/new-orphan.md", "notes/ghost.md"}
+        assert await until(pilot, lambda: {r.path for r in view.list.all_rows} == wanted)
+        assert "press ! for every row" in str(view.titles.render())  # still the `!` view

@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
 from textual.widgets import ContentSwitcher, Input, Static
 
-from pmem_tui.core.model import Snapshot
+from pmem_tui.core.model import Problem, Snapshot
 from pmem_tui.core.report import Baseline
 from pmem_tui.tui.actions import MAIN, MARK, bindings
 from pmem_tui.tui.focus import focus_now
@@ -263,8 +263,7 @@ class MainScreen(Screen[None]):
         if view.problem_paths is not None:
             view.problem_paths = None
         else:
-            snap = self.snapshot
-            problems = (self.content.problems(snap) or snap.problems) if snap is not None else ()
+            problems = self._problems()
             rowless = without_rows(problems, set(paths_of(view.list.all_rows)))  # every row still here
             view.problem_paths = frozenset(p.path for p in problems)
             if not problems:
@@ -273,6 +272,18 @@ class MainScreen(Screen[None]):
             elif rowless:
                 self.notify(rowless, timeout=20)
         self.preview.show_row(view.list.current_row)
+
+    def _problems(self) -> Sequence[Problem]:
+        snap = self.snapshot
+        return (self.content.problems(snap) or snap.problems) if snap is not None else ()
+
+    def _follow_problems(self) -> None:
+        """`!` stays on while the problems change (an agent's new orphan, a fixed summary): rows follow."""
+        view = self.view("index")
+        if view.problem_paths is not None:
+            paths = frozenset(p.path for p in self._problems())
+            if paths != view.problem_paths:
+                view.problem_paths = paths
 
     def action_focus_preview(self) -> None:
         focus_now(self.preview)
@@ -345,6 +356,7 @@ class MainScreen(Screen[None]):
     def _contents_checked(self, generation: int, found: Found | None, full: bool) -> None:
         if self.content.merge(generation, found, full):
             self.refresh_header()
+            self._follow_problems()
 
     def update_snapshot(
         self, snap: Snapshot, base: Baseline | None, rows: dict[str, Sequence[Row]] | None = None
@@ -360,6 +372,7 @@ class MainScreen(Screen[None]):
             view.apply_rows(rows[name] if rows is not None and name in rows else rows_for(name, snap))
         self.check_contents(snap)
         self.refresh_header()
+        self._follow_problems()
         self._update_banner(snap)
         for extra in self.extra_panes:
             extra.update(self, snap)
