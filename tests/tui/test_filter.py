@@ -217,9 +217,9 @@ async def test_marks_and_row_updates_while_a_filter_runs() -> None:
         near_new = Row(near.key, near.kind, near.path, near.location, (near.path, "retitled", "x"))
         assert lst.update_row(far_new) and lst.update_row(near_new)
         assert not lst.filter_pending
-        shown = list(lst.rows)
-        assert [r.key for r in shown] == [r.key for r in expected]  # rows stay where they are shown
-        assert shown[-1] == far_new and shown[0] == near_new and lst.current_row == near_new
+        now = [far_new if r.key == far.key else near_new if r.key == near.key else r for r in rows]
+        assert list(lst.rows) == reference(now, "at")  # what the query shows over the new texts
+        assert far_new not in lst.rows and near_new not in lst.rows  # neither holds "at" any more
         await settle(pilot)
         assert lst.marked_keys == {marked}
         assert [r.key for r in lst.selection()] == [marked]
@@ -227,6 +227,37 @@ async def test_marks_and_row_updates_while_a_filter_runs() -> None:
         lst.type_query("retitled")
         await settle(pilot)
         assert list(lst.rows) == reference(lst.all_rows, "retitled") and lst.rows[0] == near_new
+
+
+async def test_a_row_whose_text_changes_under_a_query_joins_or_leaves_it() -> None:
+    """Found in trial: an agent's edit of a line under a filter left its row where it was shown (no match
+    left to highlight), never brought in a row that now matched, and after a second edit said "No row
+    matches" while a line did. Each update is now answered for its row alone, as a fresh query would."""
+    rows = make_rows(3000)
+    rnd = random.Random(11)
+    async with pane_app(rows) as (pilot, _pane, lst):
+        lst.focus()
+        for query in ("standup", "at", "zoë retro", "2026"):
+            lst.set_query(query)
+            for _ in range(12):
+                i = rnd.randrange(len(rows))
+                old = rows[i]
+                words = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(0, 3)))
+                new = Row(old.key, old.kind, old.path, old.location, (old.path, "edited", words))
+                assert lst.update_row(new)  # the list shows `rows` itself: it is now in there
+                assert rows[i] is new and list(lst.rows) == reference(rows, query)
+            lst.type_query(query + " z")  # the answers stay right for the next keystroke too
+            await settle(pilot)
+            assert list(lst.rows) == reference(rows, query + " z")
+            lst.set_query("")
+        shown = [r for r in rows if "standup" in r.cells[2]][:1]
+        assert shown
+        lst.set_query("standup")
+        target = shown[0]
+        gone = Row(target.key, target.kind, target.path, target.location, (target.path, "x", "ocean"))
+        assert lst.update_row(gone) and gone not in lst.rows  # it no longer matches: it leaves
+        back = Row(target.key, target.kind, target.path, target.location, (target.path, "x", "standup"))
+        assert lst.update_row(back) and back in lst.rows and lst.rows  # and comes back
 
 
 async def test_new_rows_while_a_filter_runs() -> None:
@@ -257,3 +288,15 @@ async def test_filter_keeps_tab_count_and_marks(demo_root: Path) -> None:
         assert lst.filter_query == "list" and 0 < len(lst.rows) < total
         tabs = [str(label) for label in main.tabs.labels().values()]
         assert any(f"Index {total}" in t and "●1" in t for t in tabs), tabs
+
+
+async def test_a_row_updated_with_a_longer_title_widens_its_column() -> None:
+    """Found in trial: an agent's longer title showed cut ("Alpha New …") until a rescan rebuilt the list."""
+    rows = [Row(p, "entry", p, p, (p, "Alpha", "s")) for p in ("notes/a.md", "notes/b.md")]
+    async with pane_app(list(rows)) as (pilot, _pane, lst):
+        longer = Row(
+            "notes/a.md", "entry", "notes/a.md", "notes/a.md", ("notes/a.md", "Alpha New Title X", "s")
+        )
+        assert lst.update_row(longer)
+        await pilot.pause()
+        assert "Alpha New Title X" in lst.render_line(0).text

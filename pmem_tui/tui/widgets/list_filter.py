@@ -9,13 +9,14 @@ back to one; a longer query narrows the last answer).
 from __future__ import annotations
 
 from array import array
+from bisect import insort
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, repeat
 from operator import contains, itemgetter, not_
 from typing import TypeAlias, TypeVar
 
 from pmem_tui.tui.index_rows import keys_of, search_texts
-from pmem_tui.tui.rows import Row, RowSequence
+from pmem_tui.tui.rows import Row, RowSequence, search_text
 from pmem_tui.tui.widgets.fuzzy import term_tests
 
 FILTER_STEP = 2048  # rows a filter tests per step (0.2-1 ms)
@@ -209,6 +210,40 @@ class ListFilter:
         """The same rows, with the same search texts, given anew (`MemoryList.apply_rows`): the answers
         stand."""
         self._rows = rows
+
+    def retext(self, changed: Sequence[int], query: str, shown: Positions) -> FilteredRows | None:
+        """The rows at `changed` have new text: their search texts are replaced (the others kept), and
+        `query`'s answer (`shown`, before the change) is made right for them alone, each row leaving,
+        staying or joining its tier at its place in pane order: no run over every row. None: no query.
+        Answers to other queries are forgotten."""
+        if self._hay is not None:
+            hay = list(self._hay)
+            for i in changed:
+                hay[i] = search_text(self._rows[i])
+            self._hay = tuple(hay)
+        self._memo.clear()
+        self._last = None
+        terms = query.lower().split()
+        if not terms:
+            return None
+        hays, needle, again = self.haystacks(), " ".join(terms), sorted(set(changed))
+        kept = positions(shown)
+        for i in again:
+            if i in kept:
+                kept.remove(i)
+        flags = list(map(contains, _pick(hays, kept), repeat(needle)))
+        exact, loose = positions(compress(kept, flags)), positions(compress(kept, map(not_, flags)))
+        tests = [test for t in terms for test in term_tests(t)]
+        for i in again:
+            if needle in hays[i]:
+                insort(exact, i)
+            elif all(next(iter(test([hays[i]]))) for test in tests):
+                insort(loose, i)
+        order = exact + loose
+        hits = positions(sorted(order))
+        self._memo[tuple(terms)] = (hits, order)
+        self._last = (terms, hits)
+        return FilteredRows(self._rows, order)
 
     def haystacks(self) -> tuple[str, ...]:
         """Per row, its searchable fields (path, then the other columns), lowercase, one per line.

@@ -36,6 +36,14 @@ def measure(rows: Sequence[Row]) -> tuple[list[int], int]:
     return maxima, max((len(f) for f in flags), default=-1) + 1
 
 
+def outgrows(old: Row, row: Row, widest: Sequence[int], flag_width: int) -> bool:
+    """Whether `row`, replacing `old`, needs the columns measured again: a cell wider than its column's
+    widest, or a new flag at least as wide as the flag column."""
+    if row.flag != old.flag and len(row.flag) >= flag_width:
+        return True
+    return row.cells != old.cells and any(map(int.__gt__, map(width_of, row.cells), widest))
+
+
 def width_of(text: str) -> int:
     """`cell_len(text)`, without a place in Rich's cache for plain ASCII (a measure reads thousands of cells
     from its sample of the rows: the cache's 4,096 entries held ~0.7 MB for as long as the app ran)."""

@@ -33,7 +33,7 @@ from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.columns import column_widths
 from pmem_tui.tui.widgets.list_filter import FilteredRows, FilterRun, ListFilter, positions, shown_keys
-from pmem_tui.tui.widgets.list_render import RowStyles, measure, row_strip, text_strip
+from pmem_tui.tui.widgets.list_render import RowStyles, measure, outgrows, row_strip, text_strip
 
 MAX_ROWS_PATCHED = 256  # beyond this many changed rows, rebuilding the list is as cheap
 FILTER_SLICE = 0.004  # seconds of filtering between two yields to the event loop, after the first frame
@@ -184,10 +184,15 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         if self._marked - keys:
             self._marked &= keys
             self.marks = len(self._marked)
-        self._rows = self._filter.answer(self._query)
+        self._show_answer(current)
+
+    def _show_answer(self, current: Row | None, answer: Sequence[Row] | None = None) -> None:
+        """The rows the query answers now (`answer`, if known); the cursor on `current`'s row while shown."""
+        self._rows = self._filter.answer(self._query) if answer is None else answer
         self._cursor = self._index_of(current.key, self._cursor) if current else 0
         self._cursor = max(0, min(self._cursor, len(self._rows) - 1))
         self._update_virtual_size()
+        self._cache.clear()
         self.refresh()
         self._announce()
 
@@ -210,7 +215,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         self._finish_filter()  # the run tests the old text; the row is then patched where it is shown
         old = self._all[i]
         self._all[i] = row  # type: ignore[index]  # a list or `IndexRows`: both take a row
-        self._changed(i, old, row)
+        self._changed([(i, old)])
         return True
 
     def _adopt(self, rows: Sequence[Row], changed: list[int]) -> None:
@@ -221,22 +226,27 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         self._filter.rebase(rows)
         shown = self._rows
         self._rows = FilteredRows(rows, shown.order) if isinstance(shown, FilteredRows) else rows
-        for i in changed:
-            self._changed(i, old[i], rows[i])
+        self._changed([(i, old[i]) for i in changed])
 
-    def _changed(self, i: int, old: Row, row: Row) -> None:
-        """Row `i` of `_all` is now `row` (it was `old`): its text, the flag column, its line."""
-        if old.cells != row.cells or old.path != row.path:
-            self._filter.reset(self._all)
-        if row.flag != old.flag and len(row.flag) >= self._flag_width:
+    def _changed(self, changes: list[tuple[int, Row]]) -> None:
+        """Rows of `_all` replaced (each with the row it was): the column widths if one outgrew them, their
+        lines; under a query, its answer again when a row's text changed (it may match now, or no longer)."""
+        new = {i: self._all[i] for i, _ in changes}
+        if any(outgrows(old, new[i], self._col_max, self._flag_width) for i, old in changes):
             self._measure()
             self.refresh()
-        shown = self._rows
-        j = shown.position(i) if isinstance(shown, FilteredRows) else i  # it reads `_all`: already new
-        if j is not None:
-            self.refresh_line(j)
-            if j == self._cursor:
-                self._announce()
+        retext = [i for i, old in changes if (old.cells, old.path) != (new[i].cells, new[i].path)]
+        rows = self._rows
+        order = rows.order if isinstance(rows, FilteredRows) else positions()
+        answer = self._filter.retext(retext, self._query, order) if retext else None
+        if answer is not None:
+            return self._show_answer(self.current_row, answer)
+        for i in new:
+            j = rows.position(i) if isinstance(rows, FilteredRows) else i  # it reads `_all`: already new
+            if j is not None:
+                self.refresh_line(j)
+                if j == self._cursor:
+                    self._announce()
 
     def select_key(self, key: str) -> bool:
         self._finish_filter()
@@ -463,16 +473,8 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         row = self._rows[index]
         is_cursor = index == self._cursor
         is_marked = row.key in self._marked
-        key = (
-            row,
-            width,
-            is_cursor,
-            is_marked,
-            self.has_focus,
-            self._flag_width,
-            tuple(self._col_max),
-            self._query,
-        )
+        key: tuple[object, ...] = (row, width, is_cursor, is_marked, self.has_focus, self._flag_width)
+        key += (tuple(self._col_max), self._query)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
