@@ -144,6 +144,15 @@ class RowSequence(Sequence[Row]):
     __hash__ = None  # type: ignore[assignment]  # mutable, like a list
 
 
+def earlier_copies(key: str) -> list[str]:
+    """The keys of a route's copies before the one keyed `key`, nearest first, the route itself last (none
+    for a route's first line)."""
+    route, sep, copy = key.rpartition(DUP_SEP)
+    if not sep or not copy.isdigit():
+        return []
+    return [f"{route}{DUP_SEP}{n}" for n in range(int(copy) - 1, 1, -1)] + [route]
+
+
 def search_text(row: Row) -> str:
     """What the filter searches in a row: its path, then its other columns, lowercase, one per line."""
     rest = "\n".join(row.cells[1:])

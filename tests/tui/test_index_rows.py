@@ -143,3 +143,34 @@ async def test_a_rescan_hands_the_list_the_new_rows_and_redraws_only_changed_one
         assert lst.all_rows is not shown  # the old rows, and their snapshot, are let go
         assert lines == [2]
         assert lst.all_rows[2].size == len("# b, longer now\n")
+
+
+def test_earlier_copies_of_a_key() -> None:
+    assert rows_mod.earlier_copies("notes/a.md") == []
+    assert rows_mod.earlier_copies("notes/a.md\n2") == ["notes/a.md"]
+    assert rows_mod.earlier_copies("notes/a.md\n4") == ["notes/a.md\n3", "notes/a.md\n2", "notes/a.md"]
+
+
+async def test_the_cursor_stays_on_its_line_when_an_agent_removes_the_other_copy(tmp_path: Path) -> None:
+    """Found in trial: on a route's second line, an agent's removal of the first moved the preview to
+    another file (the row's key, route and copy number, was gone; the cursor kept its place)."""
+    root = tmp_path / "memory"
+    for folder in ("_core", "projects", "notes", "_archive/_trash"):
+        (root / folder).mkdir(parents=True)
+    for name in ("a", "b", "c"):
+        (root / f"notes/{name}.md").write_text(f"# {name}\n", encoding="utf-8")
+    lines = ["- notes/a.md - one\n", "- notes/b.md - bee\n", "- notes/a.md - two\n", "- notes/c.md - see\n"]
+    (root / "_index.md").write_text("".join(lines), encoding="utf-8")
+    app = RecordingApp(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert app.main_screen is not None
+        lst = app.main_screen.view("index").list
+        assert lst.select_key("notes/a.md\n2")
+        assert isinstance(lst.current_row, Row) and lst.current_row.line_no == 2
+        (root / "_index.md").write_text("".join(lines[1:]), encoding="utf-8")  # the agent drops line 1
+        app.request_rescan(frozenset({"_index.md"}))
+        await settle(pilot)
+        row = lst.current_row
+        assert row is not None and row.path == "notes/a.md" and row.line_no == 1  # "two", now the only copy
+        assert "two" in "".join(row.cells)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from contextlib import suppress
 from operator import indexOf
 from time import perf_counter
 from typing import ClassVar
@@ -30,7 +31,7 @@ from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.index_rows import changed_rows, keys_of
 from pmem_tui.tui.keys import key_for
-from pmem_tui.tui.rows import Row
+from pmem_tui.tui.rows import Row, earlier_copies
 from pmem_tui.tui.widgets.columns import column_widths
 from pmem_tui.tui.widgets.list_filter import FilteredRows, FilterRun, ListFilter, positions, shown_keys
 from pmem_tui.tui.widgets.list_render import RowStyles, measure, outgrows, row_strip, text_strip
@@ -260,10 +261,11 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         rows = self._rows
         if 0 <= fallback < len(rows) and rows[fallback].key == key:
             return fallback
-        try:
-            return indexOf(shown_keys(rows), key)  # the first row with that key, in C
-        except ValueError:
-            return fallback
+        keys = shown_keys(rows)
+        for k in (key, *earlier_copies(key)):  # a route's copy gone (an agent removed a line): the one before
+            with suppress(ValueError):
+                return indexOf(keys, k)  # the first row with that key, in C
+        return fallback
 
     def _measure(self) -> None:
         self._col_max, self._flag_width = measure(self._all)
@@ -483,11 +485,9 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         return strip
 
     def _empty_message(self) -> str:
-        if self._query and self._all:
-            return (
-                f"No row matches '{self._query}'. Press {key_for('pane.clear_filter')} to clear the filter."
-            )
-        return self.empty_text
+        if not (self._query and self._all):
+            return self.empty_text
+        return f"No row matches '{self._query}'. Press {key_for('pane.clear_filter')} to clear the filter."
 
     def _render_row(self, row: Row, width: int, is_cursor: bool, is_marked: bool, base: Style) -> Strip:
         styles = RowStyles.of(self.get_component_rich_style)
