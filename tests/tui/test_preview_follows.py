@@ -78,3 +78,31 @@ async def test_the_preview_follows_a_click_and_an_external_reorder(demo_root: Pa
         await settle(pilot)
         assert "projects/beacon.md" not in {r.path for r in index_list(app).all_rows}
         await assert_follows(pilot, app)
+
+
+def test_a_very_long_index_line_is_cut_in_the_facts() -> None:
+    """Found in trial: an agent's 12.5 KB index line filled ~200 lines of the preview before the summary."""
+    from pmem_tui.tui.rows import Row
+    from pmem_tui.tui.widgets.preview import INDEX_LINE_SHOWN, facts_block
+
+    line = "- [Long](notes/long.md) — " + "word " * 2500
+    row = Row(
+        "notes/long.md",
+        "entry",
+        "notes/long.md",
+        "notes/long.md",
+        ("notes/long.md", "Long", "w"),
+        index_line=line,
+    )
+    shown = facts_block(row).plain
+    assert line[:INDEX_LINE_SHOWN] in shown and line not in shown
+    assert f"({len(line):,} characters in all)" in shown
+    short = Row(
+        "notes/a.md",
+        "entry",
+        "notes/a.md",
+        "notes/a.md",
+        ("notes/a.md", "A", "a"),
+        index_line="- notes/a.md — a",
+    )
+    assert facts_block(short).plain.endswith("index line: - notes/a.md — a")

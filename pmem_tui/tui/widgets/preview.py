@@ -38,6 +38,7 @@ from pmem_tui.tui.rows import ARCHIVED, CORE, TRASHED, Row, fmt_mtime
 PREVIEW_CAP = 64 * 1024  # bytes shown; bigger files are cut (textual#4586: big Markdown freezes)
 REST_S = 0.05  # while selections come faster than this, the preview waits for the cursor to rest
 PLAIN_ABOVE = 256 * 1024  # beyond this size, show plain text instead of rendering Markdown
+INDEX_LINE_SHOWN = 400  # characters of an index line the facts show (each line is one file's entry)
 
 
 @dataclass(frozen=True)
@@ -98,13 +99,19 @@ def facts_block(row: Row) -> Text:
     note = row.facts_note
     if note:
         text.append("\n" + textio.display(note))
-    if row.index_line is not None and row.kind in (ARCHIVED, TRASHED):
-        text.append("\nsaved index line: ", style="dim")
-        text.append(textio.display(row.index_line))
-    elif row.index_line is not None:
-        text.append("\nindex line: ", style="dim")
-        text.append(textio.display(row.index_line))
+    if row.index_line is not None:
+        saved = row.kind in (ARCHIVED, TRASHED)
+        text.append("\nsaved index line: " if saved else "\nindex line: ", style="dim")
+        text.append(textio.display(shown_line(row.index_line)))
     return text
+
+
+def shown_line(line: str) -> str:
+    """An index line as the facts show it: a line over INDEX_LINE_SHOWN characters is cut (found in trial:
+    an agent's 12.5 KB line pushed the summary and the file ~200 lines down)."""
+    if len(line) <= INDEX_LINE_SHOWN:
+        return line
+    return f"{line[:INDEX_LINE_SHOWN]}… ({len(line):,} characters in all)"
 
 
 def build_preview(row: Row, read: FileRead | None, error: str | None = None) -> RenderableType:
