@@ -300,3 +300,25 @@ async def test_a_row_updated_with_a_longer_title_widens_its_column() -> None:
         assert lst.update_row(longer)
         await pilot.pause()
         assert "Alpha New Title X" in lst.render_line(0).text
+
+
+async def test_a_copy_hidden_by_the_filter_is_not_taken_for_one_removed() -> None:
+    """Found in review: a route's second line leaving a filter's answer sent the cursor to the route's
+    first line, far above and off the screen; the cursor stays where the row was, on screen."""
+
+    def row(key: str, path: str, summary: str) -> Row:
+        return Row(key, "entry", path, path, (path, "", summary))
+
+    rows = [row("r.md", "r.md", "zeta one")] + [
+        row(f"f{i:03d}.md", f"f{i:03d}.md", "zeta") for i in range(200)
+    ]
+    rows += [row("r.md\n2", "r.md", "zeta two"), row("g.md", "g.md", "zeta")]
+    async with pane_app(list(rows)) as (pilot, _pane, lst):
+        lst.set_query("zeta")
+        assert lst.select_key("r.md\n2")
+        await pilot.pause()
+        assert lst.update_row(row("r.md\n2", "r.md", "other"))  # an agent's edit: it leaves the answer
+        await pilot.pause()
+        assert lst.current_row is not None and lst.current_row.key == "g.md"  # the row after it
+        top = round(lst.scroll_y)
+        assert top <= lst.cursor < top + lst.scrollable_content_region.height

@@ -11,12 +11,13 @@ from __future__ import annotations
 from array import array
 from bisect import insort
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
 from itertools import compress, repeat
-from operator import contains, itemgetter, not_
+from operator import contains, indexOf, itemgetter, not_
 from typing import TypeAlias, TypeVar
 
 from pmem_tui.tui.index_rows import keys_of, search_texts
-from pmem_tui.tui.rows import Row, RowSequence, search_text
+from pmem_tui.tui.rows import Row, RowSequence, earlier_copies, search_text
 from pmem_tui.tui.widgets.fuzzy import term_tests
 
 FILTER_STEP = 2048  # rows a filter tests per step (0.2-1 ms)
@@ -181,6 +182,21 @@ def shown_keys(rows: Sequence[Row]) -> Sequence[str]:
         keys = keys_of(rows._all)
         return [keys[i] for i in rows.order]
     return keys_of(rows)
+
+
+def find_key(rows: Sequence[Row], every: Sequence[Row], key: str) -> int | None:
+    """Where the row keyed `key` is shown among `rows` (a pane's rows `every`, or a filter's), if it is.
+    Keyed by a route's copy number that no row has any more (an agent removed an earlier line of the
+    route, and its copies were numbered again): where the nearest copy before it is, else the route."""
+    keys = shown_keys(rows)
+    with suppress(ValueError):
+        return indexOf(keys, key)  # the first row with that key, in C
+    if key in keys_of(every):
+        return None  # only hidden by the filter
+    for other in earlier_copies(key):
+        with suppress(ValueError):
+            return indexOf(keys, other)
+    return None
 
 
 class ListFilter:

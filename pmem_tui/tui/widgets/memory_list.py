@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from contextlib import suppress
-from operator import indexOf
 from time import perf_counter
 from typing import ClassVar
 
@@ -31,9 +29,9 @@ from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.index_rows import changed_rows, keys_of
 from pmem_tui.tui.keys import key_for
-from pmem_tui.tui.rows import Row, earlier_copies
+from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.columns import column_widths
-from pmem_tui.tui.widgets.list_filter import FilteredRows, FilterRun, ListFilter, positions, shown_keys
+from pmem_tui.tui.widgets.list_filter import FilteredRows, FilterRun, ListFilter, find_key, positions
 from pmem_tui.tui.widgets.list_render import RowStyles, measure, outgrows, row_strip, text_strip
 
 MAX_ROWS_PATCHED = 256  # beyond this many changed rows, rebuilding the list is as cheap
@@ -241,7 +239,9 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         order = rows.order if isinstance(rows, FilteredRows) else positions()
         answer = self._filter.retext(retext, self._query, order) if retext else None
         if answer is not None:
-            return self._show_answer(self.current_row, answer)
+            self._show_answer(self.current_row, answer)
+            self._scroll_cursor_into_view()  # rows may have joined above it
+            return
         for i in new:
             j = rows.position(i) if isinstance(rows, FilteredRows) else i  # it reads `_all`: already new
             if j is not None:
@@ -261,11 +261,8 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         rows = self._rows
         if 0 <= fallback < len(rows) and rows[fallback].key == key:
             return fallback
-        keys = shown_keys(rows)
-        for k in (key, *earlier_copies(key)):  # a route's copy gone (an agent removed a line): the one before
-            with suppress(ValueError):
-                return indexOf(keys, k)  # the first row with that key, in C
-        return fallback
+        found = find_key(rows, self._all, key)
+        return fallback if found is None else found
 
     def _measure(self) -> None:
         self._col_max, self._flag_width = measure(self._all)
