@@ -194,9 +194,8 @@ def at_location(rows: Sequence[Row], location: str) -> Row | None:
     its path or none, but in the archive and the trash)."""
     if not isinstance(rows, IndexRows):
         return next((row for row in rows if row.location == location), None)
-    return next(
-        (rows[i] for i, path in enumerate(rows.paths()) if path == location and rows[i].location), None
-    )
+    candidates = (rows[i] for i, path in enumerate(rows.paths()) if path == location)  # each built once
+    return next((row for row in candidates if row.location), None)
 
 
 def search_texts(rows: Sequence[Row]) -> list[str]:

@@ -340,6 +340,7 @@ def patch(
 
     entries = snap.index_entries
     changed_entries: dict[int, IndexEntry] = {}
+    dups = snap.routes_listed_again()  # the pane numbers their copies: a change to one rebuilds it
     if index_changed:
         if signature.lines < 0:
             return None
@@ -349,10 +350,8 @@ def patch(
         if found is None:
             return None
         changed_entries, new_signature = found
-        if changed_entries:
-            dups = snap.routes_listed_again()
-            if any(e.route in dups for e in changed_entries.values()):
-                return None
+        if any(e.route in dups for e in changed_entries.values()):
+            return None
         if base is not None and new_signature.chars != signature.chars:
             tokens = tokens_for_chars(new_signature.chars)
             base = replace(base, tokens=base.tokens - base.index_tokens + tokens, index_tokens=tokens)
@@ -376,10 +375,9 @@ def patch(
 
     rows: list[Row] = []
     done: set[str] = set()
-    dups = snap.routes_listed_again()
     for file in updated.values():
         if file.path in dups:
-            return None  # listed more than once: the pane numbers its copies, rebuild it
+            return None
         if file.entry is None:
             rows.append(orphan_row(file))
         else:  # its entry, as patched (the scan gives each listed file its first entry)
