@@ -12,9 +12,9 @@ sequence of rows.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator, Sequence, Set
+from collections.abc import Callable, Collection, Iterator, Sequence, Set
 from itertools import compress
-from operator import ne
+from operator import indexOf, ne
 
 from pmem_tui.core import columns
 from pmem_tui.core.model import ActiveFile, IndexEntry, Snapshot
@@ -200,3 +200,69 @@ def at_location(rows: Sequence[Row], location: str) -> Row | None:
 
 def search_texts(rows: Sequence[Row]) -> list[str]:
     return rows.search_texts() if isinstance(rows, IndexRows) else list(map(search_text, rows))
+
+
+# A route's copies renumbered by a rescan (an agent added or removed a line that lists it): the cursor and
+# the marks follow their line, not their copy number.
+
+
+def carry_keys(
+    old: Sequence[Row], new: Sequence[Row], keys: Collection[str], nearest: bool
+) -> dict[str, str | None]:
+    """Where each of `keys` that names a line of a route listed more than once (before or after) went:
+    the key of the same line in `new`, matched by its text in order. A line no longer listed maps to
+    None, or, with `nearest` (a cursor), to the nearest earlier copy still listed, else the route's first
+    line. Keys that keep their line are left out."""
+    repeated = _repeated(old) | _repeated(new)
+    wanted = {key for key in keys if key.partition(DUP_SEP)[0] in repeated}
+    carried: dict[str, str | None] = {}
+    for route in {key.partition(DUP_SEP)[0] for key in wanted}:
+        before, after = _copies(old, route), _copies(new, route)
+        went = _pair([raw for _, raw in before], [raw for _, raw in after])
+        for i, (key, _) in enumerate(before):
+            if key not in wanted:
+                continue
+            j = went.get(i)
+            if j is None and nearest:
+                j = next((went[k] for k in range(i - 1, -1, -1) if k in went), 0 if after else None)
+            to = after[j][0] if j is not None else None
+            if to != key and (to is not None or not nearest):
+                carried[key] = to
+    return carried
+
+
+def _repeated(rows: Sequence[Row]) -> set[str]:
+    """The routes listed more than once."""
+    keys = keys_of(rows)
+    later = (
+        (keys[k] for k in rows._copies) if isinstance(rows, IndexRows) else (k for k in keys if DUP_SEP in k)
+    )
+    return {key.partition(DUP_SEP)[0] for key in later}
+
+
+def _copies(rows: Sequence[Row], route: str) -> list[tuple[str, str]]:
+    """Each line listing `route`, in order: its key and its text."""
+    keys, n = keys_of(rows), 1
+    found: list[tuple[str, str]] = []
+    while True:
+        key = route if n == 1 else f"{route}{DUP_SEP}{n}"
+        try:
+            line = rows[indexOf(keys, key)].index_line  # (an orphan keyed by the route is no line)
+        except ValueError:
+            return found
+        if line is None:
+            return found
+        found.append((key, line))
+        n += 1
+
+
+def _pair(before: list[str], after: list[str]) -> dict[int, int]:
+    """Which line of `after` each line of `before` is: equal lines in order; a run of lines replaced by as
+    many (edited in place) pairs up by position."""
+    from difflib import SequenceMatcher  # only when a listed route's copies changed
+
+    went: dict[int, int] = {}
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            went.update(zip(range(i1, i2), range(j1, j2), strict=True))
+    return went

@@ -14,6 +14,7 @@ from pmem_tui.tui import rows as rows_mod
 from pmem_tui.tui.index_rows import (
     IndexRows,
     at_location,
+    carry_keys,
     changed_rows,
     flags_of,
     keys_of,
@@ -151,26 +152,79 @@ def test_earlier_copies_of_a_key() -> None:
     assert rows_mod.earlier_copies("notes/a.md\n4") == ["notes/a.md\n3", "notes/a.md\n2", "notes/a.md"]
 
 
-async def test_the_cursor_stays_on_its_line_when_an_agent_removes_the_other_copy(tmp_path: Path) -> None:
-    """Found in trial: on a route's second line, an agent's removal of the first moved the preview to
-    another file (the row's key, route and copy number, was gone; the cursor kept its place)."""
-    root = tmp_path / "memory"
+def _hand_written(root: Path, lines: list[str]) -> Path:
+    """A memory whose `_index.md` is `lines` (each "- ROUTE - ...", every route's file there)."""
     for folder in ("_core", "projects", "notes", "_archive/_trash"):
-        (root / folder).mkdir(parents=True)
-    for name in ("a", "b", "c"):
-        (root / f"notes/{name}.md").write_text(f"# {name}\n", encoding="utf-8")
-    lines = ["- notes/a.md - one\n", "- notes/b.md - bee\n", "- notes/a.md - two\n", "- notes/c.md - see\n"]
-    (root / "_index.md").write_text("".join(lines), encoding="utf-8")
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    for line in lines:
+        write(root, line.split()[1], "# note\n")
+    write(root, "_index.md", "".join(lines))
+    return root
+
+
+def _listing(tmp_path: Path, lines: list[str]) -> IndexRows:
+    """The Index rows of a memory whose `_index.md` is `lines` (every route's file exists)."""
+    return IndexRows(tree.scan(_hand_written(tmp_path / "memory", lines), deep=False))
+
+
+A1, A2, A3, B = "- a.md - one\n", "- a.md - two\n", "- a.md - three\n", "- b.md - bee\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "nearest", "carried"),
+    [
+        # the first of three lines removed: copies 2 and 3 are now the route and copy 2
+        ([A1, B, A2, A3], [B, A2, A3], False, {"a.md": None, "a.md\n2": "a.md", "a.md\n3": "a.md\n2"}),
+        # a middle copy removed: a cursor goes to the copy before it, a mark is dropped
+        ([A1, A2, A3], [A1, A3], True, {"a.md\n2": "a.md", "a.md\n3": "a.md\n2"}),
+        ([A1, A2, A3], [A1, A3], False, {"a.md\n2": None, "a.md\n3": "a.md\n2"}),
+        # a line added above: every copy moves one down
+        ([A2, B, A3], [A1, A2, B, A3], False, {"a.md": "a.md\n2", "a.md\n2": "a.md\n3"}),
+        # one line edited in place: it keeps its place among the route's lines
+        ([A1, A2, A3], [A1, "- a.md - TWO\n", A3], False, {}),
+        # a line added between two copies
+        ([A1, A3], [A1, A2, A3], False, {"a.md\n2": "a.md\n3"}),
+        # which of two lines became one edited line is not known: a mark on either is dropped, a cursor
+        # goes to the route's first line
+        ([A1, A2, A3], ["- a.md - TWO\n", A3], False, {"a.md": None, "a.md\n2": None, "a.md\n3": "a.md\n2"}),
+        ([A1, A2, A3], ["- a.md - TWO\n", A3], True, {"a.md\n2": "a.md", "a.md\n3": "a.md\n2"}),
+        # nothing renumbered: nothing carried
+        ([A1, B, A2], [A1, B, A2, "- c.md\n"], True, {}),
+        # every line of the route gone: a cursor stays where it was (the route's file, now an orphan)
+        ([A1, A2, B], [B], True, {}),
+    ],
+)
+def test_a_routes_lines_keep_their_keys_by_text_when_renumbered(
+    tmp_path: Path, before: list[str], after: list[str], nearest: bool, carried: dict[str, str | None]
+) -> None:
+    old = _listing(tmp_path / "old", before)
+    new = _listing(tmp_path / "new", after)
+    keys = [key for key in old.keys if key.startswith("a.md")]
+    assert carry_keys(old, new, keys, nearest) == carried
+    assert carry_keys(list(old), list(new), keys, nearest) == carried  # any pane's rows, not only IndexRows
+
+
+@pytest.mark.parametrize("last", ["- notes/c.md - see\n", "- notes/a.md - three\n"])
+async def test_the_cursor_and_a_mark_stay_on_their_line_when_an_agent_removes_an_earlier_copy(
+    tmp_path: Path, last: str
+) -> None:
+    """Found in trial: on a route's second line, an agent's removal of the first moved the preview to
+    another file (the key, route and copy number, was gone). Then, on a route listed three times, the key
+    of the second line ("copy 2") named the third line: the cursor and a mark moved to another line."""
+    lines = ["- notes/a.md - one\n", "- notes/b.md - bee\n", "- notes/a.md - two\n", last]
+    root = _hand_written(tmp_path / "memory", lines)
     app = RecordingApp(root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         assert app.main_screen is not None
         lst = app.main_screen.view("index").list
         assert lst.select_key("notes/a.md\n2")
-        assert isinstance(lst.current_row, Row) and lst.current_row.line_no == 2
+        await pilot.press("space")  # mark "two"; the cursor moves on
+        assert lst.select_key("notes/a.md\n2")
         (root / "_index.md").write_text("".join(lines[1:]), encoding="utf-8")  # the agent drops line 1
         app.request_rescan(frozenset({"_index.md"}))
         await settle(pilot)
         row = lst.current_row
-        assert row is not None and row.path == "notes/a.md" and row.line_no == 1  # "two", now the only copy
+        assert row is not None and row.path == "notes/a.md" and row.line_no == 1  # "two", now line 2
         assert "two" in "".join(row.cells)
+        assert [r.index_line for r in lst.marked_rows()] == ["- notes/a.md - two"]

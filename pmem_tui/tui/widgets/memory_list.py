@@ -27,7 +27,7 @@ from textual.strip import Strip
 from pmem_tui.tui.actions import LIST, MARK, bindings
 from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
-from pmem_tui.tui.index_rows import changed_rows, keys_of
+from pmem_tui.tui.index_rows import carry_keys, changed_rows, keys_of
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.columns import column_widths
@@ -173,22 +173,27 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
 
     def set_rows(self, rows: Sequence[Row]) -> None:
         """Replace the rows, keeping the selected key, the marks and the scroll position."""
-        current = self.current_row
+        key = self.current_row.key if self.current_row else None
         self._run = None  # its row numbers are for the old rows; the filter runs again below
-        self._all = rows
+        old, self._all = self._all, rows
+        # A route's lines renumbered (an agent added or removed one): the cursor and marks follow their line.
+        moved = carry_keys(old, rows, [key], nearest=True) if key is not None else {}
+        key = moved.get(key, key) if key is not None else None
+        moved = carry_keys(old, rows, self._marked, nearest=False) if self._marked else {}
         self._filter.reset(rows)
         self._all_pos = None
         self._measure()
         keys = set(keys_of(rows)) if self._marked else set()
-        if self._marked - keys:
-            self._marked &= keys
-            self.marks = len(self._marked)
-        self._show_answer(current)
+        marked = {new for k in self._marked if (new := moved.get(k, k)) is not None} & keys
+        if marked != self._marked:
+            self._marked = marked
+            self.marks = len(marked)
+        self._show_answer(key)
 
-    def _show_answer(self, current: Row | None, answer: Sequence[Row] | None = None) -> None:
-        """The rows the query answers now (`answer`, if known); the cursor on `current`'s row while shown."""
+    def _show_answer(self, key: str | None, answer: Sequence[Row] | None = None) -> None:
+        """The rows the query answers now (`answer`, if known); the cursor on `key`'s row while shown."""
         self._rows = self._filter.answer(self._query) if answer is None else answer
-        self._cursor = self._index_of(current.key, self._cursor) if current else 0
+        self._cursor = self._index_of(key, self._cursor) if key is not None else 0
         self._cursor = max(0, min(self._cursor, len(self._rows) - 1))
         self._update_virtual_size()
         self._cache.clear()
@@ -239,7 +244,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         order = rows.order if isinstance(rows, FilteredRows) else positions()
         answer = self._filter.retext(retext, self._query, order) if retext else None
         if answer is not None:
-            self._show_answer(self.current_row, answer)
+            self._show_answer(self.current_row.key if self.current_row else None, answer)
             self._scroll_cursor_into_view()  # rows may have joined above it
             return
         for i in new:
@@ -311,10 +316,9 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
 
     def _show_filtered(self, rows: Sequence[Row], current: Row | None) -> None:
         self._rows = rows
-        if self._query:
-            self._cursor = 0
-        else:
-            self._cursor = self._index_of(current.key, 0) if current else 0
+        self._cursor = (
+            self._index_of(current.key, 0) if current and not self._query else 0
+        )  # a query: its top
         self._update_virtual_size()
         self.scroll_to(y=0, animate=False)
         self._cache.clear()
