@@ -36,6 +36,7 @@ from pmem_tui.core.model import (
     META_DIR,
     TRASH_DIR,
 )
+from pmem_tui.core.safeio import describe_mode
 
 __all__ = [
     "Area",
@@ -325,7 +326,7 @@ def _check_fs(root: Path, rel: str, shown: str, *, folder: bool = False) -> None
         if last and not folder and stat.S_ISDIR(st.st_mode):
             raise _refuse(shown, f"{_show(here, 80)} is a folder, not a Markdown file")
         if last and not folder and not stat.S_ISREG(st.st_mode):
-            raise _refuse(shown, f"{_show(here, 80)} is not a regular file")
+            raise _refuse(shown, f"{_show(here, 80)} is {describe_mode(st.st_mode)}, not a regular file")
         current = candidate
     if not _inside(os.path.realpath(current), root_real):
         raise _refuse(shown, "it resolves to a place outside the memory root")

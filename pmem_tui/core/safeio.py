@@ -70,7 +70,7 @@ def describe_mode(mode: int) -> str:
     return next((what for test, what in _KINDS if test(mode)), "not a regular file")
 
 
-def _refusal(shown: str, mode: int) -> UnsafeFile:
+def refusal(shown: str, mode: int) -> UnsafeFile:
     if stat.S_ISLNK(mode):
         return UnsafeFile("symlink", shown, "a symbolic link, which pmem-tui never follows", errno.ELOOP)
     if stat.S_ISDIR(mode):
@@ -102,13 +102,13 @@ def open_dir(root: Path | str, rel: str) -> int:
             shown = "/".join(rel.split("/")[: depth + 1])
             st = _lstat_at(part, fd)
             if st is not None and not stat.S_ISDIR(st.st_mode):
-                raise _refusal(shown, st.st_mode)
+                raise refusal(shown, st.st_mode)
             try:
                 next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
             except OSError as err:  # it changed after the lstat (a link here gives ENOTDIR or ELOOP)
                 now = _lstat_at(part, fd) if err.errno in (errno.ENOTDIR, errno.ELOOP) else None
                 if now is not None and not stat.S_ISDIR(now.st_mode):
-                    raise _refusal(shown, now.st_mode) from None
+                    raise refusal(shown, now.st_mode) from None
                 raise
             os.close(fd)
             fd = next_fd
@@ -126,6 +126,24 @@ def lstat_under(root: Path | str, rel: str) -> os.stat_result:
         return os.stat(name, dir_fd=fd, follow_symlinks=False)
     finally:
         os.close(fd)
+
+
+def what_is_at(root: Path | str, rel: str) -> str | None:
+    """None when `rel` below `root` is a regular file reached without a link; else what is there, as a
+    refusal says it ("no such file", "a symbolic link, which pmem-tui never follows", "a named pipe
+    (FIFO), not a regular file; pmem-tui never reads it"...)."""
+    try:
+        st = lstat_under(root, rel)
+    except UnsafeFile as err:  # a folder on the way is a link ("notes/x is a symbolic link..."), or a file
+        return err.strerror if err.kind == "symlink" and err.strerror else NO_SUCH_FILE
+    except (FileNotFoundError, NotADirectoryError):
+        return NO_SUCH_FILE
+    except OSError as err:
+        return f"cannot be checked: {err.strerror}"
+    return None if stat.S_ISREG(st.st_mode) else refusal(rel, st.st_mode).detail
+
+
+NO_SUCH_FILE = "no such file"
 
 
 def list_dir(root: Path | str, rel: str) -> list[tuple[str, os.stat_result]]:
@@ -266,17 +284,17 @@ def open_regular_at(parent: int, name: str, shown: str) -> tuple[int, os.stat_re
     folder opens the folder once)."""
     st = _lstat_at(name, parent)
     if st is not None and not stat.S_ISREG(st.st_mode):  # never open a FIFO or a device
-        raise _refusal(shown, st.st_mode)
+        raise refusal(shown, st.st_mode)
     try:
         fd = os.open(name, _FILE_FLAGS, dir_fd=parent)
     except OSError as err:
         if err.errno in (errno.ELOOP, errno.EMLINK):  # it became a link after the lstat
-            raise _refusal(shown, stat.S_IFLNK) from None
+            raise refusal(shown, stat.S_IFLNK) from None
         raise
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise _refusal(shown, st.st_mode)
+        raise refusal(shown, st.st_mode)
     return fd, st
 
 
@@ -464,7 +482,7 @@ def read_source(source: str, cap: int = SOURCE_CAP) -> bytes:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise _refusal(source, st.st_mode)
+            raise refusal(source, st.st_mode)
         return read_fd(fd, st, source, cap)
     finally:
         os.close(fd)

@@ -198,17 +198,26 @@ def walk(
             rel = f"{current}/{name}"
             if name.startswith(".") or rel in skip:
                 continue
-            if stat.S_ISLNK(mode):
-                problems.append(
-                    Problem("symlink", rel, "a symbolic link; pmem-tui never follows or acts on it")
-                )
-            elif stat.S_ISDIR(mode):
+            if stat.S_ISDIR(mode):
                 stack.append(rel)
             elif stat.S_ISREG(mode):
                 yield rel, size, mtime_ns, ctime_ns
-            else:
-                what = safeio.describe_mode(mode)
-                problems.append(Problem("unreadable", rel, f"{what}, not a regular file; never read"))
+            else:  # a link or a special file: said as a refusal to open it says it
+                not_read = safeio.refusal(rel, mode)
+                problems.append(Problem(not_read.kind, rel, not_read.detail))
+
+
+def why_dead(root: Path, route: str) -> str:
+    """Why a listed route names no memory file, for its dead-route problem: "no such file", or what is
+    there instead (a link, a folder, a FIFO, a hidden file, a file outside the active folders)."""
+    what = safeio.what_is_at(root, route)
+    if what is not None:
+        return what
+    if any(part.startswith(".") for part in route.split("/")):
+        return "a hidden file, which pmem-tui does not list"
+    if route.split("/", 1)[0] not in ACTIVE_DIRS:
+        return f"outside {' and '.join(f'{d}/' for d in ACTIVE_DIRS)}, where memory files are listed"
+    return "a file that was not there when the memory was read"
 
 
 def _walkable(root: Path, rel: str) -> bool:
@@ -356,7 +365,7 @@ def scan(
     if facts_cache:
         facts_cache.save()
     for k in dead:
-        problems.append(Problem("dead-route", routes[k], f"in {INDEX_FILE} but no such file"))
+        problems.append(Problem("dead-route", routes[k], f"in {INDEX_FILE} but {why_dead(root, routes[k])}"))
 
     archive_text = _read_control(root, ARCHIVE_INDEX, problems)
     recs: list[ArchiveRecord] = parse_records(archive_text) if archive_text is not None else []

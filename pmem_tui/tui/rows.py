@@ -112,9 +112,14 @@ class Row:
             return self.note
         line = self.line_no + 1
         if self.kind == DEAD:
-            return f"In {INDEX_FILE} (line {line}) but there is no such file: a dead route."
+            return dead_note(self.line_no)
         copy = f", copy {self.key.rsplit(DUP_SEP, 1)[1]}" if self.flag == "dup" else ""
         return f"Listed in {INDEX_FILE} (line {line}){copy}."
+
+
+def dead_note(line_no: int, why: str = "no such file") -> str:
+    """A dead route's note; `why`: what is there instead (`tree.why_dead`), when the preview looked."""
+    return f"In {INDEX_FILE} (line {line_no + 1}), a dead route: {why}."
 
 
 class RowSequence(Sequence[Row]):

@@ -117,6 +117,6 @@ def test_entry_rows_build_their_note_when_shown(tmp_path: Path) -> None:
     assert notes == {
         "projects/a.md": "Listed in _index.md (line 2).",
         "projects/a.md\n2": "Listed in _index.md (line 3), copy 2.",
-        "projects/gone.md": "In _index.md (line 4) but there is no such file: a dead route.",
+        "projects/gone.md": "In _index.md (line 4), a dead route: no such file.",
         "projects/b.md": "On disk but not in _index.md: agents cannot find it by its route.",
     }

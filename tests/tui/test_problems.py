@@ -131,3 +131,25 @@ async def test_bang_follows_the_problems_an_agent_makes_and_fixes(tmp_path: Path
         wanted = {"notes/new-orphan.md", "notes/ghost.md"}
         assert await until(pilot, lambda: {r.path for r in view.list.all_rows} == wanted)
         assert "press ! for every row" in str(view.titles.render())  # still the `!` view
+
+
+async def test_a_dead_routes_preview_says_what_is_there_as_status_does(tmp_path: Path) -> None:
+    """Found in trial: a listed FIFO's row said "there is no such file: a dead route", while `!` said
+    "a named pipe (FIFO), not a regular file; never read"; the preview now says what `status` says."""
+    root = tmp_path / "memory"
+    _agent_memory(root)
+    os.mkfifo(root / "notes/pipe.md")
+    (root / "notes/link.md").symlink_to(root / "notes/a.md")
+    with (root / "_index.md").open("a", encoding="utf-8") as index:
+        index.write("- notes/pipe.md — a pipe\n- notes/link.md — a link\n- notes/gone.md — gone\n")
+    status = {p.path: p.detail for p in tree.scan(root, deep=False).problems if p.kind == "dead-route"}
+    app = RecordingApp(root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert app.main_screen is not None
+        lst = app.main_screen.view("index").list
+        for line, route in enumerate(("notes/pipe.md", "notes/link.md", "notes/gone.md"), 3):
+            assert lst.select_key(route)
+            why = status[route].removeprefix("in _index.md but ")
+            wanted = f"In _index.md (line {line}), a dead route: {why}."
+            assert await until(pilot, lambda w=wanted: w in " ".join(app.main_screen.preview.text.split()))

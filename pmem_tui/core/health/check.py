@@ -62,7 +62,7 @@ if TYPE_CHECKING:  # the engine (and numpy) loads only for a run that reads file
 __all__ = ["ENGINE", "check_health"]
 
 # Bump when features, normalization, sketches or a stored record change: old caches are then ignored.
-ENGINE = "health-5"
+ENGINE = "health-6"
 
 
 # -- listing ------------------------------------------------------------------------------------------------
@@ -226,8 +226,10 @@ def _check(
     exact = similarity.exact_groups(run, feats, norm)
     pairs, checked_now = similarity.near_pairs(run, feats, checked, exact, norm)
     overlaps = similarity.core_overlaps(run, listing.files(listing.core), feats)
+    on_disk = {f.path for f in feats.files}
+    dead = {route: tree.why_dead(root, route) for route, _, _ in entries if route not in on_disk}
     evidence = signals.Evidence(
-        day, inactive_days, feats.files, entries, exact, pairs, overlaps, kept.kept_secrets(root)
+        day, inactive_days, feats.files, entries, exact, pairs, overlaps, kept.kept_secrets(root), dead
     )
     proposals = signals.propose(evidence)
     files = feats.files

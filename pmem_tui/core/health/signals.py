@@ -50,6 +50,9 @@ class Evidence:
     pairs: list[tuple[int, int, float]]  # near-duplicate rows and similarity
     overlaps: dict[int, tuple[float, str]]  # row -> (share in _core/, core file)
     kept: list[KeptSecret] = field(default_factory=list)  # secrets in versions the history keeps
+    dead: dict[str, str] = field(
+        default_factory=dict
+    )  # why each listed route names no file (`tree.why_dead`)
 
     @functools.cached_property
     def routes(self) -> Counter[str]:
@@ -162,7 +165,7 @@ def _dead_routes(ev: Evidence) -> Iterator[Found]:
         if route not in ev.on_disk:
             yield (
                 route,
-                Signal("dead-route", f"in {INDEX_FILE} but no such file"),
+                Signal("dead-route", f"in {INDEX_FILE} but {ev.dead.get(route, 'no such file')}"),
                 ("drop", first_line[route]),
             )
 

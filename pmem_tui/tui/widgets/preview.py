@@ -26,14 +26,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from pmem_tui.core import safeio, textio
+from pmem_tui.core import safeio, textio, tree
 from pmem_tui.core.model import INDEX_FILE, SummaryInfo, SummaryState
 from pmem_tui.core.report import human_size
 from pmem_tui.tui.actions import PREVIEW, bindings
 from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.messages import PreviewShown
-from pmem_tui.tui.rows import ARCHIVED, CORE, TRASHED, Row, fmt_mtime
+from pmem_tui.tui.rows import ARCHIVED, CORE, DEAD, TRASHED, Row, dead_note, fmt_mtime
 
 PREVIEW_CAP = 64 * 1024  # bytes shown; bigger files are cut (textual#4586: big Markdown freezes)
 REST_S = 0.05  # while selections come faster than this, the preview waits for the cursor to rest
@@ -82,7 +82,8 @@ def summary_badge(info: SummaryInfo) -> Text:
     return Text(" not read ", style="bold white on grey37")
 
 
-def facts_block(row: Row) -> Text:
+def facts_block(row: Row, dead: str | None = None) -> Text:
+    """The facts above the file; `dead`: what is at a dead route's path instead of a file."""
     text = Text()
     text.append(textio.printable(row.path), style="bold")
     if row.location and row.location != row.path:
@@ -96,7 +97,7 @@ def facts_block(row: Row) -> Text:
         facts.append(f"in {INDEX_FILE}" if row.in_index else f"not in {INDEX_FILE}")
     if facts:
         text.append("\n" + " · ".join(facts), style="dim")
-    note = row.facts_note
+    note = dead_note(row.line_no, dead) if dead and row.line_no is not None else row.facts_note
     if note:
         text.append("\n" + textio.display(note))
     if row.index_line is not None:
@@ -114,13 +115,15 @@ def shown_line(line: str) -> str:
     return f"{line[:INDEX_LINE_SHOWN]}… ({len(line):,} characters in all)"
 
 
-def build_preview(row: Row, read: FileRead | None, error: str | None = None) -> RenderableType:
+def build_preview(
+    row: Row, read: FileRead | None, error: str | None = None, dead: str | None = None
+) -> RenderableType:
     """The whole preview as one renderable (pure: used by the worker and by tests)."""
     from rich.markdown import Markdown  # loaded with the first preview, in its worker
 
     from pmem_tui.core import summary as summary_mod
 
-    parts: list[RenderableType] = [facts_block(row)]
+    parts: list[RenderableType] = [facts_block(row, dead)]
     if error:
         parts.append(Text(f"Cannot read the file: {error}", style="bold red"))
         return Group(*parts)
@@ -272,7 +275,8 @@ class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
                 read = read_capped(self.root, subject.location)
             except OSError as err:
                 error = err.strerror or str(err)
-        return build_preview(subject, read, error)
+        dead = tree.why_dead(self.root, subject.path) if subject.kind == DEAD else None
+        return build_preview(subject, read, error, dead)
 
     def show_row_now(self, row: Row) -> None:
         """Render `row` on the UI thread, for the first frame: a worker would cost a frame more at start-up,

@@ -1,0 +1,66 @@
+"""A listed route that names no memory file says what is there instead, the same way in the scan's
+problem (`status`), the health check and the preview. Found in trial: a route that was a FIFO or a link
+was called "no such file" by the row and the CLI, while the same path's own problem said "a named pipe
+(FIFO), not a regular file; never read"."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from pmem_tui.core import safeio, tree
+from pmem_tui.core.health.check import check_health
+
+ROUTES = {
+    "notes/gone.md": "no such file",
+    "notes/pipe.md": "a named pipe (FIFO), not a regular file; pmem-tui never reads it",
+    "notes/link.md": "a symbolic link, which pmem-tui never follows",
+    "notes/linked/x.md": "notes/linked is a symbolic link, which pmem-tui never follows",
+    "notes/dir.md": "a folder, not a file",
+    "notes/.hidden.md": "a hidden file, which pmem-tui does not list",
+    "other/o.md": "outside projects/ and notes/, where memory files are listed",
+    "notes/file.md/x.md": "no such file",  # a file where a folder would be
+}
+
+
+def agent_memory(root: Path, outside: Path) -> Path:
+    """A memory an agent wrote by hand, whose index lists each of ROUTES."""
+    for folder in ("_core", "projects", "notes", "other", "notes/dir.md", "_archive/_trash"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    (root / "_archive/_index.md").write_text("# Archive index\n", encoding="utf-8")
+    (root / "notes/file.md").write_text("# f\n", encoding="utf-8")
+    (root / "notes/.hidden.md").write_text("# h\n", encoding="utf-8")
+    (root / "other/o.md").write_text("# o\n", encoding="utf-8")
+    os.mkfifo(root / "notes/pipe.md")
+    outside.mkdir(exist_ok=True)
+    (outside / "x.md").write_text("# outside\n", encoding="utf-8")
+    (root / "notes/link.md").symlink_to(outside / "x.md")
+    (root / "notes/linked").symlink_to(outside)
+    lines = "".join(f"- {route} — listed\n" for route in ROUTES) + "- notes/file.md — a file\n"
+    (root / "_index.md").write_text(lines, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return agent_memory(tmp_path / "memory", tmp_path / "outside")
+
+
+def test_why_a_route_is_dead_says_what_is_there(root: Path) -> None:
+    for route, why in ROUTES.items():
+        assert tree.why_dead(root, route) == why, route
+    assert safeio.what_is_at(root, "notes/file.md") is None  # a regular file
+    (root / "notes/late.md").write_text("# late\n", encoding="utf-8")
+    assert tree.why_dead(root, "notes/late.md") == "a file that was not there when the memory was read"
+
+
+def test_the_scan_and_the_health_check_give_the_same_reason(root: Path) -> None:
+    snap = tree.scan(root, deep=False)
+    dead = {p.path: p.detail for p in snap.problems if p.kind == "dead-route"}
+    assert dead == {route: f"in _index.md but {why}" for route, why in ROUTES.items()}
+    report = check_health(root, use_cache=False)
+    said = {p.path: p.reason for p in report.proposals if "dead-route" in p.kinds}
+    assert said == {route: f"in _index.md but {why}" for route, why in ROUTES.items()}
+    assert (root / "notes/pipe.md").exists()  # nothing was opened, moved or followed
