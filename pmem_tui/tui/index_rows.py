@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Collection, Iterator, Sequence, Set
+from contextlib import suppress
 from itertools import compress
 from operator import indexOf, ne
 
@@ -33,7 +34,17 @@ class IndexRows(RowSequence):
     """The snapshot's index entries in file order, then its orphans (active files no line lists), as the
     Index pane shows them."""
 
-    __slots__ = ("_active", "_copies", "_entries", "_files", "_keys", "_orphans", "_replaced", "_stamp")
+    __slots__ = (
+        "_active",
+        "_again",
+        "_copies",
+        "_entries",
+        "_files",
+        "_keys",
+        "_orphans",
+        "_replaced",
+        "_stamp",
+    )
 
     def __init__(self, snap: Snapshot) -> None:
         entries, active = snap.index_entries, snap.active
@@ -46,6 +57,7 @@ class IndexRows(RowSequence):
         self._orphans = array("i", columns.orphans_of(active))
         # A route listed again: its later lines are copies 2, 3..., keyed apart (`rows.DUP_SEP`).
         self._copies = copy_numbers(again)
+        self._again = again  # each such route's lines (`carry_keys`)
         keys = routes
         if self._copies:
             keys = list(routes)
@@ -211,13 +223,18 @@ def carry_keys(
 ) -> dict[str, str | None]:
     """Where each of `keys` that names a line of a route listed more than once (before or after) went:
     the key of the same line in `new`, matched by its text in order. A line no longer listed maps to
-    None, or, with `nearest` (a cursor), to the nearest earlier copy still listed, else the route's first
-    line. Keys that keep their line are left out."""
+    None, or, with `nearest` (a cursor), to the nearest earlier copy still listed, else to the route's
+    first line, else to the route (its file's orphan row, if it has one). Keys that keep their line are
+    left out."""
     repeated = _repeated(old) | _repeated(new)
     wanted = {key for key in keys if key.partition(DUP_SEP)[0] in repeated}
+    if not wanted:
+        return {}
+    routes = {key.partition(DUP_SEP)[0] for key in wanted}
+    lines_before, lines_after = _lines_of(old, routes), _lines_of(new, routes)
     carried: dict[str, str | None] = {}
-    for route in {key.partition(DUP_SEP)[0] for key in wanted}:
-        before, after = _copies(old, route), _copies(new, route)
+    for route in routes:
+        before, after = lines_before[route], lines_after[route]
         went = _pair([raw for _, raw in before], [raw for _, raw in after])
         for i, (key, _) in enumerate(before):
             if key not in wanted:
@@ -225,35 +242,49 @@ def carry_keys(
             j = went.get(i)
             if j is None and nearest:
                 j = next((went[k] for k in range(i - 1, -1, -1) if k in went), 0 if after else None)
-            to = after[j][0] if j is not None else None
-            if to != key and (to is not None or not nearest):
+            to = after[j][0] if j is not None else (route if nearest else None)
+            if to != key:
                 carried[key] = to
     return carried
 
 
+def follow_lines(
+    old: Sequence[Row], new: Sequence[Row], cursor: str | None, marks: Set[str]
+) -> tuple[str | None, set[str]]:
+    """The cursor's key and the marks once `old` became `new` (`carry_keys`): marks on lines no longer
+    listed are dropped."""
+    if cursor is not None:
+        cursor = carry_keys(old, new, [cursor], nearest=True).get(cursor, cursor)
+    moved = carry_keys(old, new, marks, nearest=False) if marks else {}
+    return cursor, {to for key in marks if (to := moved.get(key, key)) is not None}
+
+
 def _repeated(rows: Sequence[Row]) -> set[str]:
     """The routes listed more than once."""
+    if isinstance(rows, IndexRows):
+        return set(rows._again)
+    return {key.partition(DUP_SEP)[0] for key in keys_of(rows) if DUP_SEP in key}
+
+
+def _lines_of(rows: Sequence[Row], routes: Set[str]) -> dict[str, list[tuple[str, str]]]:
+    """Each line listing one of `routes`, in order: its key and its text (an orphan keyed by its route is
+    no line)."""
     keys = keys_of(rows)
-    later = (
-        (keys[k] for k in rows._copies) if isinstance(rows, IndexRows) else (k for k in keys if DUP_SEP in k)
-    )
-    return {key.partition(DUP_SEP)[0] for key in later}
-
-
-def _copies(rows: Sequence[Row], route: str) -> list[tuple[str, str]]:
-    """Each line listing `route`, in order: its key and its text."""
-    keys, n = keys_of(rows), 1
-    found: list[tuple[str, str]] = []
-    while True:
-        key = route if n == 1 else f"{route}{DUP_SEP}{n}"
-        try:
-            line = rows[indexOf(keys, key)].index_line  # (an orphan keyed by the route is no line)
-        except ValueError:
-            return found
-        if line is None:
-            return found
-        found.append((key, line))
-        n += 1
+    found: dict[str, list[int]] = {route: [] for route in routes}
+    if isinstance(rows, IndexRows):  # its lines of a route listed again are known; else one search
+        for route in routes:
+            with suppress(ValueError):
+                found[route] = rows._again.get(route) or [indexOf(keys, route)]
+    else:
+        for i, key in enumerate(keys):
+            positions = found.get(key.partition(DUP_SEP)[0])
+            if positions is not None:
+                positions.append(i)
+    lines: dict[str, list[tuple[str, str]]] = {}
+    for route, positions in found.items():
+        texts = [(keys[i], rows[i].index_line) for i in positions]
+        lines[route] = [(key, text) for key, text in texts if text is not None]
+    return lines
 
 
 def _pair(before: list[str], after: list[str]) -> dict[int, int]:

@@ -118,7 +118,7 @@ class Row:
 
 
 def dead_note(line_no: int, why: str = "no such file") -> str:
-    """A dead route's note; `why`: what is there instead (`tree.why_dead`), when the preview looked."""
+    """A dead route's note; `why`: what is there instead (`dead_routes.why_dead`), when the preview looked."""
     return f"In {INDEX_FILE} (line {line_no + 1}), a dead route: {why}."
 
 
@@ -147,15 +147,6 @@ class RowSequence(Sequence[Row]):
         return len(self) == len(other) and all(map(eq, self, other))
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like a list
-
-
-def earlier_copies(key: str) -> list[str]:
-    """The keys of a route's copies before the one keyed `key`, nearest first, the route itself last (none
-    for a route's first line)."""
-    route, sep, copy = key.rpartition(DUP_SEP)
-    if not sep or not copy.isdigit():
-        return []
-    return [f"{route}{DUP_SEP}{n}" for n in range(int(copy) - 1, 1, -1)] + [route]
 
 
 def search_text(row: Row) -> str:

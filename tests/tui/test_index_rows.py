@@ -146,12 +146,6 @@ async def test_a_rescan_hands_the_list_the_new_rows_and_redraws_only_changed_one
         assert lst.all_rows[2].size == len("# b, longer now\n")
 
 
-def test_earlier_copies_of_a_key() -> None:
-    assert rows_mod.earlier_copies("notes/a.md") == []
-    assert rows_mod.earlier_copies("notes/a.md\n2") == ["notes/a.md"]
-    assert rows_mod.earlier_copies("notes/a.md\n4") == ["notes/a.md\n3", "notes/a.md\n2", "notes/a.md"]
-
-
 def _hand_written(root: Path, lines: list[str]) -> Path:
     """A memory whose `_index.md` is `lines` (each "- ROUTE - ...", every route's file there)."""
     for folder in ("_core", "projects", "notes", "_archive/_trash"):
@@ -190,8 +184,11 @@ A1, A2, A3, B = "- a.md - one\n", "- a.md - two\n", "- a.md - three\n", "- b.md 
         ([A1, A2, A3], ["- a.md - TWO\n", A3], True, {"a.md\n2": "a.md", "a.md\n3": "a.md\n2"}),
         # nothing renumbered: nothing carried
         ([A1, B, A2], [A1, B, A2, "- c.md\n"], True, {}),
-        # every line of the route gone: a cursor stays where it was (the route's file, now an orphan)
-        ([A1, A2, B], [B], True, {}),
+        # every line of the route gone: a cursor goes to the route (its file, an orphan now); a mark goes
+        ([A1, A2, B], [B], True, {"a.md\n2": "a.md"}),
+        ([A1, A2, B], [B], False, {"a.md": None, "a.md\n2": None}),
+        # the keys stay the same (the pane is only patched), but the lines move among the route's copies
+        ([A1, A2, B], [A2, A3, B], False, {"a.md": None, "a.md\n2": "a.md"}),
     ],
 )
 def test_a_routes_lines_keep_their_keys_by_text_when_renumbered(
@@ -204,14 +201,24 @@ def test_a_routes_lines_keep_their_keys_by_text_when_renumbered(
     assert carry_keys(list(old), list(new), keys, nearest) == carried  # any pane's rows, not only IndexRows
 
 
-@pytest.mark.parametrize("last", ["- notes/c.md - see\n", "- notes/a.md - three\n"])
+ONE, BEE, TWO = "- notes/a.md - one\n", "- notes/b.md - bee\n", "- notes/a.md - two\n"
+
+
+@pytest.mark.parametrize(
+    ("lines", "edited"),
+    [
+        ([ONE, BEE, TWO, "- notes/c.md - see\n"], [BEE, TWO, "- notes/c.md - see\n"]),
+        ([ONE, BEE, TWO, "- notes/a.md - three\n"], [BEE, TWO, "- notes/a.md - three\n"]),
+        ([ONE, TWO, BEE], [TWO, "- notes/a.md - three\n", BEE]),  # the same keys: the pane is patched
+    ],
+)
 async def test_the_cursor_and_a_mark_stay_on_their_line_when_an_agent_removes_an_earlier_copy(
-    tmp_path: Path, last: str
+    tmp_path: Path, lines: list[str], edited: list[str]
 ) -> None:
     """Found in trial: on a route's second line, an agent's removal of the first moved the preview to
     another file (the key, route and copy number, was gone). Then, on a route listed three times, the key
-    of the second line ("copy 2") named the third line: the cursor and a mark moved to another line."""
-    lines = ["- notes/a.md - one\n", "- notes/b.md - bee\n", "- notes/a.md - two\n", last]
+    of the second line ("copy 2") named the third line: the cursor and a mark moved to another line; and
+    so they did, found in review, when the keys stayed the same and only the lines moved."""
     root = _hand_written(tmp_path / "memory", lines)
     app = RecordingApp(root)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -221,10 +228,10 @@ async def test_the_cursor_and_a_mark_stay_on_their_line_when_an_agent_removes_an
         assert lst.select_key("notes/a.md\n2")
         await pilot.press("space")  # mark "two"; the cursor moves on
         assert lst.select_key("notes/a.md\n2")
-        (root / "_index.md").write_text("".join(lines[1:]), encoding="utf-8")  # the agent drops line 1
+        (root / "_index.md").write_text("".join(edited), encoding="utf-8")  # the agent drops line 1
         app.request_rescan(frozenset({"_index.md"}))
         await settle(pilot)
         row = lst.current_row
-        assert row is not None and row.path == "notes/a.md" and row.line_no == 1  # "two", now line 2
+        assert row is not None and row.path == "notes/a.md" and row.line_no == edited.index(TWO)
         assert "two" in "".join(row.cells)
         assert [r.index_line for r in lst.marked_rows()] == ["- notes/a.md - two"]

@@ -17,7 +17,7 @@ from operator import contains, indexOf, itemgetter, not_
 from typing import TypeAlias, TypeVar
 
 from pmem_tui.tui.index_rows import keys_of, search_texts
-from pmem_tui.tui.rows import Row, RowSequence, earlier_copies, search_text
+from pmem_tui.tui.rows import Row, RowSequence, search_text
 from pmem_tui.tui.widgets.fuzzy import term_tests
 
 FILTER_STEP = 2048  # rows a filter tests per step (0.2-1 ms)
@@ -184,18 +184,10 @@ def shown_keys(rows: Sequence[Row]) -> Sequence[str]:
     return keys_of(rows)
 
 
-def find_key(rows: Sequence[Row], every: Sequence[Row], key: str) -> int | None:
-    """Where the row keyed `key` is shown among `rows` (a pane's rows `every`, or a filter's), if it is.
-    Keyed by a route's copy number that no row has any more (an agent removed an earlier line of the
-    route, and its copies were numbered again): where the nearest copy before it is, else the route."""
-    keys = shown_keys(rows)
+def find_key(rows: Sequence[Row], key: str) -> int | None:
+    """Where the row keyed `key` is shown among `rows` (a pane's, or a filter's answer), if it is."""
     with suppress(ValueError):
-        return indexOf(keys, key)  # the first row with that key, in C
-    if key in keys_of(every):
-        return None  # only hidden by the filter
-    for other in earlier_copies(key):
-        with suppress(ValueError):
-            return indexOf(keys, other)
+        return indexOf(shown_keys(rows), key)  # the first row with that key, in C
     return None
 
 

@@ -27,7 +27,7 @@ from textual.strip import Strip
 from pmem_tui.tui.actions import LIST, MARK, bindings
 from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
-from pmem_tui.tui.index_rows import carry_keys, changed_rows, keys_of
+from pmem_tui.tui.index_rows import changed_rows, follow_lines, keys_of
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.columns import column_widths
@@ -138,15 +138,16 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
     def current_row(self) -> Row | None:
         return self._rows[self._cursor] if 0 <= self._cursor < len(self._rows) else None
 
+    def _current_key(self) -> str | None:
+        return row.key if (row := self.current_row) else None
+
     @property
     def marked_keys(self) -> frozenset[str]:
         return frozenset(self._marked)
 
     def marked_rows(self) -> list[Row]:
-        if not self._marked:
-            return []
         marked = self._marked
-        return [self._all[i] for i, key in enumerate(keys_of(self._all)) if key in marked]
+        return [self._all[i] for i, key in enumerate(keys_of(self._all)) if key in marked] if marked else []
 
     def selection(self) -> list[Row]:
         """The marked rows, or else the row under the cursor."""
@@ -173,18 +174,14 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
 
     def set_rows(self, rows: Sequence[Row]) -> None:
         """Replace the rows, keeping the selected key, the marks and the scroll position."""
-        key = self.current_row.key if self.current_row else None
         self._run = None  # its row numbers are for the old rows; the filter runs again below
-        old, self._all = self._all, rows
         # A route's lines renumbered (an agent added or removed one): the cursor and marks follow their line.
-        moved = carry_keys(old, rows, [key], nearest=True) if key is not None else {}
-        key = moved.get(key, key) if key is not None else None
-        moved = carry_keys(old, rows, self._marked, nearest=False) if self._marked else {}
+        key, marked = follow_lines(self._all, rows, self._current_key(), self._marked)
+        self._all = rows
         self._filter.reset(rows)
         self._all_pos = None
         self._measure()
-        keys = set(keys_of(rows)) if self._marked else set()
-        marked = {new for k in self._marked if (new := moved.get(k, k)) is not None} & keys
+        marked &= set(keys_of(rows)) if marked else set()
         if marked != self._marked:
             self._marked = marked
             self.marks = len(marked)
@@ -204,6 +201,9 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         """Replace the rows; when the pane keeps the same keys in the same order (a rescan after a few
         files changed), only the rows that differ are replaced and redrawn, the list is not rebuilt."""
         changed = changed_rows(self._all, rows) if self._all else None
+        key = self._current_key()
+        if changed and follow_lines(self._all, rows, key, self._marked) != (key, self._marked):
+            changed = None  # a route's lines moved among its copies: the cursor and marks follow them
         if changed is None or len(changed) > MAX_ROWS_PATCHED:
             self.set_rows(rows)
         else:
@@ -244,7 +244,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         order = rows.order if isinstance(rows, FilteredRows) else positions()
         answer = self._filter.retext(retext, self._query, order) if retext else None
         if answer is not None:
-            self._show_answer(self.current_row.key if self.current_row else None, answer)
+            self._show_answer(self._current_key(), answer)
             self._scroll_cursor_into_view()  # rows may have joined above it
             return
         for i in new:
@@ -266,7 +266,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         rows = self._rows
         if 0 <= fallback < len(rows) and rows[fallback].key == key:
             return fallback
-        found = find_key(rows, self._all, key)
+        found = find_key(rows, key)
         return fallback if found is None else found
 
     def _measure(self) -> None:
