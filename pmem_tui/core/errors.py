@@ -10,7 +10,9 @@ class PmemError(Exception):
 
 
 class UnsafePath(PmemError):
-    """A path failed the lifecycle safety contract."""
+    """A path failed the lifecycle safety contract. `problem`: what is wrong, without the path."""
+
+    problem = ""
 
 
 class Refused(PmemError):

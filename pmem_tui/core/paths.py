@@ -105,8 +105,11 @@ def _refuse(user_path: str, problem: str) -> UnsafePath:
     """One sentence: `Refusing '<path>': <problem>.`"""
     problem = problem.rstrip(".")
     if not user_path.strip():
-        return UnsafePath(f"Refusing an empty path: {problem}.")
-    return UnsafePath(f"Refusing {_show(user_path)}: {problem}.")
+        err = UnsafePath(f"Refusing an empty path: {problem}.")
+    else:
+        err = UnsafePath(f"Refusing {_show(user_path)}: {problem}.")
+    err.problem = problem
+    return err
 
 
 def _codepoint(ch: str) -> str:

@@ -136,10 +136,10 @@ def what_is_at(root: Path | str, rel: str) -> str | None:
         st = lstat_under(root, rel)
     except UnsafeFile as err:  # a folder on the way is a link ("notes/x is a symbolic link..."), or a file
         return err.strerror if err.kind == "symlink" and err.strerror else NO_SUCH_FILE
-    except (FileNotFoundError, NotADirectoryError):
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # (ValueError: a NUL in the name)
         return NO_SUCH_FILE
     except OSError as err:
-        return f"cannot be checked: {err.strerror}"
+        return f"it cannot be checked ({err.strerror})"
     return None if stat.S_ISREG(st.st_mode) else refusal(rel, st.st_mode).detail
 
 

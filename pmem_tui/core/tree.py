@@ -28,6 +28,7 @@ from pmem_tui.core import archive_match, columns, safeio, summary, textio
 from pmem_tui.core import cache as cache_mod
 from pmem_tui.core import index as index_mod
 from pmem_tui.core.clock import today as clock_today
+from pmem_tui.core.dead_routes import dead_reasons
 from pmem_tui.core.model import (
     ACTIVE_DIRS,
     ARCHIVE_DIR,
@@ -207,19 +208,6 @@ def walk(
                 problems.append(Problem(not_read.kind, rel, not_read.detail))
 
 
-def why_dead(root: Path, route: str) -> str:
-    """Why a listed route names no memory file, for its dead-route problem: "no such file", or what is
-    there instead (a link, a folder, a FIFO, a hidden file, a file outside the active folders)."""
-    what = safeio.what_is_at(root, route)
-    if what is not None:
-        return what
-    if any(part.startswith(".") for part in route.split("/")):
-        return "a hidden file, which pmem-tui does not list"
-    if route.split("/", 1)[0] not in ACTIVE_DIRS:
-        return f"outside {' and '.join(f'{d}/' for d in ACTIVE_DIRS)}, where memory files are listed"
-    return "a file that was not there when the memory was read"
-
-
 def _walkable(root: Path, rel: str) -> bool:
     """A folder to walk: a real one, or a link (which the walk reports as `symlink` and never enters)."""
     return safeio.entry_kind(root, rel) in ("dir", "symlink")
@@ -364,8 +352,9 @@ def scan(
     del on_disk
     if facts_cache:
         facts_cache.save()
+    why = dead_reasons(root, [routes[k] for k in dead])
     for k in dead:
-        problems.append(Problem("dead-route", routes[k], f"in {INDEX_FILE} but {why_dead(root, routes[k])}"))
+        problems.append(Problem("dead-route", routes[k], f"in {INDEX_FILE} but {why[routes[k]]}"))
 
     archive_text = _read_control(root, ARCHIVE_INDEX, problems)
     recs: list[ArchiveRecord] = parse_records(archive_text) if archive_text is not None else []

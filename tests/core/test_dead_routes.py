@@ -6,11 +6,12 @@ was called "no such file" by the row and the CLI, while the same path's own prob
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 
-from pmem_tui.core import safeio, tree
+from pmem_tui.core import cache, dead_routes, safeio, tree
 from pmem_tui.core.health.check import check_health
 
 ROUTES = {
@@ -22,6 +23,12 @@ ROUTES = {
     "notes/.hidden.md": "a hidden file, which pmem-tui does not list",
     "other/o.md": "outside projects/ and notes/, where memory files are listed",
     "notes/file.md/x.md": "no such file",  # a file where a folder would be
+    "notes/gone/x.md": "no such file",
+    # judged by its spelling alone: nothing outside the root is looked at
+    "notes/../../outside/x.md": "it contains '..', which could leave the memory root",
+    "notes/./file.md": "it is not in normal form; use 'notes/file.md'",
+    "notes//file.md": "it is not in normal form; use 'notes/file.md'",
+    "notes/a\0b.md": "it contains the NUL character; type the path again without it",
 }
 
 
@@ -38,7 +45,7 @@ def agent_memory(root: Path, outside: Path) -> Path:
     (outside / "x.md").write_text("# outside\n", encoding="utf-8")
     (root / "notes/link.md").symlink_to(outside / "x.md")
     (root / "notes/linked").symlink_to(outside)
-    lines = "".join(f"- {route} — listed\n" for route in ROUTES) + "- notes/file.md — a file\n"
+    lines = "".join(f"- `{route}` — listed\n" for route in ROUTES) + "- notes/file.md — a file\n"
     (root / "_index.md").write_text(lines, encoding="utf-8")
     return root
 
@@ -50,10 +57,10 @@ def root(tmp_path: Path) -> Path:
 
 def test_why_a_route_is_dead_says_what_is_there(root: Path) -> None:
     for route, why in ROUTES.items():
-        assert tree.why_dead(root, route) == why, route
+        assert dead_routes.why_dead(root, route) == why, route
     assert safeio.what_is_at(root, "notes/file.md") is None  # a regular file
     (root / "notes/late.md").write_text("# late\n", encoding="utf-8")
-    assert tree.why_dead(root, "notes/late.md") == "a file that was not there when the memory was read"
+    assert dead_routes.why_dead(root, "notes/late.md") == "a file that was not there when the memory was read"
 
 
 def test_the_scan_and_the_health_check_give_the_same_reason(root: Path) -> None:
@@ -64,3 +71,36 @@ def test_the_scan_and_the_health_check_give_the_same_reason(root: Path) -> None:
     said = {p.path: p.reason for p in report.proposals if "dead-route" in p.kinds}
     assert said == {route: f"in _index.md but {why}" for route, why in ROUTES.items()}
     assert (root / "notes/pipe.md").exists()  # nothing was opened, moved or followed
+
+
+def test_a_folder_is_looked_at_once_for_all_the_routes_in_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: an agent that renames `notes/` leaves every route in it dead; each was looked at
+    from the root down (100,000 routes: a shallow scan went from 0.33 s to 2 s)."""
+    looked: list[str] = []
+    kind = safeio.entry_kind
+    monkeypatch.setattr(safeio, "entry_kind", lambda root, rel: looked.append(rel) or kind(root, rel))
+    routes = [f"notes/old/n{i}.md" for i in range(500)] + [f"projects/p{i}.md" for i in range(3)]
+    (tmp_path / "projects").mkdir()
+    reasons = dead_routes.dead_reasons(tmp_path, routes + routes)
+    assert set(reasons.values()) == {"no such file"}
+    assert sorted(looked) == ["notes/old", "projects"]
+
+
+def test_a_cached_health_report_is_not_kept_once_a_dead_route_names_something_else(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: the report's cache key covers the memory files, not a FIFO or a link that appears
+    where a dead route points: the cached report kept saying "no such file"."""
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + 10_000_000_000)  # out of the racy window
+    first = check_health(root)
+    assert check_health(root).stats.cache == "report"
+    assert any(
+        p.reason == "in _index.md but no such file" for p in first.proposals if p.path == "notes/gone.md"
+    )
+    (root / "notes/gone.md").mkdir()
+    again = check_health(root)
+    assert again.stats.cache != "report"
+    said = {p.path: p.reason for p in again.proposals}
+    assert said["notes/gone.md"] == "in _index.md but a folder, not a file"

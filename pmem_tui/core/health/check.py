@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from pmem_tui.core import cache as cache_layer
 from pmem_tui.core import health_cache, safeio, settled, textio, tree, user_input
 from pmem_tui.core.clock import today as clock_today
+from pmem_tui.core.dead_routes import dead_reasons
 from pmem_tui.core.errors import Busy
 from pmem_tui.core.health import codec
 from pmem_tui.core.health.report import HealthReport, HealthStats, NearPair, Proposal
@@ -144,6 +145,7 @@ class StoredReport:
     proposals: tuple[Proposal, ...]
     trash: tuple[TrashItem, ...]
     near: tuple[NearPair, ...]
+    dead: dict[str, str]  # why each dead route names no file: the report is stale when that changes
 
 
 def check_health(
@@ -227,7 +229,7 @@ def _check(
     pairs, checked_now = similarity.near_pairs(run, feats, checked, exact, norm)
     overlaps = similarity.core_overlaps(run, listing.files(listing.core), feats)
     on_disk = {f.path for f in feats.files}
-    dead = {route: tree.why_dead(root, route) for route, _, _ in entries if route not in on_disk}
+    dead = dead_reasons(root, (route for route, _, _ in entries if route not in on_disk))
     evidence = signals.Evidence(
         day, inactive_days, feats.files, entries, exact, pairs, overlaps, kept.kept_secrets(root), dead
     )
@@ -245,7 +247,7 @@ def _check(
             )
         pairs_now = tuple((a, b, s) for (a, b), s in checked_now.items())
         header = FeatureCache(ENGINE, written_at, tuple(files), index, pairs_now)
-        stored = StoredReport(ENGINE, key, written_at, proposals, trash, near)
+        stored = StoredReport(ENGINE, key, written_at, proposals, trash, near, dead)
         written = health_cache.write(root, codec.dumps(header), feats.sig, codec.dumps(stored))
     stats = HealthStats(
         files=len(files),
@@ -304,6 +306,7 @@ def _cached_report(
         stored.engine != ENGINE
         or stored.key != key
         or cache_layer.is_racy(listing.newest_ns(), stored.written_ns)
+        or dead_reasons(root, stored.dead) != stored.dead  # a FIFO, link or folder where none was
     ):
         return None
     return HealthReport(root, today, inactive_days, stored.proposals, stored.trash, stored.near)

@@ -52,7 +52,7 @@ class Evidence:
     kept: list[KeptSecret] = field(default_factory=list)  # secrets in versions the history keeps
     dead: dict[str, str] = field(
         default_factory=dict
-    )  # why each listed route names no file (`tree.why_dead`)
+    )  # why each listed route names no file (`dead_routes.why_dead`)
 
     @functools.cached_property
     def routes(self) -> Counter[str]:

@@ -26,7 +26,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from pmem_tui.core import safeio, textio, tree
+from pmem_tui.core import safeio, textio
+from pmem_tui.core.dead_routes import why_dead
 from pmem_tui.core.model import INDEX_FILE, SummaryInfo, SummaryState
 from pmem_tui.core.report import human_size
 from pmem_tui.tui.actions import PREVIEW, bindings
@@ -275,7 +276,7 @@ class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
                 read = read_capped(self.root, subject.location)
             except OSError as err:
                 error = err.strerror or str(err)
-        dead = tree.why_dead(self.root, subject.path) if subject.kind == DEAD else None
+        dead = why_dead(self.root, subject.path) if subject.kind == DEAD else None
         return build_preview(subject, read, error, dead)
 
     def show_row_now(self, row: Row) -> None:
