@@ -48,6 +48,24 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", display(text))
 
 
+# Control characters but for a line break and a tab (a CR only before its LF: a CRLF file's lines).
+_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+
+
+def has_control(text: str) -> bool:
+    """Whether `text` holds a control character (a line break included)."""
+    return _CONTROL.search(text) is not None
+
+
+def shown(text: str) -> str:
+    """`printable` for a text of many lines (a file's body, a note): its line breaks and tabs are kept.
+    A terminal escape an agent wrote into a memory file is shown, never sent to the terminal."""
+    text = display(text)
+    if _CONTROL_IN_TEXT.search(text) is None:  # the usual case: no new string
+        return text
+    return _CONTROL_IN_TEXT.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def is_valid_utf8(data: bytes) -> bool:
     try:
         data.decode("utf-8")

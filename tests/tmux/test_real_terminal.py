@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.escapes import escape_memory
 from tests.tmux.terminal import Pane
 
 SIZES = [(80, 24), (160, 48)]
@@ -143,3 +144,17 @@ def test_a_crash_restores_the_terminal_and_exits_non_zero(pane: Pane, tmp_path: 
     assert not pane.alternate_screen()
     assert not list(tmp_path.glob("pmem-demo-*"))
     assert "pmem exited" in screen
+
+
+def test_an_agents_terminal_escapes_are_shown_not_obeyed(pane: Pane, tmp_path: Path) -> None:
+    """Found in trial: an OSC an agent wrote into a memory file renamed the terminal window, and a
+    clear-screen wiped the app, in the preview; the index line's colour codes reached it raw too."""
+    root = escape_memory(tmp_path / "memory")
+    pane.start((120, 30), {"TERM": "xterm-256color"}, app_args=f"--root {shlex.quote(str(root))}")
+    pane.wait_in_preview("PWNED-TITLE")  # the preview of the only row is drawn
+    screen = pane.wait_in_preview("\\x1b[2J")
+    assert "esc \\x1b[31mRED" in screen.replace("\n", "")
+    assert "PWNED" not in pane.tmux("display-message", "-p", "-t", "app", "#{pane_title}")
+    assert "pmem-tui" in screen.splitlines()[0]  # the header is still there: nothing cleared the screen
+    pane.keys("q")
+    assert pane.exit_status() == 0

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from pmem_tui.core import executor
+from pmem_tui.core import executor, textio
 from pmem_tui.core.errors import PmemError, StalePlan
 from pmem_tui.core.plan import Plan
 from pmem_tui.tui.actions import MODAL, bindings
@@ -127,7 +127,7 @@ class PlanModal(ModalScreen[bool]):
 
     def _body(self) -> RenderableType:
         if self.plan is None and self.change_lines is not None:
-            return Text("\n".join(self.change_lines))
+            return Text(textio.shown("\n".join(self.change_lines)))
         if self.plan is None:
             return Text("Enter the value above, then press enter to see the preview.", style="dim")
         return render_plan(self.plan)

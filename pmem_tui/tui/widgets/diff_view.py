@@ -23,7 +23,7 @@ def _section(title: str) -> Text:
 def _line(prefix: str, body: str, style: str, prefix_style: str | None = None) -> Text:
     text = Text(no_wrap=False)
     text.append(prefix, style=prefix_style or style)
-    text.append(textio.display(body), style=style)
+    text.append(textio.shown(body), style=style)
     return text
 
 
@@ -38,7 +38,7 @@ def unified_text(lines: list[str]) -> Text:
     """Unified diff lines, styled: headers bold, hunks cyan, additions green, removals red."""
     text = Text()
     for line in lines:
-        shown = textio.display(line)
+        shown = textio.printable(line)
         if line.startswith(("+++", "---")):
             style = HEAD
         elif line.startswith("@@"):
@@ -69,9 +69,9 @@ def render_plan(plan: Plan) -> RenderableType:
         parts.append(_section("Move"))
         for src, dst in pv.moves:
             text = Text("  ")
-            text.append(textio.display(src), style=MOVE)
+            text.append(textio.printable(src), style=MOVE)
             text.append("  ->  ", style="bold")
-            text.append(textio.display(dst), style=MOVE)
+            text.append(textio.printable(dst), style=MOVE)
             parts.append(text)
     if pv.removes:
         parts.append(_section("Remove permanently"))
@@ -93,7 +93,9 @@ def render_plan(plan: Plan) -> RenderableType:
         parts.append(_section("pmem-tui's own folder (lock and journal; ignored by git)"))
         parts.append(_line("  + ", "  + ".join(pv.meta_creates), ADD))
     for diff in pv.diffs:
-        parts.append(_section(f"Diff: {textio.display(diff.path)}" + (" (new file)" if diff.is_new else "")))
+        parts.append(
+            _section(f"Diff: {textio.printable(diff.path)}" + (" (new file)" if diff.is_new else ""))
+        )
         parts.append(diff_text(diff))
     return Group(*parts)
 

@@ -207,7 +207,7 @@ def block_renderable(result: LoaderResult | None) -> RenderableType:
     grid.add_column(justify="right", style="dim", no_wrap=True)
     grid.add_column(ratio=1, overflow="fold")
     for n, line in enumerate(result.lines, start=1):
-        text = Text(line)
+        text = Text(printable(line))
         if n == 1:
             text.stylize("bold dim")
         elif line.startswith(STALE_PREFIX):

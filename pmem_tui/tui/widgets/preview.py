@@ -70,7 +70,10 @@ def read_capped(root: Path, rel: str, cap: int = PREVIEW_CAP) -> FileRead:
     truncated = len(data) > cap
     if truncated:
         data = _trim_partial(data[:cap])
-    return FileRead(textio.display(textio.decode(data)), textio.is_valid_utf8(data), truncated, total)
+    text = textio.shown(textio.decode(data))
+    if len(text) > cap:  # control characters, each shown as four (`\\xNN`)
+        text, truncated = text[:cap], True
+    return FileRead(text, textio.is_valid_utf8(data), truncated, total)
 
 
 def summary_badge(info: SummaryInfo) -> Text:
@@ -100,11 +103,11 @@ def facts_block(row: Row, dead: str | None = None) -> Text:
         text.append("\n" + " · ".join(facts), style="dim")
     note = dead_note(row.line_no, dead) if dead and row.line_no is not None else row.facts_note
     if note:
-        text.append("\n" + textio.display(note))
+        text.append("\n" + textio.shown(note))
     if row.index_line is not None:
         saved = row.kind in (ARCHIVED, TRASHED)
         text.append("\nsaved index line: " if saved else "\nindex line: ", style="dim")
-        text.append(textio.display(shown_line(row.index_line)))
+        text.append(textio.printable(shown_line(row.index_line)))
     return text
 
 
@@ -186,10 +189,16 @@ _DIM = Style(dim=True)
 _PLAIN = Style()
 
 
-def styled(line: list[Segment]) -> list[Segment]:
-    """Rich leaves plain text and padding without a style (None); Textual's line filters (the monochrome
-    one under NO_COLOR) read every segment's style, so each gets an empty one."""
-    return [seg if seg.style is not None else Segment(seg.text, _PLAIN, seg.control) for seg in line]
+def strip_of(line: list[Segment], width: int) -> Strip:
+    """A rendered line as a Strip of `width` cells. Rich leaves plain text and padding without a style
+    (None); Textual's line filters (the monochrome one under NO_COLOR) read every segment's style, so each
+    gets an empty one. A control character that got this far (a renderable built from a file's text that
+    was not `textio.shown`) is shown as `\\xNN`, never sent to the terminal."""
+    raw = any(textio.has_control(seg.text) for seg in line)
+    if raw:
+        line = [Segment(textio.printable(seg.text), seg.style) for seg in line]
+    segments = [seg if seg.style is not None else Segment(seg.text, _PLAIN, seg.control) for seg in line]
+    return Strip(segments).adjust_cell_length(width, _PLAIN) if raw else Strip(segments, width)
 
 
 class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
@@ -300,7 +309,7 @@ class PreviewView(RemembersKeyFocus, ScrollView, can_focus=True):
             self.post_message(PreviewShown())
 
     def _set_lines(self, lines: list[list[Segment]], width: int) -> None:
-        self._lines = [Strip(styled(line), width) for line in lines]
+        self._lines = [strip_of(line, width) for line in lines]
         self._rendered_width = width
         set_virtual_size(self, Size(width, len(self._lines)))  # no relayout: only the content changed
         self.scroll_to(y=self._revealed_line(), animate=False)

@@ -1,0 +1,53 @@
+"""A terminal escape an agent wrote into a memory file, or into its index line, is shown as `\\xNN`, never
+sent to the terminal. Found in trial: an OSC in a file renamed the terminal window and a clear-screen wiped
+the app; the index line's colour codes reached the preview's facts and the archive's preview raw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+from textual.widgets import Static
+from tui_helpers import RecordingApp, settle
+
+from pmem_tui.core import textio
+from pmem_tui.tui.modals.plan_modal import PlanModal
+from pmem_tui.tui.widgets.preview import render_lines
+from tests.escapes import RAW, escape_memory
+
+
+@given(st.text())
+def test_shown_text_holds_no_control_character_but_line_breaks_and_tabs(text: str) -> None:
+    shown = textio.shown(text)
+    assert RAW.search(shown.replace("\r\n", "\n")) is None
+    surrogate = any("\ud800" <= ch <= "\udfff" for ch in text)  # (an undecodable byte: shown as U+FFFD)
+    if RAW.search(text.replace("\r\n", "\n")) is None and not surrogate:
+        assert shown == text  # nothing to show otherwise: the same text
+
+
+def raw_in(widget_lines: list[str]) -> list[str]:
+    return [line for line in widget_lines if RAW.search(line)]
+
+
+async def test_the_preview_and_the_archive_preview_show_escapes_never_send_them(tmp_path: Path) -> None:
+    root = escape_memory(tmp_path / "memory")
+    app = RecordingApp(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        shown = [strip.text for strip in main.preview._lines]
+        assert not raw_in(shown), raw_in(shown)
+        text = " ".join(shown)
+        assert "\\x1b]2;PWNED-TITLE\\x07" in text and "\\x1b[2J" in text and "\\x1b[31mRED" in text
+        assert "\\x00" in text and "a\\x0dreturn" in text  # a CR alone; the CRLF line ends as a line does
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, PlanModal)
+        await pilot.press(*"done", "enter")  # the reason, then the preview
+        await settle(pilot)
+        body = app.screen.query_one("#plan-preview", Static).content
+        lines = ["".join(seg.text for seg in line) for line in render_lines(body, 110)]
+        assert not raw_in(lines), raw_in(lines)
+        assert "\\x1b[31mRED" in " ".join(lines)
