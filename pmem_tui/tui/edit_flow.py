@@ -129,15 +129,16 @@ def offer_save(
         app.notify(plan.outcome or f"{rel} is unchanged; nothing to save.")
         return
     # Kept until the save succeeds: a refusal at apply time ("changed since the preview") or a crash while
-    # the preview is open loses nothing. Cancelling drops it, unless the edit was already a draft.
+    # the preview is open loses nothing. Cancelling drops it, unless the edit was already a draft, or the
+    # preview went stale (the file changed under it: cancel was the only way out).
     was_draft = drafts.read(app.root, rel) is not None
     note = _keep_draft(app, rel, content)
 
     def saved(_plan: Plan) -> None:
         drafts.discard(app.root, rel)
 
-    def cancelled() -> None:
-        if was_draft:
+    def cancelled(stale: bool) -> None:
+        if was_draft or stale:
             app.notify(note)
         else:
             drafts.discard(app.root, rel)

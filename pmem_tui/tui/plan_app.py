@@ -78,11 +78,12 @@ class PlanApp(BeforeAppKey, App[int]):
         *,
         then: Then | None = None,
         tag: tuple[str, undo.Step] | None = None,
-        on_cancel: Callable[[], None] | None = None,
+        on_cancel: Callable[[bool], None] | None = None,
         or_else: OrElse | None = None,
     ) -> None:
         """The preview modal of `offer`; confirmed, its plan is applied, then `then` runs (`or_else` when
-        applying it is refused). `tag`: the plan is then the undo or redo of that step of the history."""
+        applying it is refused). `tag`: the plan is then the undo or redo of that step of the history.
+        `on_cancel`: told whether the preview had gone stale (the files changed under it)."""
         from pmem_tui.tui.modals.plan_modal import PlanModal
 
         modal = PlanModal(
@@ -108,7 +109,7 @@ class PlanApp(BeforeAppKey, App[int]):
             else:
                 self.notify("Cancelled: nothing was changed.")
                 if on_cancel is not None:
-                    on_cancel()
+                    on_cancel(modal.stale is not None)
 
         self.push_screen(modal, closed)
 

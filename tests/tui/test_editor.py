@@ -203,3 +203,32 @@ async def test_an_edit_refused_at_apply_time_is_kept_and_a_cancelled_one_is_not(
         assert "changed since the preview" in app.errors()[-1]
         kept = drafts.read(demo_root, rel)
         assert kept is not None and kept[1].endswith(b"- Redis 7.\n")  # the edit survived the refusal
+
+
+async def test_an_edit_whose_preview_went_stale_is_kept_when_cancelled(demo_root: Path) -> None:
+    """Found in trial: an agent wrote to the file while its save preview was open; the preview refused
+    confirmation ("changed since the preview"), so cancel was the only way out, and cancel threw the
+    person's edit away."""
+    rel = "projects/atlas.md"
+
+    def editor(path: Path) -> None:
+        path.write_bytes(path.read_bytes() + b"- Redis 7.\n")
+
+    app = RecordingApp(demo_root, editor=editor)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        modal = app.screen
+        assert isinstance(modal, PlanModal)
+        with (demo_root / rel).open("ab") as agent:
+            agent.write(b"- An agent's line.\n")
+        modal.notice_change(frozenset({rel}))  # what the watcher does when the file changes
+        assert modal.stale is not None
+        await pilot.press("y")  # refused: the preview is stale
+        assert isinstance(app.screen, PlanModal)
+        await pilot.press("escape")
+        await settle(pilot)
+        kept = drafts.read(demo_root, rel)
+        assert kept is not None and kept[1].endswith(b"- Redis 7.\n")  # the edit survived
+        assert "kept as a draft" in app.notes_text()
+        assert (demo_root / rel).read_bytes().endswith(b"- An agent's line.\n")  # the agent's change too
