@@ -14,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pmem_tui.core import lifecycle, textio
+from pmem_tui.core import index, lifecycle, textio
+from pmem_tui.core.errors import Refused
 from pmem_tui.core.plan import Plan
+from pmem_tui.tui.keys import key_for
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,30 @@ def _files(n: int) -> str:
     return f"{n} file{'s' if n != 1 else ''}"
 
 
+def _recover(root: Path, items: list[str], last: Plan) -> Plan:
+    """Plan the recovery of `items`, archived or deleted by `last`. An agent may have removed a record's
+    saved index line (or the whole record) since: the session still knows the line `last` removed."""
+    try:
+        return (
+            lifecycle.plan_recover(root, items[0])
+            if len(items) == 1
+            else lifecycle.plan_recover_many(root, items)
+        )
+    except lifecycle.NeedsIndexLine as need:
+        removed = [line for line in last.preview.index_removed if _route(line) == need.path]
+        if len(items) == 1 and len(removed) == 1:
+            return lifecycle.plan_recover(root, need.path, index_line=removed[0])
+        raise Refused(
+            f"The record of {need.path} has no saved index line any more: recover it from the Archive or "
+            f"Trash pane with {key_for('recover')}, which asks for the line."
+        ) from None
+
+
+def _route(line: str) -> str | None:
+    parsed = index.parse_line(line)
+    return parsed[0] if parsed else None
+
+
 def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:
     """Plan the inverse of `last`; raises NoUndo or a PmemError (the inverse cannot be planned now)."""
     items = list(last.items)
@@ -86,11 +112,7 @@ def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:
     if last.action in ("archive", "delete"):
         if not items:
             raise NoUndo(f"Nothing to {verb.lower()}.")
-        plan = (
-            lifecycle.plan_recover(root, items[0])
-            if len(items) == 1
-            else lifecycle.plan_recover_many(root, items)
-        )
+        plan = _recover(root, items, last)
         where = "from the archive" if last.action == "archive" else "from the trash to its active place"
         return UndoOffer(
             title=title,
