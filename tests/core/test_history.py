@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pmem_tui.core import lifecycle as lc
-from pmem_tui.core import meta_dir
+from pmem_tui.core import meta_dir, safeio
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.executor import apply
 from pmem_tui.core.history import log, names, plans, record, rewrite, stat_table, store
@@ -340,3 +340,33 @@ def test_a_damaged_store_never_blocks_an_action_and_doctor_rebuilds_it(memory: P
     assert rewrite.check(memory) is None
     assert log.version_bytes(memory, log.records(memory)[0].id, "notes/standup.md") == b"# Standup\n\nTwo.\n"
     assert rewrite.repair(memory) is None
+
+
+def test_files_that_cannot_be_read_now_are_not_recorded_as_deleted(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in trial: `chmod 000 notes` recorded every note as deleted (then as added again once readable).
+    Root reads through any mode, so the denial is simulated where the OS would give it: the folder lists
+    nothing and a look below it is refused."""
+    record.record(memory, create=True)
+    denied = "notes/"
+    entries = safeio._entries_below
+    lstat_under = safeio.lstat_under
+
+    def listed(*args: object, **kwargs: object) -> Iterator[tuple[int, os.DirEntry[str], str]]:
+        return (e for e in entries(*args, **kwargs) if not e[2].startswith(denied))  # type: ignore[arg-type]
+
+    def looked(root: Path | str, rel: str) -> os.stat_result:
+        if rel.startswith(denied):
+            raise PermissionError(13, "Permission denied")
+        return lstat_under(root, rel)
+
+    monkeypatch.setattr(safeio, "_entries_below", listed)
+    monkeypatch.setattr(safeio, "lstat_under", looked)
+    write(memory, "projects/alpha.md", "# Alpha\n\nEdited while notes/ could not be read.\n")
+    assert record.record(memory).commit is not None  # the edit is recorded...
+    kinds = {(c.path, c.kind) for c in log.changes_since_review(memory)}
+    assert not any(path.startswith(denied) and kind == "deleted" for path, kind in kinds), kinds
+    assert record.record(memory).commit is None  # ...and nothing else, again and again
+    monkeypatch.undo()
+    assert record.record(memory).commit is None  # readable again: nothing came back, nothing went

@@ -17,6 +17,7 @@ when a store exists, a read-only command never makes one); `pmem-tui snapshot` (
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -290,6 +291,9 @@ def _record_on(
         last, reuse = table.blobs, table.trees
     else:
         last, reuse = objects.snapshot(head)
+    for path in last.keys() - files.keys():
+        if _unreadable_not_gone(root, path):
+            files[path] = last[path]  # kept as it was: it is not recorded as deleted
     rows = unread if ours else None  # the only rows of the table that may differ
     if files == last and head is not None:
         stat_table.save(root, started, head, seen, files, reuse, newest, like=table, rows=rows)
@@ -348,6 +352,19 @@ def _merge_if_many(root: Path, fs: FS, objects: store.Objects) -> None:
         from pmem_tui.core.history import store
 
         store.merge_packs(root, fs)
+
+
+def _unreadable_not_gone(root: Path, path: str) -> bool:
+    """Whether `path`, in the last record but not read now, is still there: a file, or a folder above it,
+    that cannot be read or listed for lack of permission (found in trial: `chmod 000` on a folder recorded
+    its files as deleted, then as added again)."""
+    try:
+        st = safeio.lstat_under(root, path)
+    except PermissionError:
+        return True
+    except OSError:  # gone, or a link, a FIFO... on the way: no longer a memory file
+        return False
+    return stat.S_ISREG(st.st_mode)
 
 
 def _read_all(root: Path, paths: list[str]) -> Iterator[tuple[str, bytes, os.stat_result]]:

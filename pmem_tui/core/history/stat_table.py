@@ -289,8 +289,9 @@ def _packed_ref(root: Path | str, ref: str) -> bytes:
 
 def walk(root: Path | str, listing: safeio.Listing | None = None) -> dict[str, Stamp]:
     """Every tracked regular file's stamp, by path. Links, FIFOs, devices and hidden names are skipped; a
-    folder that cannot be listed is skipped too (what it held is then not in this record). The folders are
-    walked by `safeio.stamps_below`: each opened from its parent with O_NOFOLLOW, no link ever followed.
+    folder that cannot be listed is skipped too (the recorder keeps what the last record had there, as it
+    was: `record._unreadable_not_gone`). The folders are walked by `safeio.stamps_below`: each opened from
+    its parent with O_NOFOLLOW, no link ever followed.
     `listing`: filled with the tracked folders' entries, as listed (for the app's scan right after)."""
     out: dict[str, Stamp] = {}
     for rel in TRACKED_FILES:
