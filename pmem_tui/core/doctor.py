@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pmem_tui.core import archive_match, journal, meta_dir, safeio, sweep
+from pmem_tui.core import archive_match, journal, meta_dir, paths, safeio, sweep
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import Busy, Refused
 from pmem_tui.core.fingerprint import fingerprint, sha256_bytes
@@ -476,15 +476,19 @@ def _rebuild_trash_records(root: Path, today: dt.date, gone: set[str]) -> tuple[
     for rel in _files_under(root, TRASH_DIR):
         if f"{TRASH_DIR}/{rel}" in gone | claimed:  # gone, or found by a deletion record wherever it stands
             continue
+        problem = paths.active_path_problem(rel)
+        if problem is not None:  # dropped there by hand: a record would promise a recovery that is refused
+            notes.append(f"{TRASH_DIR}/{rel} has no deletion record, and {problem}: doctor leaves it to you.")
+            continue
         recs = [r for r in parsed if r.path == rel]
         # Its archive record there without the deletion is completed; else a record is written.
         old = recs[-1] if recs and not os.path.lexists(root / ARCHIVE_DIR / rel) else None
-        reason = "record rebuilt by doctor after an interruption"
+        reason = "record rebuilt by doctor: the file was in the trash without one"
         new_text, deadline = records.record_deletion(new_text, rel, old, today, reason)
         parsed = records.parse_records(new_text)
         notes.append(
             f"Rebuild the missing deletion record of {TRASH_DIR}/{rel}: recoverable until {deadline}."
         )
     if new_text == text:
-        return None, []
+        return None, notes
     return WriteFile(ARCHIVE_INDEX, textio.encode(new_text)), notes

@@ -344,6 +344,23 @@ def check_memory_path(root: Path, user_path: str, area: Area) -> str:
     `Area.ACTIVE`: the path must be in `projects/` or `notes/`. `Area.CORE` (save only): also
     `_core/<name>.md`, one level deep. Names that do not exist yet are fine (a save may create them).
     """
+    rel = _spelled_right(user_path, area)
+    _check_fs(root, rel, user_path)
+    return rel
+
+
+def active_path_problem(rel: str) -> str | None:
+    """What makes `rel` no place for an active memory file, from its spelling alone (`check_memory_path`'s
+    sentence, without the path); None when it is one."""
+    try:
+        _spelled_right(rel, Area.ACTIVE)
+    except UnsafePath as err:
+        return err.problem
+    return None
+
+
+def _spelled_right(user_path: str, area: Area) -> str:
+    """`check_memory_path` without the file system: the normalized path, or UnsafePath."""
     rel = normalize_user_path(user_path)
     parts = rel.split("/")
     first = parts[0]
@@ -365,7 +382,6 @@ def check_memory_path(root: Path, user_path: str, area: Area) -> str:
                 raise _refuse(user_path, f"the folder is spelled '{right}', as in '{fixed}'")
             where = "projects/ or notes/" if area is Area.ACTIVE else f"projects/, notes/ or {CORE_DIR}/"
             raise _refuse(user_path, f"memory files live in {where}, such as {EXAMPLE}")
-    _check_fs(root, rel, user_path)
     return rel
 
 

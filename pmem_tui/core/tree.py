@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from pmem_tui.core import archive_match, columns, safeio, summary, textio
+from pmem_tui.core import archive_match, columns, paths, safeio, summary, textio
 from pmem_tui.core import cache as cache_mod
 from pmem_tui.core import index as index_mod
 from pmem_tui.core.clock import today as clock_today
@@ -372,9 +372,9 @@ def scan(
             archived.append(ArchivedItem(placed.path, f.path, f.size, f.mtime_ns, rec))
             continue
         if rec is None:
-            problems.append(
-                Problem("no-record", placed.path, f"{f.path} has no deletion record; `doctor` rebuilds it")
-            )
+            problem = paths.active_path_problem(placed.path)
+            fix = "`doctor` rebuilds it" if problem is None else f"{problem}, so move it by hand"
+            problems.append(Problem("no-record", placed.path, f"{f.path} has no deletion record; {fix}"))
         trash.append(_trash_item(placed, f, today))
     trash.sort(key=_trash_order)
     located = {p.path for p in matching.placed}

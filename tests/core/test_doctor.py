@@ -71,6 +71,27 @@ def test_doctor_rebuilds_a_missing_trash_record(memory: Path, today: dt.date) ->
     assert plan_doctor(memory).is_empty
 
 
+def test_a_file_dropped_in_the_trash_outside_any_memory_place_gets_no_record(memory: Path) -> None:
+    """Found in trial: `_archive/_trash/handdrop.md`, dropped there by hand, got a record saying it was
+    recoverable for 30 days, and every recovery was then refused ("memory files live in projects/ or
+    notes/"). Doctor leaves it to the person, and `status` says so instead of "`doctor` rebuilds it"."""
+    write(memory, "_archive/_trash/handdrop.md", "# Dropped by hand\n")
+    archive_before = (memory / "_archive/_index.md").read_bytes()
+    said = {p.path: p.detail for p in tree.scan(memory).problems if p.kind == "no-record"}
+    assert said["handdrop.md"].endswith(
+        "has no deletion record; memory files live in projects/ or notes/, such as projects/old.md, so move "
+        "it by hand"
+    )
+    plan = plan_doctor(memory)
+    assert plan.is_empty
+    assert [n for n in plan.preview.notes if "handdrop.md" in n] == [
+        "_archive/_trash/handdrop.md has no deletion record, and memory files live in projects/ or notes/, "
+        "such as projects/old.md: doctor leaves it to you."
+    ]
+    apply(plan, memory)
+    assert (memory / "_archive/_index.md").read_bytes() == archive_before
+
+
 def test_doctor_removes_temp_files(memory: Path) -> None:
     write(memory, "notes/.pmem-tmp-x.md-abcd", "partial")
     apply(plan_doctor(memory), memory)
