@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from watchdog.events import (
+    DirAttribEvent,
     DirCreatedEvent,
     DirDeletedEvent,
     DirModifiedEvent,
     DirMovedEvent,
+    FileAttribEvent,
     FileClosedEvent,
     FileCreatedEvent,
     FileDeletedEvent,
@@ -29,8 +31,11 @@ from watchdog.events import (
 )
 
 # Reads (opened, closed without writing) are not changes: the app's own scans and previews would
-# otherwise wake it up again and again. Moves matter: editors save with a temp file and a rename.
+# otherwise wake it up again and again. Moves matter: editors save with a temp file and a rename. So do
+# a mode's changes (found in trial: `chmod 000` on a folder left its files listed until another write).
 WATCHED_EVENTS: list[type[FileSystemEvent]] = [
+    FileAttribEvent,
+    DirAttribEvent,
     FileCreatedEvent,
     FileDeletedEvent,
     FileModifiedEvent,

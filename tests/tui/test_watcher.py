@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -251,3 +252,20 @@ async def test_a_second_start_while_the_first_is_setting_its_watches_starts_noth
         assert await until(pilot, lambda: app.scans_done == 1)
         assert app.watcher.running and len(starts) == 1
         assert app._maybe_start_watcher() is False  # running
+
+
+def test_a_change_of_mode_alone_is_seen(tmp_path: Path) -> None:
+    """Found in trial: `chmod 000` on a folder (no write) left its files listed, and their old previews,
+    until some other write woke the app."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes/a.md").write_text("# A\n", encoding="utf-8")
+    seen = threading.Event()
+    watcher = MemoryWatcher(tmp_path, seen.set)
+    assert watcher.start() == "live"
+    try:
+        os.chmod(tmp_path / "notes", 0o000)
+        assert seen.wait(30), "no event for the folder's chmod"  # a bound against a hang, not a timing
+        assert watcher.drain() == frozenset({"notes"})
+    finally:
+        os.chmod(tmp_path / "notes", 0o755)
+        watcher.stop()
