@@ -13,7 +13,7 @@ A line names a route when it is a list item (``-``, ``*``, ``+``, ``1.`` or ``1)
 
 A task-list box (``- [ ] …``, ``- [x] …``) before the route part is skipped. The separator between the
 route part and the summary is ``—`` (also ``——``), ``–``, `` - `` (a hyphen with whitespace before it),
-``:`` or ``：``; the summary is optional. After a link a summary may also follow after plain whitespace. The
+``:``, ``：`` or ``|``; the summary is optional. After a link a summary may also follow after plain whitespace. The
 route is the relative ``.md`` path (case-sensitive ``.md``): a leading ``./`` and a
 ``~/.persistent-memory/`` (or ``…/.persistent-memory/``) prefix are removed; URLs (``https://…``) are not
 routes.
@@ -80,7 +80,7 @@ def _after_route(rem: str, loose: bool = False) -> tuple[bool, str | None]:
     summary: str | None
     if s[0] in "—–":
         summary = s.lstrip("—–").strip()
-    elif s[0] in ":：" or (spaced and s[0] == "-" and (len(s) == 1 or s[1] in " \t")):
+    elif s[0] in ":：|" or (spaced and s[0] == "-" and (len(s) == 1 or s[1] in " \t")):
         summary = s[1:].strip()
     elif loose and (spaced or s[0] == ","):
         summary = s.lstrip(",").strip()

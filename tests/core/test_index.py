@@ -107,6 +107,12 @@ ACCEPTED = [
     ("- notes/日记 2026.md — 中文", ("notes/日记 2026.md", None, "中文")),
     ("- projects/a.md: colon summary", ("projects/a.md", None, "colon summary")),
     ("- projects/a.md：全角冒号", ("projects/a.md", None, "全角冒号")),
+    # a pipe, as a table-minded agent writes it (found in trial: the summary kept its "| ")
+    (
+        "1. [Decisions](projects/alpha/decisions.md) | decisions log",
+        ("projects/alpha/decisions.md", "Decisions", "decisions log"),
+    ),
+    ("- `notes/a.md` | s", ("notes/a.md", None, "s")),
     ("- projects/a.md——中文破折号", ("projects/a.md", None, "中文破折号")),
     ("- projects/a.md - hyphen", ("projects/a.md", None, "hyphen")),
     ("- `projects/a.md` — code", ("projects/a.md", None, "code")),
