@@ -13,8 +13,8 @@ A line names a route when it is a list item (``-``, ``*``, ``+``, ``1.`` or ``1)
 
 A task-list box (``- [ ] …``, ``- [x] …``) before the route part is skipped. The separator between the
 route part and the summary is ``—`` (also ``——``), ``–``, `` - `` (a hyphen with whitespace before it),
-``:``, ``：`` or ``|``; the summary is optional. After a link a summary may also follow after plain whitespace. The
-route is the relative ``.md`` path (case-sensitive ``.md``): a leading ``./`` and a
+``:``, ``：`` or ``|``; the summary is optional. After a link a summary may also follow after plain
+whitespace. The route is the relative ``.md`` path (case-sensitive ``.md``): a leading ``./`` and a
 ``~/.persistent-memory/`` (or ``…/.persistent-memory/``) prefix are removed; URLs (``https://…``) are not
 routes.
 

@@ -49,14 +49,14 @@ def test_plain_output_marks_matches(root: Path, capsys: pytest.CaptureFixture[st
         "active  notes/plans.md:1: # [Zeppelin] plans",
         "active  notes/other.md:3: A [zeppelin] once.",
     ]
-    assert "1 file not indexed: 1 not UTF-8 text." in err
+    assert "1 file not indexed: 1 not text (not UTF-8, or holding a NUL byte)." in err
 
 
 def test_json_shape(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--root", str(root), "search", "zeppelin", "--json", "--archive"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"results", "note"}
-    assert data["note"] == "1 file not indexed: 1 not UTF-8 text."
+    assert data["note"] == "1 file not indexed: 1 not text (not UTF-8, or holding a NUL byte)."
     assert data["results"][0]["path"] == "notes/plans.md"
     assert {r["path"]: r["location"] for r in data["results"]}["_archive/notes/old.md"] == "archive"
     for r in data["results"]:
@@ -84,7 +84,7 @@ def test_no_match_exits_1_and_says_archive_was_left_out(
     assert main(["--root", str(root), "search", "nothing-like-it", "--json"]) == 1
     assert json.loads(capsys.readouterr().out) == {
         "results": [],
-        "note": "1 file not indexed: 1 not UTF-8 text.",
+        "note": "1 file not indexed: 1 not text (not UTF-8, or holding a NUL byte).",
     }
 
 

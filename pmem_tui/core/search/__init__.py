@@ -59,7 +59,7 @@ class Results:
         broad = "Many matches: the best of the first ones found are shown; add words to narrow it."
         parts = []
         if self.counts.not_text:
-            parts.append(f"{self.counts.not_text} not UTF-8 text")
+            parts.append(f"{self.counts.not_text} not text (not UTF-8, or holding a NUL byte)")
         if self.counts.unreadable:
             parts.append(f"{self.counts.unreadable} could not be read")
         total = self.counts.not_text + self.counts.unreadable

@@ -205,7 +205,7 @@ class Counts:
     __slots__ = ("not_text", "unreadable")
 
     def __init__(self, not_text: int, unreadable: int) -> None:
-        self.not_text = not_text  # not UTF-8 text: not indexed
+        self.not_text = not_text  # not text (not UTF-8, or a NUL byte): not indexed
         self.unreadable = unreadable  # could not be read (too large, a permission...)
 
 
