@@ -232,6 +232,12 @@ class Snapshot:
     def lifecycle_ready(self) -> bool:
         return self.exists and not self.lifecycle_missing
 
+    @property
+    def lifecycle_linked(self) -> tuple[str, ...]:
+        """The lifecycle paths that are symbolic links: never followed, so the actions that use them are
+        refused (found in trial: a linked trash said "ready", then every delete was refused)."""
+        return tuple(p.path for p in self.problems if p.kind == "symlink" and p.path in LIFECYCLE_PATHS)
+
     def routes_listed_again(self) -> set[str]:
         """The routes `_index.md` lists more than once (the scan's `duplicate-route` problems)."""
         return {p.path for p in self.problems if p.kind == "duplicate-route"}

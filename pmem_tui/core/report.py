@@ -90,8 +90,10 @@ def status_cacheable(snap: Snapshot) -> bool:
     Not when something could not be read or listed: an I/O failure is not a fact about the tree, and the
     next run must try again. Invalid UTF-8 is a fact about the bytes, so that problem does not prevent it.
     """
-    return snap.exists and not snap.action_running and all(
-        p.kind != "unreadable" or p.detail.startswith("not valid UTF-8") for p in snap.problems
+    return (
+        snap.exists
+        and not snap.action_running
+        and all(p.kind != "unreadable" or p.detail.startswith("not valid UTF-8") for p in snap.problems)
     )
 
 
@@ -110,7 +112,11 @@ def _status_dict(snap: Snapshot) -> dict[str, Any]:
     return {
         "root": str(snap.root),
         "exists": snap.exists,
-        "lifecycle": {"ready": snap.lifecycle_ready, "missing": list(snap.lifecycle_missing)},
+        "lifecycle": {
+            "ready": snap.lifecycle_ready,
+            "missing": list(snap.lifecycle_missing),
+            "linked": list(snap.lifecycle_linked),
+        },
         "baseline": {
             "files": base.files,
             "tokens": base.tokens,
@@ -182,6 +188,11 @@ def _status_lines(snap: Snapshot) -> list[str]:
         if snap.lifecycle_ready
         else f"incomplete, missing {', '.join(snap.lifecycle_missing)} (run `pmem-tui upgrade`)"
     )
+    if snap.lifecycle_linked:
+        lifecycle = (
+            f"blocked: {', '.join(snap.lifecycle_linked)} is a symbolic link, which pmem-tui never follows "
+            "(make it a folder or file of its own; the actions that use it are refused until then)"
+        )
     lines = [
         f"Memory root: {snap.root}",
         f"Lifecycle: {lifecycle}",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +35,7 @@ def test_status_json_shape(memory: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["root"] == str(memory)
-    assert data["lifecycle"] == {"ready": True, "missing": []}
+    assert data["lifecycle"] == {"ready": True, "missing": [], "linked": []}
     assert {c["path"] for c in data["core"]} == {"_core/profile.md", "_core/preferences.md"}
     alpha = next(a for a in data["active"] if a["path"] == "projects/alpha.md")
     assert alpha["index_line"] == "- [Alpha](projects/alpha.md) — the importer project"
@@ -153,3 +154,24 @@ def test_status_uses_the_scan_cache_unless_told_not_to(
     data = json.loads(cold)
     assert "notes/bad-\ufffd.md" in {a["path"] for a in data["active"]}
     assert tree_bytes(memory) == before
+
+
+def test_a_linked_lifecycle_folder_is_said_blocked_not_ready(memory: Path, tmp_path: Path) -> None:
+    """Found in trial: with `_archive/_trash` a symbolic link, status said "Lifecycle: ready" (upgrade had
+    nothing to do) and every delete was then refused."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.rmtree(memory / "_archive/_trash")
+    (memory / "_archive/_trash").symlink_to(elsewhere)
+    done = run("--root", str(memory), "status")
+    assert done.returncode == 0
+    assert (
+        "Lifecycle: blocked: _archive/_trash is a symbolic link, which pmem-tui never follows" in done.stdout
+    )
+    done = run("--root", str(memory), "status", "--json")
+    assert json.loads(done.stdout)["lifecycle"] == {
+        "ready": True,
+        "missing": [],
+        "linked": ["_archive/_trash"],
+    }
+    assert not list(elsewhere.iterdir())  # nothing was followed into

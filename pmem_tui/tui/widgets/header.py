@@ -53,7 +53,9 @@ def header_text(
     expired = len(snap.expired_trash)
     text.append(f"{expired}", style="bold red" if expired else "bold")
     text.append(" expired  ")
-    if snap.lifecycle_ready:
+    if snap.lifecycle_linked:
+        text.append("lifecycle blocked (a link)", style="bold yellow")
+    elif snap.lifecycle_ready:
         text.append("lifecycle ready", style="green")
     else:
         text.append("lifecycle incomplete", style="bold yellow")
