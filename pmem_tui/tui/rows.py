@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from operator import eq
 from typing import overload
 
+from pmem_tui.core import paths
 from pmem_tui.core.columns import repeated
 from pmem_tui.core.model import (
     INDEX_FILE,
@@ -280,7 +281,10 @@ def _archive_row(a: ArchivedItem) -> Row:
     reason = (rec.reason or "") if rec else "no record"
     flag = "no record" if rec is None else ("legacy" if rec.legacy else "")
     note = f"Archived {when}" + (f" - reason: {rec.reason}" if rec and rec.reason else "")
-    if rec is not None and rec.legacy:
+    problem = paths.active_path_problem(a.path)
+    if problem is not None:  # an agent archived something pmem-tui never recovers (found in trial: `_core/`)
+        note += f". It cannot be recovered here: {problem}; move it by hand."
+    elif rec is not None and rec.legacy:
         note += ". The record has no saved index line: recovering it asks you to confirm one."
     line = rec.index_line if rec else None
     return _file_row(ARCHIVED, a, a.location, (a.path, when, reason), flag=flag, index_line=line, note=note)

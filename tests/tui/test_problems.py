@@ -153,3 +153,18 @@ async def test_a_dead_routes_preview_says_what_is_there_as_status_does(tmp_path:
             why = status[route].removeprefix("in _index.md but ")
             wanted = f"In _index.md (line {line}), a dead route: {why}."
             assert await until(pilot, lambda w=wanted: w in " ".join(app.main_screen.preview.text.split()))
+
+
+def test_an_archived_file_pmem_tui_never_recovers_says_so() -> None:
+    """Found in trial: an agent archived `_core/identity.md`; its preview said "recovering it asks you to
+    confirm one", and `r` then refused: `_core/` is the protected core memory."""
+    from pmem_tui.core.model import ArchivedItem
+    from pmem_tui.core.records import parse_records
+    from pmem_tui.tui.rows import _archive_row
+
+    rec = parse_records("## _core/identity.md\n- Archived: 2026-11-01\n- Reason: old\n")[0]
+    note = _archive_row(ArchivedItem("_core/identity.md", "_archive/_core/identity.md", 5, 0, rec)).facts_note
+    assert note.endswith(
+        "It cannot be recovered here: '_core/' is the protected core memory; move it by hand."
+    )
+    assert "confirm one" not in note
