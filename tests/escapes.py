@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -17,4 +18,15 @@ def escape_memory(root: Path) -> Path:
     (root / "_archive/_index.md").write_text("# Archive index\n", encoding="utf-8")
     (root / "notes/esc.md").write_text(BODY, encoding="utf-8", newline="")
     (root / "_index.md").write_text(LINE, encoding="utf-8")
+    return root
+
+
+NAMED = "notes/n\x1b]2;PWNED-NAME\x07\u202ex.md"  # a name an agent made: an OSC, a bidi override
+
+
+def escape_named_memory(root: Path) -> Path:
+    """`escape_memory`, and a file and a FIFO whose names hold escapes (an orphan row, a rowless problem)."""
+    escape_memory(root)
+    (root / NAMED).write_text("# Named\n\nsearchable words here\n", encoding="utf-8")
+    os.mkfifo(root / "notes/fifo\x1b[2J.md")
     return root

@@ -24,6 +24,7 @@ from typing import Any
 
 from pmem_tui.cli.args import days_option
 from pmem_tui.cli.snapshot import NOTHING
+from pmem_tui.core import textio
 from pmem_tui.core.errors import BadUsage, Refused
 from pmem_tui.core.paths import normalize_user_path
 from pmem_tui.core.textio import printable
@@ -167,7 +168,7 @@ def _diff(root: Path, args: argparse.Namespace, words: list[str]) -> int:
     if args.json:
         _emit_json({"path": rel, "diff": text})
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(textio.shown(text) if sys.stdout.isatty() else text)  # a terminal: escapes shown
     return 0
 
 

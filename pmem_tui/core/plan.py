@@ -8,6 +8,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+from pmem_tui.core import textio
 from pmem_tui.core.model import Fingerprint
 
 
@@ -61,8 +62,8 @@ class FileDiff:
         """Unified diff lines (no trailing newlines), headed by the file's path."""
         old_name = "/dev/null" if self.is_new else f"a/{self.path}"
         lines = difflib.unified_diff(
-            self.old.splitlines(),
-            self.new.splitlines(),
+            textio.lines_of(self.old),
+            textio.lines_of(self.new),
             fromfile=old_name,
             tofile=f"b/{self.path}",
             lineterm="",

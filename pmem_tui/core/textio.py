@@ -39,17 +39,26 @@ def display(text: str) -> str:
     return _SURROGATES.sub("\ufffd", text)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+# Control characters, and the format characters that reorder or break a line on a terminal: the bidi
+# embeddings, overrides and isolates, and the line and paragraph separators (U+2028, U+2029).
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
 def printable(text: str) -> str:
     """`display`, and control characters shown as `\\xNN`, never sent raw: terminal escapes, and line breaks
     (a file name may hold one; a line of output or a row must stay one line). For one-line texts."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", display(text))
+    return _CONTROL.sub(_escaped, display(text))
+
+
+def _escaped(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 # Control characters but for a line break and a tab (a CR only before its LF: a CRLF file's lines).
-_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+_CONTROL_IN_TEXT = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]|\r(?!\n)"
+)
 
 
 def has_control(text: str) -> bool:
@@ -63,7 +72,7 @@ def shown(text: str) -> str:
     text = display(text)
     if _CONTROL_IN_TEXT.search(text) is None:  # the usual case: no new string
         return text
-    return _CONTROL_IN_TEXT.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL_IN_TEXT.sub(_escaped, text)
 
 
 def is_valid_utf8(data: bytes) -> bool:
@@ -72,6 +81,15 @@ def is_valid_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def lines_of(text: str) -> list[str]:
+    """The lines of `text` without their endings, for a diff: only ``\\n`` (or ``\\r\\n``) ends a line, as
+    everywhere else here (``str.splitlines`` also breaks at a lone CR, a form feed, U+2028...)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 def split_lines(text: str) -> list[str]:

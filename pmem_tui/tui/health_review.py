@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from pmem_tui.core.model import INDEX_FILE, RECOVERY_DAYS, TrashItem
-from pmem_tui.core.textio import display
+from pmem_tui.core.textio import printable
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import DEAD, ENTRY, ORPHAN, Row, countdown
 
@@ -85,7 +85,7 @@ def proposal_text(p: Proposal, row: Row | None) -> Text:
         text.append("\n  ")
         text.append(s.kind, style="bold")
         text.append("  ")
-        text.append(display(s.detail))
+        text.append(printable(s.detail))
     exists = row is not None and row.location is not None
     fix, delete, archive, edit = (key_for(f"health.{a}") for a in ("fix", "delete", "archive", "edit"))
     if p.fix is not None and p.fix_action == "redact":
@@ -99,7 +99,7 @@ def proposal_text(p: Proposal, row: Row | None) -> Text:
     elif p.fix is not None:
         verb = "add to" if p.fix_action == "add" else "drop from"
         text.append(f"\n{fix}: {verb} {INDEX_FILE}, through its preview:\n  ", style="cyan")
-        text.append(display(p.fix))
+        text.append(printable(p.fix))
     if not exists:
         text.append("\nThe file does not exist: nothing to archive.", style="dim")
     elif p.category == "delete":
@@ -121,7 +121,7 @@ def expired_text(items: Sequence[TrashItem], today: dt.date) -> Text:
     text.append(f"  removed for good only with {purge}, after its own preview and confirmation.", style="dim")
     for item in items[:MAX_EXPIRED_SHOWN]:
         text.append("\n  ")
-        text.append(display(item.path))
+        text.append(printable(item.path))
         deadline = item.deadline.isoformat() if item.deadline else "?"
         text.append(f"  deadline {deadline} · {countdown(item, today)}", style="red")
     if len(items) > MAX_EXPIRED_SHOWN:

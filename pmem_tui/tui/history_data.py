@@ -99,7 +99,8 @@ def change_diff(root: Path, c: log.Changed) -> Text:
     the newest record's."""
     head = stat_table.read_head(root)
     old, new = _bytes_at(root, c.since, c.path), _bytes_at(root, head, c.path)
-    title = Text(f"{c.path}  {c.kind} · {when(c.time)} · {c.origin} · {diff_size(c)}\n", style="bold")
+    shown = textio.printable(c.path)
+    title = Text(f"{shown}  {c.kind} · {when(c.time)} · {c.origin} · {diff_size(c)}\n", style="bold")
     old_label = f"a/{c.path}@{c.since[:12]}" if c.kind != log.ADDED else "/dev/null"
     new_label = f"b/{c.now_path}@{head[:12]}" if head and c.kind != log.DELETED else "/dev/null"
     return Text.assemble(title, _diff(old, new, old_label, new_label))
@@ -108,8 +109,8 @@ def change_diff(root: Path, c: log.Changed) -> Text:
 def _diff(old: bytes, new: bytes, old_label: str, new_label: str) -> Text:
     lines = list(
         difflib.unified_diff(
-            textio.decode(old).splitlines(),
-            textio.decode(new).splitlines(),
+            textio.lines_of(textio.decode(old)),
+            textio.lines_of(textio.decode(new)),
             fromfile=old_label,
             tofile=new_label,
             lineterm="",
@@ -175,11 +176,12 @@ def version_diff(root: Path, path: str, older: log.Version, newer: log.Version |
     if newer is None:
         new, where = live_bytes(root, path)
         new_label = f"b/{where} (now)" if where else "/dev/null (no such file now)"
-        title = f"{path}: version {older.id[:8]} ({when(older.time)}) -> the file now\n"
+        title = f"{textio.printable(path)}: version {older.id[:8]} ({when(older.time)}) -> the file now\n"
     else:
         new = _bytes_at(root, newer.id, path) if newer.kind != log.DELETED else b""
         new_label = f"b/{path}@{newer.id[:12]}"
-        title = f"{path}: version {older.id[:8]} ({when(older.time)}) -> {newer.id[:8]} ({when(newer.time)})"
+        title = f"{textio.printable(path)}: version {older.id[:8]} ({when(older.time)})"
+        title += f" -> {newer.id[:8]} ({when(newer.time)})"
         title += "\n"
     return Text.assemble(Text(title, style="bold"), _diff(old, new, old_label, new_label))
 

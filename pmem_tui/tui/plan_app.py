@@ -16,6 +16,7 @@ from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerState
 
+from pmem_tui.core import textio
 from pmem_tui.core.errors import PmemError
 from pmem_tui.tui.compat import BeforeAppKey
 from pmem_tui.tui.messages import OfferPlan, PlanApplied
@@ -58,7 +59,8 @@ class PlanApp(BeforeAppKey, App[int]):
         """Every notification shows its text literally: refusals and outcomes carry user paths, and a file
         named `[red]x[/red].md` must show its brackets. Widgets' and screens' notify land here too. A CLI
         command in core's sentence becomes the key that does it here."""
-        super().notify(in_keys(message), title=title, severity=severity, timeout=timeout, markup=False)
+        message, title = textio.shown(in_keys(message)), textio.printable(title)  # an agent's escapes: shown
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def action_help_quit(self) -> None:
         """ctrl+c: Textual's hint, in plain words (its own is markup, shown raw by `notify`)."""

@@ -249,3 +249,17 @@ def test_a_damaged_store_never_blocks_an_action(memory: Path, capsys: pytest.Cap
     assert code == 0 and "new one starts" in out
     assert versions(capsys, memory, "notes/standup.md")[0]["origin"] == "doctor"
     assert cli(capsys, memory, "doctor")[1].count("History") == 0
+
+
+def test_history_diff_to_a_terminal_shows_an_agents_escapes_and_to_a_pipe_gives_them(
+    memory: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in trial: `history diff` of a file holding `\\x1b[2J` cleared the person's terminal."""
+    cli(capsys, memory, "snapshot")
+    write(memory, "notes/standup.md", "# Standup\n\nbody \x1b]2;T\x07 \x1b[2J\n")
+    cli(capsys, memory, "snapshot")
+    code, out, _ = cli(capsys, memory, "history", "diff", "notes/standup.md")
+    assert code == 0 and "+body \x1b]2;T\x07 \x1b[2J\n" in out  # a pipe: the bytes as they are
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out, _ = cli(capsys, memory, "history", "diff", "notes/standup.md")
+    assert code == 0 and "+body \\x1b]2;T\\x07 \\x1b[2J\n" in out and "\x1b" not in out

@@ -172,7 +172,7 @@ def test_not_text_files_are_counted_not_indexed(tmp_path: Path) -> None:
     results = search(root, "needle")
     assert [h.path for h in results.hits] == ["notes/ok.md"]
     assert results.counts.not_text == 2
-    assert results.note == "2 files not indexed: 2 not UTF-8 text."
+    assert results.note == "2 files not indexed: 2 not text (not UTF-8, or holding a NUL byte)."
 
 
 def test_links_and_fifos_are_never_read(tmp_path: Path) -> None:

@@ -356,8 +356,8 @@ def _bytes_or_empty(root: Path, commit_id: str | None, path: str) -> bytes:
 
 def unified(path: str, old: bytes, new: bytes, old_id: str | None, new_id: str | None) -> str:
     lines = difflib.unified_diff(
-        textio.decode(old).splitlines(),
-        textio.decode(new).splitlines(),
+        textio.lines_of(textio.decode(old)),
+        textio.lines_of(textio.decode(new)),
         fromfile=f"a/{path}@{old_id[:12]}" if old_id else "/dev/null",
         tofile=f"b/{path}@{new_id[:12]}" if new_id else "/dev/null",
         lineterm="",
@@ -416,7 +416,9 @@ def _net(before: dict[str, str], after: dict[str, str]) -> list[tuple[str, str, 
 def line_counts(old: bytes, new: bytes) -> tuple[int, int]:
     """(lines added, lines removed) from `old` to `new`."""
     added = removed = 0
-    for line in difflib.unified_diff(textio.decode(old).splitlines(), textio.decode(new).splitlines(), n=0):
+    for line in difflib.unified_diff(
+        textio.lines_of(textio.decode(old)), textio.lines_of(textio.decode(new)), n=0
+    ):
         if line.startswith("+") and not line.startswith("+++"):
             added += 1
         elif line.startswith("-") and not line.startswith("---"):

@@ -88,11 +88,11 @@ class PlanModal(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="plan-dialog"):
-            yield Static(Text(self.heading), id="plan-title")
+            yield Static(Text(textio.printable(self.heading)), id="plan-title")
             if self.explanation:
-                yield Static(Text(self.explanation), id="plan-explanation")
+                yield Static(Text(textio.shown(self.explanation)), id="plan-explanation")
             if self.builder is not None:
-                yield Label(Text(self.prompt), id="plan-prompt")
+                yield Label(Text(textio.shown(self.prompt)), id="plan-prompt")
                 # A prefilled value (a proposed index line, a suggested reason) is kept when typing starts:
                 # the cursor goes to its end instead of selecting it for replacement.
                 yield Input(

@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import CORE_TOKEN_WARNING, Baseline
-from pmem_tui.core.textio import display
+from pmem_tui.core.textio import printable
 from pmem_tui.tui.words import plural
 
 WATCH_LABELS = {
@@ -30,7 +30,7 @@ def header_text(
     count leaves out, if anything."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("pmem-tui ", style="bold")
-    text.append(display(root_label))
+    text.append(printable(root_label))
     label, colour = WATCH_LABELS.get(watch_mode, WATCH_LABELS["off"])
     text.append("  ")
     text.append(label, style=colour)

@@ -17,7 +17,7 @@ from textual.style import Style
 from textual.visual import RenderOptions, Visual
 
 from pmem_tui.core.search import Hit
-from pmem_tui.core.textio import display
+from pmem_tui.core.textio import printable
 
 # The parts' styles, on top of the option's own style (highlighted or not).
 PATH, LINE, PLACE, MATCH = "bold", "cyan", "yellow", "bold reverse"
@@ -28,7 +28,7 @@ Part = tuple[str, str]  # (text, style name; "" for the option's own style)
 def hit_parts(hit: Hit) -> tuple[tuple[Part, ...], tuple[Part, ...]]:
     """A result's two lines as (text, style) parts: its path and line (and place when it is not active),
     then its snippet, indented, with each match highlighted."""
-    head: list[Part] = [(display(hit.path), PATH), (f":{hit.line}", LINE)]
+    head: list[Part] = [(printable(hit.path), PATH), (f":{hit.line}", LINE)]
     if hit.location != "active":
         head.append((f"  {hit.location}", PLACE))
     body: list[Part] = [("  ", "")]
