@@ -4,6 +4,7 @@ check and the preview. Nothing here follows a link or opens a file; a route that
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -12,37 +13,58 @@ from pmem_tui.core.errors import UnsafePath
 from pmem_tui.core.model import ACTIVE_DIRS
 
 NOT_THERE_WHEN_READ = "a file that was not there when the memory was read"
+Folders = dict[str, frozenset[str] | None]  # a folder's names, listed once; None: it could not be listed
 
 
-def why_dead(root: Path, route: str, folders: dict[str, bool] | None = None) -> str:
+def why_dead(root: Path, route: str, folders: Folders | None = None) -> str:
     """Why `route` names no memory file: "no such file", or what is there instead (a link, a folder,
     a FIFO, a hidden file, a file outside the active folders, a spelling no memory path has).
-    `folders`: what is known of each route's folder (True: it is gone), shared across calls."""
+    `folders`: the names of each route's folder, listed once and shared across calls (a renamed folder
+    leaves every route in it dead)."""
     parts = route.split("/")
     if "\0" in route or any(part in ("", ".", "..") for part in parts):
         try:
             paths.normalize_user_path(route)
         except UnsafePath as err:
             return err.problem
+    folder, _, name = route.rpartition("/")
+    folders = {} if folders is None else folders
+    if folder not in folders:
+        folders[folder] = _names(root, folder)
+    names = folders[folder]
+    if names is not None and name not in names:
+        return safeio.NO_SUCH_FILE
+    what = safeio.what_is_at(root, route)  # (a folder that could not be listed: said here)
+    if what is not None:
+        return what
     if any(part.startswith(".") for part in parts):
         return "a hidden file, which pmem-tui does not list"
     if parts[0] not in ACTIVE_DIRS:
         return f"outside {' and '.join(f'{d}/' for d in ACTIVE_DIRS)}, where memory files are listed"
-    folders = {} if folders is None else folders
-    folder = route.rpartition("/")[0]
-    gone = folders.get(folder)
-    if gone is None:  # one look per folder: a renamed folder leaves every route in it dead
-        gone = folders[folder] = safeio.entry_kind(root, folder) in ("missing", "file", "other")
-    if gone:
-        return safeio.NO_SUCH_FILE
-    what = safeio.what_is_at(root, route)
-    return NOT_THERE_WHEN_READ if what is None else what
+    return NOT_THERE_WHEN_READ
+
+
+def _names(root: Path, folder: str) -> frozenset[str] | None:
+    """The names in `folder` (none when it is gone or not a folder); None when it cannot be listed (a
+    link on the way, no permission): each route in it is then looked at alone."""
+    try:
+        fd = safeio.open_dir(root, folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return frozenset()
+    except (OSError, ValueError):
+        return None
+    try:
+        return frozenset(os.listdir(fd))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def dead_reasons(root: Path, routes: Iterable[str]) -> dict[str, str]:
     """`why_dead` of each route (each looked at once)."""
     reasons: dict[str, str] = {}
-    folders: dict[str, bool] = {}
+    folders: Folders = {}
     for route in routes:
         if route not in reasons:
             reasons[route] = why_dead(root, route, folders)

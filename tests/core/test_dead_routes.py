@@ -24,6 +24,7 @@ ROUTES = {
     "other/o.md": "outside projects/ and notes/, where memory files are listed",
     "notes/file.md/x.md": "no such file",  # a file where a folder would be
     "notes/gone/x.md": "no such file",
+    "notes/.gone.md": "no such file",  # hidden, but not there either (found in review)
     # judged by its spelling alone: nothing outside the root is looked at
     "notes/../../outside/x.md": "it contains '..', which could leave the memory root",
     "notes/./file.md": "it is not in normal form; use 'notes/file.md'",
@@ -79,8 +80,8 @@ def test_a_folder_is_looked_at_once_for_all_the_routes_in_it(
     """Found in review: an agent that renames `notes/` leaves every route in it dead; each was looked at
     from the root down (100,000 routes: a shallow scan went from 0.33 s to 2 s)."""
     looked: list[str] = []
-    kind = safeio.entry_kind
-    monkeypatch.setattr(safeio, "entry_kind", lambda root, rel: looked.append(rel) or kind(root, rel))
+    open_dir = safeio.open_dir
+    monkeypatch.setattr(safeio, "open_dir", lambda root, rel: looked.append(rel) or open_dir(root, rel))
     routes = [f"notes/old/n{i}.md" for i in range(500)] + [f"projects/p{i}.md" for i in range(3)]
     (tmp_path / "projects").mkdir()
     reasons = dead_routes.dead_reasons(tmp_path, routes + routes)

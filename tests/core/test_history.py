@@ -346,27 +346,31 @@ def test_files_that_cannot_be_read_now_are_not_recorded_as_deleted(
     memory: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Found in trial: `chmod 000 notes` recorded every note as deleted (then as added again once readable).
-    Root reads through any mode, so the denial is simulated where the OS would give it: the folder lists
-    nothing and a look below it is refused."""
+    Root reads through any mode, so the denial is made where the OS gives it: opening the folder. Found in
+    review: once readable again, a record was written whose files were the same as the last one's."""
     record.record(memory, create=True)
-    denied = "notes/"
-    entries = safeio._entries_below
-    lstat_under = safeio.lstat_under
+    open_dir = safeio.open_dir
 
-    def listed(*args: object, **kwargs: object) -> Iterator[tuple[int, os.DirEntry[str], str]]:
-        return (e for e in entries(*args, **kwargs) if not e[2].startswith(denied))  # type: ignore[arg-type]
-
-    def looked(root: Path | str, rel: str) -> os.stat_result:
-        if rel.startswith(denied):
+    def opened(root: Path | str, rel: str) -> int:
+        if rel == "notes" or rel.startswith("notes/"):
             raise PermissionError(13, "Permission denied")
-        return lstat_under(root, rel)
+        return open_dir(root, rel)
 
-    monkeypatch.setattr(safeio, "_entries_below", listed)
-    monkeypatch.setattr(safeio, "lstat_under", looked)
-    write(memory, "projects/alpha.md", "# Alpha\n\nEdited while notes/ could not be read.\n")
-    assert record.record(memory).commit is not None  # the edit is recorded...
-    kinds = {(c.path, c.kind) for c in log.changes_since_review(memory)}
-    assert not any(path.startswith(denied) and kind == "deleted" for path, kind in kinds), kinds
-    assert record.record(memory).commit is None  # ...and nothing else, again and again
-    monkeypatch.undo()
+    with monkeypatch.context() as denied:
+        denied.setattr(safeio, "open_dir", opened)
+        write(memory, "projects/alpha.md", "# Alpha\n\nEdited while notes/ could not be read.\n")
+        assert record.record(memory).commit is not None  # the edit is recorded...
+        kinds = {(c.path, c.kind) for c in log.changes_since_review(memory)}
+        assert kinds == {("projects/alpha.md", "modified")}, kinds  # ...and no note is said deleted
+        assert record.record(memory).commit is None
+    records = len(log.records(memory))
     assert record.record(memory).commit is None  # readable again: nothing came back, nothing went
+    assert len(log.records(memory)) == records
+
+
+def test_a_file_removed_with_its_folder_is_recorded_as_deleted(memory: Path) -> None:
+    record.record(memory, create=True)
+    shutil.rmtree(memory / "notes")
+    assert record.record(memory).commit is not None
+    gone = {c.path for c in log.changes_since_review(memory) if c.kind == "deleted"}
+    assert gone and all(path.startswith("notes/") for path in gone)

@@ -17,8 +17,7 @@ when a store exists, a read-only command never makes one); `pmem-tui snapshot` (
 from __future__ import annotations
 
 import os
-import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -291,9 +290,8 @@ def _record_on(
         last, reuse = table.blobs, table.trees
     else:
         last, reuse = objects.snapshot(head)
-    for path in last.keys() - files.keys():
-        if _unreadable_not_gone(root, path):
-            files[path] = last[path]  # kept as it was: it is not recorded as deleted
+    for path in _kept_unread(root, last.keys() - files.keys()):
+        files[path] = last[path]  # kept as it was: it is not recorded as deleted
     rows = unread if ours else None  # the only rows of the table that may differ
     if files == last and head is not None:
         stat_table.save(root, started, head, seen, files, reuse, newest, like=table, rows=rows)
@@ -315,6 +313,9 @@ def _record_on(
         tree_id, trees, tree_ids = store.build_tree(files)
     else:  # only the trees on a changed path
         tree_id, trees, tree_ids = store.update_tree(objects, files, reuse, changed)
+        if tree_id == objects.commit(head).tree.decode("ascii"):  # what the table missed, back as it was
+            stat_table.save(root, started, head, seen, files, tree_ids, newest, like=table, rows=rows)
+            return Recorded()
     commit_id = _write_record(fs, objects, head, message, new_blobs, tree_id, trees)
     stat_table.save(root, started, commit_id, seen, files, tree_ids, newest, like=table, rows=rows)
     _merge_if_many(root, fs, objects)
@@ -354,17 +355,35 @@ def _merge_if_many(root: Path, fs: FS, objects: store.Objects) -> None:
         store.merge_packs(root, fs)
 
 
-def _unreadable_not_gone(root: Path, path: str) -> bool:
-    """Whether `path`, in the last record but not read now, is still there: a file, or a folder above it,
-    that cannot be read or listed for lack of permission (found in trial: `chmod 000` on a folder recorded
-    its files as deleted, then as added again)."""
+def _kept_unread(root: Path, paths: Iterable[str]) -> list[str]:
+    """Of `paths` (in the last record, not read now), those still there that cannot be read for lack of
+    permission, on them or on their folder (found in trial: `chmod 000` on a folder recorded its files as
+    deleted, then as added again). Each folder is opened once: a removed folder costs one look."""
+    kept: list[str] = []
+    folders: dict[str, bool | None] = {}  # True: no permission; False: gone; None: it opens
+    for path in paths:
+        head = path.rpartition("/")[0]
+        if head not in folders:
+            folders[head] = _refused(root, head, folder=True)
+        state = folders[head]
+        if state is None:
+            state = _refused(root, path, folder=False)
+        if state:
+            kept.append(path)
+    return kept
+
+
+def _refused(root: Path, rel: str, *, folder: bool) -> bool | None:
+    """True when opening `rel` is refused for lack of permission, False when it fails otherwise (gone, a
+    link, over the cap), None when it opens."""
     try:
-        st = safeio.lstat_under(root, path)
+        fd = safeio.open_dir(root, rel) if folder else safeio.open_regular(root, rel)[0]
     except PermissionError:
         return True
-    except OSError:  # gone, or a link, a FIFO... on the way: no longer a memory file
+    except (OSError, ValueError):
         return False
-    return stat.S_ISREG(st.st_mode)
+    os.close(fd)
+    return None
 
 
 def _read_all(root: Path, paths: list[str]) -> Iterator[tuple[str, bytes, os.stat_result]]:
