@@ -4,6 +4,7 @@ which `_index.md` line a file would get. Store layer: reads only, never plans.""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from pmem_tui.core import index, safeio, summary, textio
@@ -44,4 +45,13 @@ def propose_index_line(root: Path, location: str, rel: str) -> str:
     title = summary.title_of(text)
     info = summary.inspect_summary(text)
     gist = info.bullets[0] if info.bullets else summary.first_prose_line(text)
-    return index.make_line(rel, title, gist)
+    return index.make_line(rel, _plain(title), _plain(gist))
+
+
+def _plain(part: str | None) -> str | None:
+    """A title or summary for a proposed line, its control characters (an agent's terminal escapes) made
+    spaces: a proposal never writes them into `_index.md`."""
+    return None if part is None else " ".join(_CONTROL.sub(" ", part).split()) or None
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")

@@ -199,7 +199,8 @@ def plan_delete_many(
 # -- recover ----------------------------------------------------------------------------------
 
 
-def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
+def _recover_into(draft: Draft, path: str, index_line: str | None, fallback: str | None = None) -> None:
+    """`fallback`: the line to put back when the record has none (an undo knows the line it removed)."""
     root = draft.root
     rel = check_memory_path(root, path, Area.ACTIVE)
     archive_text = draft.text(ARCHIVE_INDEX) or ""
@@ -222,6 +223,8 @@ def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
     recs = [r for r in recs if (r.deleted is not None) == in_trash] or recs
     rec = placed[0].record or (recs[-1] if recs else None)
     line = rec.index_line if rec else None
+    if index_line is None and line is None:
+        index_line = fallback  # the record has none: the line an undo knows it removed, if any
     if index_line is not None:
         line = one_line(index_line, "index line")
         parsed = index.parse_line(line)
@@ -255,16 +258,23 @@ def _recover_into(draft: Draft, path: str, index_line: str | None) -> None:
     draft.items.append(rel)
 
 
-def plan_recover(root: Path, path: str, index_line: str | None = None) -> Plan:
+def plan_recover(root: Path, path: str, index_line: str | None = None, fallback: str | None = None) -> Plan:
     require_lifecycle(root, "recover")
     journal.check_quiet(root)
-    return _plan_items(root, [path], "recover", lambda d, p: _recover_into(d, p, index_line), True)
+    return _plan_items(root, [path], "recover", lambda d, p: _recover_into(d, p, index_line, fallback), True)
 
 
-def plan_recover_many(root: Path, paths: Sequence[str]) -> Plan:
+def plan_recover_many(root: Path, paths: Sequence[str], fallbacks: Mapping[str, str] | None = None) -> Plan:
+    """`fallbacks`: per path, the line to put back when its record has none."""
     require_lifecycle(root, "recover")
     journal.check_quiet(root)
-    return _plan_items(root, paths, "recover", lambda d, p: _recover_into(d, p, None), False)
+    lines = fallbacks or {}
+    # The last archived first: each record's neighbour lines were taken when it was archived, so its
+    # line finds them once the files archived after it are back (two adjacent lines come back in place).
+    recs = records.parse_records(Draft(root).text(ARCHIVE_INDEX) or "")
+    rank = {rec.path: n for n, rec in enumerate(recs)}
+    paths = sorted(paths, key=lambda p: -rank.get(p, -1))
+    return _plan_items(root, paths, "recover", lambda d, p: _recover_into(d, p, None, lines.get(p)), False)
 
 
 # -- purge ------------------------------------------------------------------------------------

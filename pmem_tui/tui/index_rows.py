@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Collection, Iterator, Sequence, Set
-from contextlib import suppress
 from itertools import compress
-from operator import indexOf, ne
+from operator import ne
 
 from pmem_tui.core import columns
 from pmem_tui.core.model import ActiveFile, IndexEntry, Snapshot
@@ -271,10 +270,13 @@ def _lines_of(rows: Sequence[Row], routes: Set[str]) -> dict[str, list[tuple[str
     no line)."""
     keys = keys_of(rows)
     found: dict[str, list[int]] = {route: [] for route in routes}
-    if isinstance(rows, IndexRows):  # its lines of a route listed again are known; else one search
-        for route in routes:
-            with suppress(ValueError):
-                found[route] = rows._again.get(route) or [indexOf(keys, route)]
+    if isinstance(rows, IndexRows):  # its lines of a route listed again are known
+        once = {route for route in routes if not rows._again.get(route)}
+        found.update((route, rows._again[route]) for route in routes - once)
+        if once:  # each listed once (or not at all): one pass for all of them
+            for i, key in enumerate(keys):
+                if key in once:
+                    found[key] = [i]
     else:
         for i, key in enumerate(keys):
             positions = found.get(key.partition(DUP_SEP)[0])

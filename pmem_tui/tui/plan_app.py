@@ -136,8 +136,8 @@ class PlanApp(BeforeAppKey, App[int]):
         except PmemError as err:
             self.refuse(str(err))
             return
-        if plan.is_empty:
-            self.notify(plan.outcome or nothing)
+        if plan.is_empty:  # its notes too: what it leaves to the person (a file dropped in the trash)
+            self.notify("\n".join([plan.outcome or nothing, *plan.preview.notes]))
             return
         from pmem_tui.tui.planning import plan_offer
 

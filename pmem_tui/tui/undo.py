@@ -82,18 +82,18 @@ def _files(n: int) -> str:
 
 
 def _recover(root: Path, items: list[str], last: Plan) -> Plan:
-    """Plan the recovery of `items`, archived or deleted by `last`. An agent may have removed a record's
-    saved index line (or the whole record) since: the session still knows the line `last` removed."""
+    """Plan the recovery of `items`, archived or deleted by `last`. An agent may have taken a record's
+    saved index line (or the whole record) since: an archive's undo still knows the line it removed."""
+    saved: dict[str, str] = {}
+    for line in last.preview.index_removed:
+        route = _route(line)
+        if route is not None:
+            saved.setdefault(route, line)  # (a route listed twice: its first line)
     try:
-        return (
-            lifecycle.plan_recover(root, items[0])
-            if len(items) == 1
-            else lifecycle.plan_recover_many(root, items)
-        )
+        if len(items) == 1:
+            return lifecycle.plan_recover(root, items[0], fallback=saved.get(items[0]))
+        return lifecycle.plan_recover_many(root, items, saved)
     except lifecycle.NeedsIndexLine as need:
-        removed = [line for line in last.preview.index_removed if _route(line) == need.path]
-        if len(items) == 1 and len(removed) == 1:
-            return lifecycle.plan_recover(root, need.path, index_line=removed[0])
         raise Refused(
             f"The record of {need.path} has no saved index line any more: recover it from the Archive or "
             f"Trash pane with {key_for('recover')}, which asks for the line."

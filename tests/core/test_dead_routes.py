@@ -105,3 +105,14 @@ def test_a_cached_health_report_is_not_kept_once_a_dead_route_names_something_el
     assert again.stats.cache != "report"
     said = {p.path: p.reason for p in again.proposals}
     assert said["notes/gone.md"] == "in _index.md but a folder, not a file"
+
+
+def test_a_proposed_index_line_never_carries_an_agents_escapes(tmp_path: Path) -> None:
+    """Found in review: recovering a file whose record had no saved line prefilled the line built from its
+    title, escapes and all; confirmed, they were written into `_index.md`."""
+    from pmem_tui.core.layout import propose_index_line
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes/e.md").write_text("# Ti\x1b]2;X\x07tle\n\n- one \x1b[31mred\n- two\n- three\n")
+    line = propose_index_line(tmp_path, "notes/e.md", "notes/e.md")
+    assert line == "- [Ti \\]2;X tle](notes/e.md) — one [31mred"  # (the link text escapes its "]")

@@ -274,35 +274,6 @@ async def test_marked_delete_skips_what_cannot_be_deleted(demo_root: Path, make_
         assert (demo_root / "_archive/_trash/projects/legacy-api.md").exists()
 
 
-async def test_undo_of_an_archive_puts_back_the_line_an_agent_took_from_its_record(
-    demo_root: Path, make_app
-) -> None:
-    """Found in trial: after an agent removed the archive record's saved index line, ctrl+z refused with
-    the CLI's "confirm one with --index-line", though the session knew the line it had removed."""
-    app = make_app(demo_root)
-    index_before = (demo_root / "_index.md").read_bytes()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("a")
-        await fill(pilot, "done")
-        await pilot.press("enter", "y")
-        await settle(pilot)
-        archive = demo_root / "_archive/_index.md"
-        text = archive.read_text(encoding="utf-8")
-        kept = [line for line in text.splitlines(True) if not line.startswith("- Index line:")]
-        assert len(kept) < len(text.splitlines(True))
-        archive.write_text("".join(kept), encoding="utf-8")  # the agent drops the saved line
-        await pilot.press("ctrl+z")
-        m = modal(app)
-        assert "line added" in preview_of(m)
-        await pilot.press("y")
-        await settle(pilot)
-        assert (demo_root / "projects/atlas.md").exists()
-        assert (demo_root / "_index.md").read_bytes() == index_before
-        assert not app.errors()
-
-
-@pytest.mark.rule("PM-REC-3", "PM-REC-4", "PM-CORE-2")
 async def test_ctrl_z_plans_the_inverse_of_archive_delete_and_recover(demo_root: Path, make_app) -> None:
     app = make_app(demo_root)
     index_before = (demo_root / "_index.md").read_bytes()

@@ -168,3 +168,18 @@ def test_an_archived_file_pmem_tui_never_recovers_says_so() -> None:
         "It cannot be recovered here: '_core/' is the protected core memory; move it by hand."
     )
     assert "confirm one" not in note
+
+
+async def test_doctor_in_the_app_says_what_it_leaves_to_the_person(tmp_path: Path) -> None:
+    """Found in review: with only a file dropped by hand in the trash, `D` said "Nothing needed repair."
+    and not that doctor leaves that file to the person (the CLI said it)."""
+    root = tmp_path / "memory"
+    _agent_memory(root)
+    (root / "_archive/_trash/handdrop.md").write_text("# Dropped\n", encoding="utf-8")
+    app = RecordingApp(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await settle(pilot)
+        assert "_archive/_trash/handdrop.md has no deletion record" in app.notes_text()
+        assert "doctor leaves it to you" in app.notes_text()

@@ -1,0 +1,50 @@
+"""Undo after an agent edited the archive's records: the session still knows what it removed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tui_helpers import RecordingApp, fill, settle
+
+from pmem_tui.tui.modals.plan_modal import PlanModal
+from pmem_tui.tui.widgets.diff_view import plain_text
+
+
+def _drop_saved_lines(root: Path) -> None:
+    """What an agent did: the records' saved index lines taken out of `_archive/_index.md`."""
+    archive = root / "_archive/_index.md"
+    lines = archive.read_text(encoding="utf-8").splitlines(True)
+    kept = [line for line in lines if not line.startswith("- Index line:")]
+    assert len(kept) < len(lines)
+    archive.write_text("".join(kept), encoding="utf-8")
+
+
+@pytest.mark.parametrize("marked", [0, 2], ids=["one", "a batch"])
+async def test_undo_of_an_archive_puts_back_the_lines_an_agent_took_from_the_records(
+    demo_root: Path, make_app, marked: int
+) -> None:
+    """Found in trial: after an agent removed the archive record's saved index line, ctrl+z refused with
+    the CLI's "confirm one with --index-line", though the session knew the line it had removed; found in
+    review: a batch's undo skipped such a file with the same sentence."""
+    app: RecordingApp = make_app(demo_root)
+    index_before = (demo_root / "_index.md").read_bytes()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        for _ in range(marked):
+            await pilot.press("space")
+        await pilot.press("a")
+        await fill(pilot, "done")
+        await pilot.press("enter", "y")
+        await settle(pilot)
+        _drop_saved_lines(demo_root)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, PlanModal) and modal.plan is not None
+        assert len(modal.plan.preview.index_added) == max(marked, 1)
+        assert "Skipped" not in plain_text(modal._body())
+        await pilot.press("y")
+        await settle(pilot)
+        assert (demo_root / "_index.md").read_bytes() == index_before
+        assert not app.errors()
