@@ -62,7 +62,7 @@ _CONTROL_IN_TEXT = re.compile(
 
 
 def has_control(text: str) -> bool:
-    """Whether `text` holds a control character (a line break included)."""
+    """Whether `text` holds a character `printable` shows escaped (a line break included, not a tab)."""
     return _CONTROL.search(text) is not None
 
 

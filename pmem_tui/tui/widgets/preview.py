@@ -139,7 +139,10 @@ def build_preview(
         parts.append(
             Text(
                 f"⚠ Large file: the preview shows the first {human_size(PREVIEW_CAP)} "
-                f"of {human_size(read.total_size)}.",
+                f"of {human_size(read.total_size)}."
+                if read.total_size > PREVIEW_CAP
+                else f"⚠ The preview shows the first {PREVIEW_CAP:,} characters: its control characters, "
+                "shown as \\xNN, make it longer than the file.",
                 style="bold yellow",
             )
         )
