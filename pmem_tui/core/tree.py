@@ -208,6 +208,21 @@ def walk(
                 problems.append(Problem(not_read.kind, rel, not_read.detail))
 
 
+def _markdown(
+    rows: Iterable[tuple[str, int, int, int]], problems: list[Problem]
+) -> Iterator[tuple[str, int, int, int]]:
+    """The `.md` files among a walk's; a name ending in another case of it is said (found in trial: an
+    agent's `notes/UPPER.MD`, and its index line, showed nowhere and nothing said why)."""
+    for row in rows:
+        path = row[0]
+        if path.endswith(".md"):
+            yield row
+        elif path[-3:].lower() == ".md":
+            detail = f"its name ends in '{path[-3:]}', not '.md', so pmem-tui neither lists it nor reads "
+            detail += "a route to it"
+            problems.append(Problem("wrong-suffix", path, detail))
+
+
 def _walkable(root: Path, rel: str) -> bool:
     """A folder to walk: a real one, or a link (which the walk reports as `symlink` and never enters)."""
     return safeio.entry_kind(root, rel) in ("dir", "symlink")
@@ -259,9 +274,7 @@ def scan(
     walk_problems: list[Problem] = []
     for folder in ACTIVE_DIRS:
         if _walkable(root, folder):
-            on_disk.add_sorted(
-                row for row in walk(root, folder, walk_problems, listed=listed) if row[0].endswith(".md")
-            )
+            on_disk.add_sorted(_markdown(walk(root, folder, walk_problems, listed=listed), walk_problems))
     # Each file's position by its path, made before the entries: a listed route keeps the walk's string
     # (one copy, not two), and no table of every route is made beside the entries.
     at_file = dict(zip(on_disk.paths, range(len(on_disk.paths)), strict=True))
