@@ -9,10 +9,11 @@ only steps that cannot be undone.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pmem_tui.core import meta_dir, textio
+from pmem_tui.core import meta_dir, safeio, textio
 from pmem_tui.core.fingerprint import fingerprint, read_with_fingerprint
 from pmem_tui.core.model import Fingerprint
 from pmem_tui.core.paths import check_existing_inside
@@ -119,6 +120,7 @@ class Draft:
                 continue
             ops.append(WriteFile(rel, textio.encode(new), create=old is None))
             diffs.append(FileDiff(rel, old or "", new, is_new=old is None))
+        read_only = [note for d in diffs if not d.is_new and (note := _read_only(self.root, d.path))]
         # Permanent removals last: until the first one runs, a failed action can still be undone.
         ops += [RemoveFile(r) for r in self.removes]
         # Folders and control files this plan brings into being (first save, upgrade).
@@ -133,7 +135,7 @@ class Draft:
             index_added=tuple(self.index_added),
             record_changes=tuple(self.record_changes),
             recovery=" ".join(self.recovery),
-            notes=tuple(self.notes),
+            notes=(*self.notes, *read_only),
         )
         return Plan(
             action=action,
@@ -148,3 +150,16 @@ class Draft:
 
 def exists(root: Path, rel: str) -> bool:
     return os.path.lexists(root / rel)
+
+
+def _read_only(root: Path, rel: str) -> str:
+    """A note when `rel` has no write permission (found in trial: a `chmod 444` `_index.md` was rewritten
+    without a word); "" otherwise. The write replaces it all the same, keeping its mode."""
+    try:
+        mode = safeio.lstat_under(root, rel).st_mode
+    except OSError:
+        return ""
+    if mode & 0o222:
+        return ""
+    shown = f"{stat.S_IMODE(mode):o}"
+    return f"{rel} is read-only (mode {shown}); confirming replaces it all the same, keeping that mode."
