@@ -43,7 +43,10 @@ SYSCALLS = ("openat", "mkdir", "write", "fsync", "rename", "renameat2", "linkat"
 WORKERS = 2
 
 
-def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
+def _env(root: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The runs' environment. The cache folder is the root itself, which turns the caches off: a cache is
+    written only outside a racy window after the files' last change, so a run that started later under
+    load made other calls than the traced one (found once: the last kill of a save never came)."""
     env = {
         **os.environ,
         "PYTHONPATH": str(REPO),
@@ -53,6 +56,7 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
         "OMP_NUM_THREADS": "1",
     }
     env.pop(ENV_FAULT_AT, None)
+    env[cache_home.ENV_CACHE_DIR] = str(root)
     env.update(extra or {})
     return env
 
@@ -137,16 +141,18 @@ def _campaign_boundaries(boundaries: list[tuple[str, int]]) -> list[tuple[str, i
     return [b for i, b in enumerate(boundaries) if i in ends or i % 3 == 0]
 
 
-def _kill_run(cmd: list[str], boundary: tuple[str, int] | int) -> subprocess.CompletedProcess[str]:
+def _kill_run(
+    cmd: list[str], boundary: tuple[str, int] | int, root: Path
+) -> subprocess.CompletedProcess[str]:
     if isinstance(boundary, int):
         return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False,
-                              env=_env({ENV_FAULT_AT: str(boundary)}), cwd=str(REPO))
+                              env=_env(root, {ENV_FAULT_AT: str(boundary)}), cwd=str(REPO))
     name, rank = boundary
     assert STRACE is not None
     strace = [STRACE, "-f", "-qq", "-o", os.devnull, "-e", f"trace={name}",
               "-e", f"inject={name}:signal=KILL:when={rank}"]
     return subprocess.run([*strace, *cmd], capture_output=True, text=True, timeout=120, check=False,
-                          env=_env(), cwd=str(REPO))
+                          env=_env(root), cwd=str(REPO))
 
 
 def _killed(proc: subprocess.CompletedProcess[str]) -> bool:
@@ -168,12 +174,12 @@ def test_sigkill_at_every_syscall_then_doctor(action: Action, tmp_path: Path) ->
     before = capture(base)
     # Every run must make the same system calls as the traced one, or a kill at its last ranks never comes.
     # So the package's bytecode is written now (with the suite on several workers, another process may write
-    # it between the traced run and the kills, and a run that finds it opens fewer files), and one untraced
-    # run on a copy first makes whatever a first run makes once (the user's cache folder).
+    # it between the traced run and the kills, and a run that finds it opens fewer files), the runs have no
+    # cache (`_env`), and one untraced run on a copy first makes whatever else a first run makes once.
     compileall.compile_dir(str(REPO / "pmem_tui"), quiet=1)
     warm = tmp_path / "warm" / "mem"
     restore(warm, before, journal_dir=False)
-    subprocess.run(_cli(warm, action, src), capture_output=True, timeout=120, check=False, env=_env(),
+    subprocess.run(_cli(warm, action, src), capture_output=True, timeout=120, check=False, env=_env(warm),
                    cwd=str(REPO))
     if MODE == "strace":
         assert STRACE is not None
@@ -181,12 +187,12 @@ def test_sigkill_at_every_syscall_then_doctor(action: Action, tmp_path: Path) ->
         done = subprocess.run(
             [STRACE, "-f", "-qq", "-y", "-s", "0", "-o", str(log), "-e", f"trace={','.join(SYSCALLS)}",
              *_cli(base, action, src)],
-            capture_output=True, text=True, timeout=120, check=False, env=_env(), cwd=str(REPO),
+            capture_output=True, text=True, timeout=120, check=False, env=_env(base), cwd=str(REPO),
         )
         boundaries: list[tuple[str, int]] | list[int] = _boundaries(log.read_text(errors="replace"), base)
     else:
         done = subprocess.run(_cli(base, action, src), capture_output=True, text=True, timeout=120,
-                              check=False, env=_env(), cwd=str(REPO))
+                              check=False, env=_env(base), cwd=str(REPO))
         boundaries = list(range(1, 200))
     assert done.returncode == 0, done.stderr
     after = capture(base)
@@ -198,7 +204,7 @@ def test_sigkill_at_every_syscall_then_doctor(action: Action, tmp_path: Path) ->
         n, boundary = job
         root = tmp_path / f"w{n % WORKERS}-{n}" / "mem"
         restore(root, before, journal_dir=False)  # as the traced run: no .pmem/ yet
-        proc = _kill_run(_cli(root, action, src), boundary)
+        proc = _kill_run(_cli(root, action, src), boundary, root)
         label = f"{action.name} killed at {boundary}"
         killed = _killed(proc)
         if not killed:

@@ -274,6 +274,7 @@ async def test_marked_delete_skips_what_cannot_be_deleted(demo_root: Path, make_
         assert (demo_root / "_archive/_trash/projects/legacy-api.md").exists()
 
 
+@pytest.mark.rule("PM-REC-3", "PM-REC-4", "PM-CORE-2")
 async def test_ctrl_z_plans_the_inverse_of_archive_delete_and_recover(demo_root: Path, make_app) -> None:
     app = make_app(demo_root)
     index_before = (demo_root / "_index.md").read_bytes()

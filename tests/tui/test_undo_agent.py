@@ -20,6 +20,7 @@ def _drop_saved_lines(root: Path) -> None:
     archive.write_text("".join(kept), encoding="utf-8")
 
 
+@pytest.mark.rule("PM-REC-4", "PM-AGENT-2")
 @pytest.mark.parametrize("marked", [0, 2], ids=["one", "a batch"])
 async def test_undo_of_an_archive_puts_back_the_lines_an_agent_took_from_the_records(
     demo_root: Path, make_app, marked: int
