@@ -45,8 +45,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u
 
 
 def printable(text: str) -> str:
-    """`display`, and control characters shown as `\\xNN`, never sent raw: terminal escapes, and line breaks
-    (a file name may hold one; a line of output or a row must stay one line). For one-line texts."""
+    """`display`, and control characters shown as `\\xNN` (bidi overrides and line separators as `\\uNNNN`),
+    never sent raw: terminal escapes, and line breaks (a file name may hold one; a line of output or a row
+    must stay one line). For one-line texts."""
     return _CONTROL.sub(_escaped, display(text))
 
 
