@@ -223,8 +223,8 @@ def _recover_into(draft: Draft, path: str, index_line: str | None, fallback: str
     recs = [r for r in recs if (r.deleted is not None) == in_trash] or recs
     rec = placed[0].record or (recs[-1] if recs else None)
     line = rec.index_line if rec else None
-    if index_line is None and line is None:
-        index_line = fallback  # the record has none: the line an undo knows it removed, if any
+    if index_line is None and line is None and not (rec and rec.more_lines):
+        index_line = fallback  # the record keeps no line: the one an undo knows it removed, if any
     if index_line is not None:
         line = one_line(index_line, "index line")
         parsed = index.parse_line(line)

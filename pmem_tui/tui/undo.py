@@ -84,11 +84,13 @@ def _files(n: int) -> str:
 def _recover(root: Path, items: list[str], last: Plan) -> Plan:
     """Plan the recovery of `items`, archived or deleted by `last`. An agent may have taken a record's
     saved index line (or the whole record) since: an archive's undo still knows the line it removed."""
-    saved: dict[str, str] = {}
+    removed: dict[str, list[str]] = {}
     for line in last.preview.index_removed:
         route = _route(line)
         if route is not None:
-            saved.setdefault(route, line)  # (a route listed twice: its first line)
+            removed.setdefault(route, []).append(line)
+    # Only a route the action took one line of: for a route listed twice, one line would stand for two.
+    saved = {route: lines[0] for route, lines in removed.items() if len(lines) == 1}
     try:
         if len(items) == 1:
             return lifecycle.plan_recover(root, items[0], fallback=saved.get(items[0]))

@@ -49,3 +49,33 @@ async def test_undo_of_an_archive_puts_back_the_lines_an_agent_took_from_the_rec
         await settle(pilot)
         assert (demo_root / "_index.md").read_bytes() == index_before
         assert not app.errors()
+
+
+@pytest.mark.parametrize("dropped", ["- Index line:", "- Index line"], ids=["first line", "both lines"])
+def test_undo_never_puts_back_one_line_for_a_route_that_had_two(tmp_path: Path, dropped: str) -> None:
+    """Found in review: a route listed twice, archived; an agent took the record's first saved line (or
+    both). Undo put back one line and removed the whole record: the second line was lost. It refuses now,
+    and nothing changes."""
+    import pmem_tui.tui.actions  # noqa: F401  (the key table the refusal names its key from)
+    from pmem_tui.core import lifecycle
+    from pmem_tui.core.errors import Refused
+    from pmem_tui.core.executor import apply
+    from pmem_tui.tui.undo import inverse
+    from tests.conftest import tree_bytes
+
+    root = tmp_path / "memory"
+    for folder in ("_core", "projects", "notes", "_archive/_trash"):
+        (root / folder).mkdir(parents=True)
+    (root / "_archive/_index.md").write_text("# Archive index\n", encoding="utf-8")
+    (root / "notes/n1.md").write_text("# N1\n", encoding="utf-8")
+    index = "# Index\n\n- [N1](notes/n1.md) — first\n\n## Again\n- [N1 again](notes/n1.md) — second\n"
+    (root / "_index.md").write_text(index, encoding="utf-8")
+    plan = lifecycle.plan_archive(root, "notes/n1.md", "done")
+    apply(plan, root)
+    archive = root / "_archive/_index.md"
+    lines = archive.read_text(encoding="utf-8").splitlines(True)
+    archive.write_text("".join(line for line in lines if not line.startswith(dropped)), encoding="utf-8")
+    before = tree_bytes(root)
+    with pytest.raises(Refused, match="no saved index line any more: recover it from the Archive or Trash"):
+        inverse(root, plan, "Undo: Archive notes/n1.md", "Undo")
+    assert tree_bytes(root) == before
