@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from pmem_tui.core import index, safeio, textio
+from pmem_tui.core import index, paths, safeio, textio
 from pmem_tui.core.draft import Draft
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.health.report import Proposal
@@ -44,6 +44,8 @@ def plan_fix(root: Path, proposal: Proposal) -> Plan:
     text = draft.text(INDEX_FILE) or ""
     route = proposal.path
     existing = index.find_entries(text, route)
+    if paths.active_path_problem(route) is None:  # (never a look outside the root: `..` is refused)
+        draft.saw(route)  # the fix rests on the file being there, or not (found in trial: an agent wrote it)
     if proposal.fix_action == "add":
         if existing:
             raise Refused(f"{route} is already in {INDEX_FILE}; nothing to add.")

@@ -388,7 +388,7 @@ def scan(
             problem = paths.active_path_problem(placed.path)
             fix = "`doctor` rebuilds it" if problem is None else f"{problem}, so move it by hand"
             problems.append(Problem("no-record", placed.path, f"{f.path} has no deletion record; {fix}"))
-        trash.append(_trash_item(placed, f, today))
+        trash.append(_trash_item(placed, f, today, recs))
     trash.sort(key=_trash_order)
     located = {p.path for p in matching.placed}
     for rec in recs:
@@ -421,9 +421,19 @@ def _canonical(at_file: dict[str, int], paths: list[str], route: str) -> str:
     return route if i is None else paths[i]
 
 
-def _trash_item(placed: archive_match.Placed, f: FileInfo, today: dt.date) -> TrashItem:
+def _trash_item(
+    placed: archive_match.Placed, f: FileInfo, today: dt.date, recs: Sequence[ArchiveRecord]
+) -> TrashItem:
     rec = placed.record  # found from its record wherever it stands in the trash
     deadline = rec.deadline if rec else None
+    if deadline is not None and today > deadline:
+        # Another deletion record of the path (an agent's, newest first) may still say it is recoverable:
+        # then it is not expired, and no purge takes it (found in trial).
+        others = [
+            r.deadline for r in recs if r.path == placed.path and r.deleted is not None and r is not rec
+        ]
+        if any(other is None or other >= today for other in others):
+            deadline = max((other for other in others if other is not None), default=None)
     return TrashItem(
         placed.path,
         f.path,
@@ -445,8 +455,9 @@ def expired_trash(
 ) -> tuple[TrashItem, ...]:
     """The trash items past their recovery deadline, as `scan` finds them (the health check lists them);
     `listed`: a listing taken just before (`walk_files`)."""
-    matching, files, _ = locate_archived(root, parse_records(archive_text), listed)
-    items = [_trash_item(p, files[p.location], today) for p in matching.placed if p.in_trash]
+    recs = parse_records(archive_text)
+    matching, files, _ = locate_archived(root, recs, listed)
+    items = [_trash_item(p, files[p.location], today, recs) for p in matching.placed if p.in_trash]
     return tuple(sorted((t for t in items if t.expired), key=_trash_order))
 
 
