@@ -5,6 +5,7 @@ check and the preview. Nothing here follows a link or opens a file; a route that
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,19 +20,14 @@ Folders = dict[str, frozenset[str] | None]  # a folder's names, listed once; Non
 def why_dead(root: Path, route: str, folders: Folders | None = None) -> str:
     """Why `route` names no memory file: "no such file", or what is there instead (a link, a folder,
     a FIFO, a hidden file, a file outside the active folders, a spelling no memory path has).
-    `folders`: the names of each route's folder, listed once and shared across calls (a renamed folder
-    leaves every route in it dead)."""
+    `folders`: the names of the folders of many dead routes, listed once (`dead_reasons`); another
+    route's folder is not listed (one dead route in a folder of 10^5 files: one look, not a listing)."""
+    spelled = _spelling_problem(route)
+    if spelled is not None:
+        return spelled
     parts = route.split("/")
-    if "\0" in route or any(part in ("", ".", "..") for part in parts):
-        try:
-            paths.normalize_user_path(route)
-        except UnsafePath as err:
-            return err.problem
     folder, _, name = route.rpartition("/")
-    folders = {} if folders is None else folders
-    if folder not in folders:
-        folders[folder] = _names(root, folder)
-    names = folders[folder]
+    names = (folders or {}).get(folder)
     if names is not None and name not in names:
         return safeio.NO_SUCH_FILE
     what = safeio.what_is_at(root, route)  # (a folder that could not be listed: said here)
@@ -42,6 +38,18 @@ def why_dead(root: Path, route: str, folders: Folders | None = None) -> str:
     if parts[0] not in ACTIVE_DIRS:
         return f"outside {' and '.join(f'{d}/' for d in ACTIVE_DIRS)}, where memory files are listed"
     return NOT_THERE_WHEN_READ
+
+
+def _spelling_problem(route: str) -> str | None:
+    """What makes `route` a path that could leave the root or hides a name (`..`, `.`, `//`, a NUL), as a
+    refusal says it; None for a plain one (which may still be looked at on the disk)."""
+    if "\0" not in route and not any(part in ("", ".", "..") for part in route.split("/")):
+        return None
+    try:
+        paths.normalize_user_path(route)
+    except UnsafePath as err:
+        return err.problem
+    return "it is not a plain path"  # (normalize refuses every one of them)
 
 
 def _names(root: Path, folder: str) -> frozenset[str] | None:
@@ -61,11 +69,12 @@ def _names(root: Path, folder: str) -> frozenset[str] | None:
         os.close(fd)
 
 
+MANY = 8  # dead routes in one folder from which the folder is listed once, not each route looked at
+
+
 def dead_reasons(root: Path, routes: Iterable[str]) -> dict[str, str]:
-    """`why_dead` of each route (each looked at once)."""
-    reasons: dict[str, str] = {}
-    folders: Folders = {}
-    for route in routes:
-        if route not in reasons:
-            reasons[route] = why_dead(root, route, folders)
-    return reasons
+    """`why_dead` of each route (each looked at once; a folder of MANY or more of them listed once)."""
+    unique = list(dict.fromkeys(routes))
+    count = Counter(route.rpartition("/")[0] for route in unique if _spelling_problem(route) is None)
+    folders: Folders = {folder: _names(root, folder) for folder, n in count.items() if n >= MANY}
+    return {route: why_dead(root, route, folders) for route in unique}

@@ -159,7 +159,7 @@ def _read_only(root: Path, rel: str) -> str:
         mode = safeio.lstat_under(root, rel).st_mode
     except OSError:
         return ""
-    if mode & 0o222:
+    if mode & stat.S_IWUSR:
         return ""
-    shown = f"{stat.S_IMODE(mode):o}"
+    shown = f"{stat.S_IMODE(mode):03o}"
     return f"{rel} is read-only (mode {shown}); confirming replaces it all the same, keeping that mode."

@@ -51,7 +51,9 @@ def propose_index_line(root: Path, location: str, rel: str) -> str:
 def _plain(part: str | None) -> str | None:
     """A title or summary for a proposed line, its control characters (an agent's terminal escapes) made
     spaces: a proposal never writes them into `_index.md`."""
-    return None if part is None else " ".join(_CONTROL.sub(" ", part).split()) or None
+    if part is None:
+        return None
+    return re.sub(" {2,}", " ", _CONTROL.sub(" ", part)).strip(" ") or None  # (other spaces kept: U+3000)
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")

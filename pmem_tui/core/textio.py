@@ -88,9 +88,9 @@ def lines_of(text: str) -> list[str]:
     """The lines of `text` without their endings, for a diff: only ``\\n`` (or ``\\r\\n``) ends a line, as
     everywhere else here (``str.splitlines`` also breaks at a lone CR, a form feed, U+2028...)."""
     lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    last = lines.pop()  # what follows the last line feed: "" or a line without an ending (its CR kept)
+    ended = [line[:-1] if line.endswith("\r") else line for line in lines]
+    return [*ended, last] if last else ended
 
 
 def split_lines(text: str) -> list[str]:

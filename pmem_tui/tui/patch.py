@@ -315,8 +315,8 @@ def patch(
         top = rel.split("/", 1)[0]
         if rel in ACTIVE_DIRS:
             continue  # the folder's own event: its files are reported one by one
-        if top not in ACTIVE_DIRS:
-            return None  # _core/, _archive/, another control file...: rescan
+        if top not in ACTIVE_DIRS or (rel[-3:].lower() == ".md" and not rel.endswith(".md")):
+            return None  # _core/, _archive/, another control file, a file the scan says ends in '.MD'
         try:
             st = safeio.lstat_under(root, rel)  # a link among its folders: UnsafeFile, so a rescan
         except FileNotFoundError:

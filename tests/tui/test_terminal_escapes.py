@@ -96,6 +96,7 @@ def test_lines_of_ends_a_line_only_at_a_line_feed() -> None:
     index line with one showed as two removed lines."""
     assert textio.lines_of("a\r\nb\rc\x0cd\u2028e\n") == ["a", "b\rc\x0cd\u2028e"]
     assert textio.lines_of("") == [] and textio.lines_of("x") == ["x"] and textio.lines_of("\n") == [""]
+    assert textio.lines_of("x\r") == ["x\r"]  # a CR with no line feed after it is the line's (review)
 
 
 @given(st.text())
