@@ -111,7 +111,7 @@ def scan_once(root: Path, **kwargs: Any) -> Snapshot:
         title = intent.title if intent else None
     except (OSError, ValueError, KeyError, TypeError):
         title = "an action whose journal is unreadable"
-    problem = Problem("unfinished", META_DIR, f"'{title}' was interrupted; run `doctor`")
+    problem = Problem("unfinished", META_DIR, f"'{title}' was interrupted; run `pmem-tui doctor`")
     return replace(snap, unfinished_action=title, problems=(*snap.problems, problem))
 
 

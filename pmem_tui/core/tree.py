@@ -386,7 +386,7 @@ def scan(
             continue
         if rec is None:
             problem = paths.active_path_problem(placed.path)
-            fix = "`doctor` rebuilds it" if problem is None else f"{problem}, so move it by hand"
+            fix = "`pmem-tui doctor` rebuilds it" if problem is None else f"{problem}, so move it by hand"
             problems.append(Problem("no-record", placed.path, f"{f.path} has no deletion record; {fix}"))
         trash.append(_trash_item(placed, f, today, recs))
     trash.sort(key=_trash_order)

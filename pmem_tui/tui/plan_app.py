@@ -22,6 +22,8 @@ from pmem_tui.tui.compat import BeforeAppKey
 from pmem_tui.tui.messages import OfferPlan, PlanApplied
 from pmem_tui.tui.words import in_keys, split_outcome
 
+NOTES_SHOWN = 5  # an empty plan's notes in its toast (300 files dropped in the trash: 300 lines)
+
 if TYPE_CHECKING:
     from pmem_tui.core.plan import Plan
     from pmem_tui.tui import undo
@@ -137,7 +139,10 @@ class PlanApp(BeforeAppKey, App[int]):
             self.refuse(str(err))
             return
         if plan.is_empty:  # its notes too: what it leaves to the person (a file dropped in the trash)
-            self.notify("\n".join([plan.outcome or nothing, *plan.preview.notes]))
+            notes = list(plan.preview.notes)
+            more = [f"…and {len(notes) - NOTES_SHOWN} more."]
+            shown = notes if len(notes) <= NOTES_SHOWN else notes[:NOTES_SHOWN] + more
+            self.notify("\n".join([plan.outcome or nothing, *shown]))
             return
         from pmem_tui.tui.planning import plan_offer
 

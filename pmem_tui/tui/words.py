@@ -12,6 +12,7 @@ from pmem_tui.tui.keys import key_for
 _KEYS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"run `pmem-tui upgrade`( first)?"), "upgrade", r"press {key} to preview the upgrade\1"),
     (re.compile(r"run `pmem-tui doctor`"), "doctor", "press {key} (doctor)"),
+    (re.compile(r"`pmem-tui doctor` rebuilds it"), "doctor", "doctor ({key}) rebuilds it"),
     (re.compile(r" \(`pmem-tui archive [^`]*`\)"), "archive", " (press {key} on the Index)"),
     (re.compile(r"`pmem-tui purge`"), "purge", "{key}"),
 )

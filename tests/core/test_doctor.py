@@ -152,7 +152,7 @@ def test_the_scan_reads_the_memory_and_the_layer_above_asks_the_journal(memory: 
     snap = settled.scan_once(memory)
     assert snap.unfinished_action == "Archive projects/alpha.md"
     assert snap.problems[:-1] == bare.problems
-    assert snap.problems[-1].kind == "unfinished" and "run `doctor`" in snap.problems[-1].detail
+    assert snap.problems[-1].kind == "unfinished" and "run `pmem-tui doctor`" in snap.problems[-1].detail
     assert settled.scan(memory)[0] == snap
 
 

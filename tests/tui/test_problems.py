@@ -183,3 +183,20 @@ async def test_doctor_in_the_app_says_what_it_leaves_to_the_person(tmp_path: Pat
         await settle(pilot)
         assert "_archive/_trash/handdrop.md has no deletion record" in app.notes_text()
         assert "doctor leaves it to you" in app.notes_text()
+
+
+async def test_doctor_in_the_app_names_a_few_of_many_notes(tmp_path: Path) -> None:
+    """Found in review: 300 files dropped in the trash made a 300-line toast."""
+    from pmem_tui.tui.plan_app import NOTES_SHOWN
+
+    root = tmp_path / "memory"
+    _agent_memory(root)
+    for n in range(NOTES_SHOWN + 3):
+        (root / f"_archive/_trash/drop{n}.md").write_text("# Dropped\n", encoding="utf-8")
+    app = RecordingApp(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await settle(pilot)
+        said = app.notes_text()
+        assert said.count("doctor leaves it to you") == NOTES_SHOWN and "…and 3 more." in said

@@ -49,6 +49,9 @@ def test_core_sentences_name_the_key_in_the_app() -> None:
     assert "pmem-tui" not in in_keys(
         "An earlier action was interrupted; run `pmem-tui doctor` to finish or undo it."
     )
+    # found in trial: the `!` list said "`doctor` rebuilds it" where the app's key is D
+    said = in_keys("_archive/_trash/x.md has no deletion record; `pmem-tui doctor` rebuilds it")
+    assert said.endswith("has no deletion record; doctor (D) rebuilds it")
 
 
 @pytest.mark.rule("PM-DEL-5")
