@@ -53,7 +53,4 @@ def _plain(part: str | None) -> str | None:
     spaces: a proposal never writes them into `_index.md`."""
     if part is None:
         return None
-    return re.sub(" {2,}", " ", _CONTROL.sub(" ", part)).strip(" ") or None  # (other spaces kept: U+3000)
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+    return re.sub(" {2,}", " ", textio.controls_as_spaces(part)).strip(" ") or None  # (U+3000 kept)

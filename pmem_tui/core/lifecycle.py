@@ -269,12 +269,21 @@ def plan_recover_many(root: Path, paths: Sequence[str], fallbacks: Mapping[str, 
     require_lifecycle(root, "recover")
     journal.check_quiet(root)
     lines = fallbacks or {}
-    # The last archived first: each record's neighbour lines were taken when it was archived, so its
-    # line finds them once the files archived after it are back (two adjacent lines come back in place).
-    recs = records.parse_records(Draft(root).text(ARCHIVE_INDEX) or "")
-    rank = {rec.path: n for n, rec in enumerate(recs)}
-    paths = sorted(paths, key=lambda p: -rank.get(p, -1))
-    return _plan_items(root, paths, "recover", lambda d, p: _recover_into(d, p, None, lines.get(p)), False)
+    return _plan_items(
+        root,
+        paths,
+        "recover",
+        lambda d, p: _recover_into(d, p, None, lines.get(p)),
+        False,
+        _last_archived_first,
+    )
+
+
+def _last_archived_first(draft: Draft, paths: Sequence[str]) -> list[str]:
+    """Each record's neighbour lines were taken when it was archived: its line finds them once the files
+    archived after it are back (two adjacent lines come back in place)."""
+    rank = {rec.path: n for n, rec in enumerate(records.parse_records(draft.text(ARCHIVE_INDEX) or ""))}
+    return sorted(paths, key=lambda p: -rank.get(p, -1))
 
 
 # -- purge ------------------------------------------------------------------------------------
@@ -343,11 +352,16 @@ def plan_upgrade(root: Path) -> Plan:
 
 
 def _plan_items(
-    root: Path, paths: Sequence[str], action: str, add: Callable[[Draft, str], None], strict: bool
+    root: Path,
+    paths: Sequence[str],
+    action: str,
+    add: Callable[[Draft, str], None],
+    strict: bool,
+    order: Callable[[Draft, Sequence[str]], Sequence[str]] | None = None,
 ) -> Plan:
     draft = Draft(root)
     skipped: list[str] = []
-    for path in paths:
+    for path in order(draft, paths) if order is not None else paths:  # (`order` reads through the draft)
         try:
             add(draft, path)
         except PmemError as err:

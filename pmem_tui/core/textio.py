@@ -62,6 +62,12 @@ _CONTROL_IN_TEXT = re.compile(
 )
 
 
+def controls_as_spaces(text: str) -> str:
+    """`text` with each character `printable` would escape, and each tab, made a space: for a line that
+    will be written (a proposed index line), where `\\xNN` would be wrong too."""
+    return _CONTROL.sub(" ", text).replace("\t", " ")
+
+
 def has_control(text: str) -> bool:
     """Whether `text` holds a character `printable` shows escaped (a line break included, not a tab)."""
     return _CONTROL.search(text) is not None

@@ -109,6 +109,8 @@ class Row:
     def facts_note(self) -> str:
         """The note shown in the preview's facts: `note`, or for an index entry where it is listed (built
         here, not stored in each of 10^5 rows)."""
+        if self.kind == ARCHIVED:
+            return _archived_note(self)
         if self.note or self.line_no is None:
             return self.note
         line = self.line_no + 1
@@ -116,6 +118,17 @@ class Row:
             return dead_note(self.line_no)
         copy = f", copy {self.key.rsplit(DUP_SEP, 1)[1]}" if self.flag == "dup" else ""
         return f"Listed in {INDEX_FILE} (line {line}){copy}."
+
+
+def _archived_note(row: Row) -> str:
+    """An archived row's note, and what recovering it takes: checked when shown, not for each of the
+    archive's rows at each scan (a path's checks are ~20 µs)."""
+    problem = paths.active_path_problem(row.path)
+    if problem is not None:  # an agent archived something pmem-tui never recovers (found in trial: `_core/`)
+        return f"{row.note}. It cannot be recovered here: {problem}; move it by hand."
+    if row.flag == "legacy":
+        return f"{row.note}. The record has no saved index line: recovering it asks you to confirm one."
+    return row.note
 
 
 def dead_note(line_no: int, why: str = "no such file") -> str:
@@ -281,11 +294,6 @@ def _archive_row(a: ArchivedItem) -> Row:
     reason = (rec.reason or "") if rec else "no record"
     flag = "no record" if rec is None else ("legacy" if rec.legacy else "")
     note = f"Archived {when}" + (f" - reason: {rec.reason}" if rec and rec.reason else "")
-    problem = paths.active_path_problem(a.path)
-    if problem is not None:  # an agent archived something pmem-tui never recovers (found in trial: `_core/`)
-        note += f". It cannot be recovered here: {problem}; move it by hand."
-    elif rec is not None and rec.legacy:
-        note += ". The record has no saved index line: recovering it asks you to confirm one."
     line = rec.index_line if rec else None
     return _file_row(ARCHIVED, a, a.location, (a.path, when, reason), flag=flag, index_line=line, note=note)
 

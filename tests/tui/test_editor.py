@@ -182,14 +182,15 @@ async def test_a_refused_new_file_keeps_its_draft_for_the_same_path(demo_root: P
         assert not (demo_root / "notes/keys.md").exists()
 
 
+def _adds_redis(path: Path) -> None:
+    """A stand-in editor: the person adds a line."""
+    path.write_bytes(path.read_bytes() + b"- Redis 7.\n")
+
+
 @pytest.mark.rule("PM-SAVE-3")
 async def test_an_edit_refused_at_apply_time_is_kept_and_a_cancelled_one_is_not(demo_root: Path) -> None:
     rel = "projects/atlas.md"
-
-    def editor(path: Path) -> None:
-        path.write_bytes(path.read_bytes() + b"- Redis 7.\n")
-
-    app = RecordingApp(demo_root, editor=editor)
+    app = RecordingApp(demo_root, editor=_adds_redis)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         await pilot.press("e")
@@ -210,11 +211,7 @@ async def test_an_edit_whose_preview_went_stale_is_kept_when_cancelled(demo_root
     confirmation ("changed since the preview"), so cancel was the only way out, and cancel threw the
     person's edit away."""
     rel = "projects/atlas.md"
-
-    def editor(path: Path) -> None:
-        path.write_bytes(path.read_bytes() + b"- Redis 7.\n")
-
-    app = RecordingApp(demo_root, editor=editor)
+    app = RecordingApp(demo_root, editor=_adds_redis)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         await pilot.press("e")

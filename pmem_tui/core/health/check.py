@@ -228,11 +228,11 @@ def _check(
     exact = similarity.exact_groups(run, feats, norm)
     pairs, checked_now = similarity.near_pairs(run, feats, checked, exact, norm)
     overlaps = similarity.core_overlaps(run, listing.files(listing.core), feats)
-    on_disk = {f.path for f in feats.files}
-    dead = dead_reasons(root, (route for route, _, _ in entries if route not in on_disk))
     evidence = signals.Evidence(
-        day, inactive_days, feats.files, entries, exact, pairs, overlaps, kept.kept_secrets(root), dead
+        day, inactive_days, feats.files, entries, exact, pairs, overlaps, kept.kept_secrets(root)
     )
+    dead = dead_reasons(root, (route for route in evidence.routes if route not in evidence.on_disk))
+    evidence.dead = dead
     proposals = signals.propose(evidence)
     files = feats.files
     near = tuple(

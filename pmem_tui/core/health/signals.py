@@ -50,9 +50,8 @@ class Evidence:
     pairs: list[tuple[int, int, float]]  # near-duplicate rows and similarity
     overlaps: dict[int, tuple[float, str]]  # row -> (share in _core/, core file)
     kept: list[KeptSecret] = field(default_factory=list)  # secrets in versions the history keeps
-    dead: dict[str, str] = field(
-        default_factory=dict
-    )  # why each listed route names no file (`dead_routes.why_dead`)
+    # Why each listed route names no file (`dead_routes.why_dead`).
+    dead: dict[str, str] = field(default_factory=dict)
 
     @functools.cached_property
     def routes(self) -> Counter[str]:

@@ -172,11 +172,12 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
             self._cache.clear()
             self.refresh()
 
-    def set_rows(self, rows: Sequence[Row]) -> None:
-        """Replace the rows, keeping the selected key, the marks and the scroll position."""
+    def set_rows(self, rows: Sequence[Row], followed: tuple[str | None, set[str]] | None = None) -> None:
+        """Replace the rows, keeping the selected key, the marks and the scroll position. A route's lines
+        renumbered (an agent added or removed one): the cursor and marks follow their line (`followed`, if
+        known)."""
         self._run = None  # its row numbers are for the old rows; the filter runs again below
-        # A route's lines renumbered (an agent added or removed one): the cursor and marks follow their line.
-        key, marked = follow_lines(self._all, rows, self._current_key(), self._marked)
+        key, marked = followed or follow_lines(self._all, rows, self._current_key(), self._marked)
         self._all = rows
         self._filter.reset(rows)
         self._all_pos = None
@@ -202,10 +203,9 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         files changed), only the rows that differ are replaced and redrawn, the list is not rebuilt."""
         changed = changed_rows(self._all, rows) if self._all else None
         key = self._current_key()
-        if changed and follow_lines(self._all, rows, key, self._marked) != (key, self._marked):
-            changed = None  # a route's lines moved among its copies: the cursor and marks follow them
-        if changed is None or len(changed) > MAX_ROWS_PATCHED:
-            self.set_rows(rows)
+        followed = follow_lines(self._all, rows, key, self._marked)
+        if changed is None or len(changed) > MAX_ROWS_PATCHED or followed != (key, self._marked):
+            self.set_rows(rows, followed)  # (the last: a route's lines moved among its copies)
         else:
             self._adopt(rows, changed)
 
@@ -316,9 +316,7 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
 
     def _show_filtered(self, rows: Sequence[Row], current: Row | None) -> None:
         self._rows = rows
-        self._cursor = (
-            self._index_of(current.key, 0) if current and not self._query else 0
-        )  # a query: its top
+        self._cursor = self._index_of(current.key, 0) if current and not self._query else 0
         self._update_virtual_size()
         self.scroll_to(y=0, animate=False)
         self._cache.clear()
