@@ -5,6 +5,9 @@ A draft is keyed by the memory root and the file's relative path, and lives in t
 folder): never inside the memory root, where agents would read it (it may hold the very secret that was
 refused). Files are private (0600 in a 0700 folder), written atomically, never through a symlink, and a
 special file in their place is never opened for reading.
+
+Beside each draft, its *base*: the fingerprint of the file the edit began from (`fingerprint`), so that a
+save from the draft can say the file changed on disk since (an agent's edit the draft would replace).
 """
 
 from __future__ import annotations
@@ -66,10 +69,44 @@ def _private_dir(folder: Path) -> None:
         raise OSError(errno.ENOTDIR, "not a folder", str(folder))
 
 
-def keep(root: Path, rel: str, content: bytes) -> Path:
-    """Write (or replace) the draft of `rel`; returns where it is. OSError when it cannot be written."""
+NO_FILE = "no file"  # the base of a draft of a file that did not exist when its edit began
+
+
+def fingerprint(data: bytes | None) -> str:
+    """What a draft's base records of the file's bytes (`NO_FILE` when there was no file)."""
+    return NO_FILE if data is None else hashlib.sha256(data).hexdigest()
+
+
+def keep(root: Path, rel: str, content: bytes, base: str | None) -> Path:
+    """Write (or replace) the draft of `rel`, begun from the file whose `fingerprint` is `base` (None:
+    unknown); returns where it is. OSError when it cannot be written."""
     path = draft_path(root, rel)
     _private_dir(path.parent)
+    if base is None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(_base_path(path))
+    else:
+        _write_private(_base_path(path), base.encode("ascii"))
+    _write_private(path, content)
+    return path
+
+
+def base_of(root: Path, rel: str) -> str | None:
+    """The fingerprint the draft of `rel` was begun from; None when unknown (no draft, or one kept by an
+    older pmem-tui)."""
+    try:
+        place = _base_path(draft_path(root, rel))
+    except PmemError:
+        return None
+    data = _read_private(place, 128)
+    return None if data is None else data.decode("ascii", "replace")
+
+
+def _base_path(path: Path) -> Path:
+    return path.with_name(path.name + ".base")
+
+
+def _write_private(path: Path, content: bytes) -> None:
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(temp, flags, 0o600)
@@ -83,7 +120,6 @@ def keep(root: Path, rel: str, content: bytes) -> Path:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    return path
 
 
 def read(root: Path, rel: str) -> tuple[Path, bytes] | None:
@@ -93,6 +129,12 @@ def read(root: Path, rel: str) -> tuple[Path, bytes] | None:
         path = draft_path(root, rel)
     except PmemError:
         return None
+    data = _read_private(path, DRAFT_CAP)
+    return None if data is None else (path, data)
+
+
+def _read_private(path: Path, cap: int) -> bytes | None:
+    """The bytes of the regular file `path` (never through a link, never blocking on a FIFO), or None."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -100,9 +142,9 @@ def read(root: Path, rel: str) -> tuple[Path, bytes] | None:
         return None
     with os.fdopen(fd, "rb") as src:
         info = os.fstat(src.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > DRAFT_CAP:
+        if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
             return None
-        return path, src.read(DRAFT_CAP + 1)
+        return src.read(cap + 1)
 
 
 def discard(root: Path, rel: str) -> bool:
@@ -118,4 +160,6 @@ def discard(root: Path, rel: str) -> bool:
         os.unlink(path)
     except OSError:
         return False
+    with contextlib.suppress(OSError):
+        os.unlink(_base_path(path))
     return True

@@ -58,6 +58,7 @@ def start_edit(app: PlanApp, editor: Editor, rel: str) -> None:
         app.refuse(f"{rel} cannot be read: {err.strerror or err}.")
         return
     kept = drafts.read(app.root, rel)
+    base = drafts.fingerprint(original) if kept is None else drafts.base_of(app.root, rel)
     edited = edit_copy(app, editor, Path(rel).name, original if kept is None else kept[1])
     if edited is None:
         if kept is not None:
@@ -71,26 +72,19 @@ def start_edit(app: PlanApp, editor: Editor, rel: str) -> None:
     if edited == original:
         app.notify(f"No changes to {rel}: nothing to save.")
         return
-    explanation = None
-    try:
-        if safeio.read_under(app.root, rel) != original:
-            explanation = (
-                f"{rel} changed on disk while you were editing. The diff below is against the file as "
-                "it is now: confirming replaces that change with yours."
-            )
-    except OSError:
-        pass
+    explanation = _changed_since(app, rel, base, kept is not None)
     if kept is not None:
         explanation = (
             f"This is your kept draft of {rel}. Confirm to save it; cancel keeps the draft; to discard "
             f"it, press {key_for('edit')} and leave the editor without changing it. {explanation or ''}"
         ).strip()
-    offer_save(app, rel, edited, None, explanation)
+    offer_save(app, rel, edited, None, base, explanation)
 
 
 def start_new(app: PlanApp, editor: Editor, rel: str, index_line: str | None, template: bytes) -> None:
     """Write a new file from `template` (or from its kept draft) in the editor, then preview the save."""
     kept = drafts.read(app.root, rel)
+    base = _on_disk(app, rel)[0] if kept is None else drafts.base_of(app.root, rel)
     content = edit_copy(app, editor, Path(rel).name or "new.md", template if kept is None else kept[1])
     if content is None:
         if kept is not None:
@@ -104,25 +98,61 @@ def start_new(app: PlanApp, editor: Editor, rel: str, index_line: str | None, te
         drafts.discard(app.root, rel)
         app.notify("The new file is empty: nothing to save.")
         return
-    explanation = None
+    explanation = _changed_since(app, rel, base, kept is not None)
     if kept is not None:
         explanation = (
             f"This is your kept draft of {rel}. Confirm to save it; cancel keeps the draft; to discard it, "
-            f"press {key_for('new')}, give the path {rel} and leave the editor without changing it."
-        )
-    offer_save(app, rel, content, index_line, explanation)
+            f"press {key_for('new')}, give the path {rel} and leave the editor without changing it. "
+            f"{explanation or ''}"
+        ).strip()
+    offer_save(app, rel, content, index_line, base, explanation)
+
+
+def _on_disk(app: PlanApp, rel: str) -> tuple[str | None, bool]:
+    """The fingerprint of `rel` as it is now (None when it cannot be read), and whether it exists."""
+    try:
+        return drafts.fingerprint(safeio.read_under(app.root, rel)), True
+    except FileNotFoundError:
+        return drafts.NO_FILE, False
+    except OSError:
+        return None, True
+
+
+def _changed_since(app: PlanApp, rel: str, base: str | None, from_draft: bool) -> str | None:
+    """A sentence when `rel` on disk is not the file the edit began from (`base`): an agent's change that
+    confirming would replace. None when it is the same, or when that cannot be told."""
+    now, exists = _on_disk(app, rel)
+    if base is None or now is None or now == base:
+        return None
+    since = "since this draft was begun" if from_draft else "while you were editing"
+    if not exists:
+        return f"{rel} was removed from disk {since}: confirming writes it again, with your text."
+    if base == drafts.NO_FILE:
+        what = f"{rel} was created on disk {since}"
+    else:
+        what = f"{rel} changed on disk {since}"
+    return (
+        f"{what} (an agent's edit?). The diff below is against the file as it is now: its - lines "
+        f"include that change, and confirming replaces it with {'your draft' if from_draft else 'yours'}."
+    )
 
 
 def offer_save(
-    app: PlanApp, rel: str, content: bytes, index_line: str | None, explanation: str | None = None
+    app: PlanApp,
+    rel: str,
+    content: bytes,
+    index_line: str | None,
+    base: str | None,
+    explanation: str | None = None,
 ) -> None:
-    """Plan the save of `content` and open its preview; a refusal keeps the edit as a draft."""
+    """Plan the save of `content`, an edit begun from the file whose fingerprint is `base`, and open its
+    preview; a refusal keeps the edit as a draft, with that base."""
     from pmem_tui.core import lifecycle
 
     try:
         plan = lifecycle.plan_save(app.root, rel, content, index_line)
     except PmemError as err:
-        app.refuse(f"{err} {_keep_draft(app, rel, content)}")
+        app.refuse(f"{err} {_keep_draft(app, rel, content, base)}")
         return
     if plan.is_empty:
         drafts.discard(app.root, rel)
@@ -132,7 +162,7 @@ def offer_save(
     # the preview is open loses nothing. Cancelling drops it, unless the edit was already a draft, or the
     # preview went stale (the file changed under it: cancel was the only way out).
     was_draft = drafts.read(app.root, rel) is not None
-    note = _keep_draft(app, rel, content)
+    note = _keep_draft(app, rel, content, base)
 
     def saved(_plan: Plan) -> None:
         drafts.discard(app.root, rel)
@@ -146,10 +176,10 @@ def offer_save(
     app.open_plan(plan_offer(plan, explanation), then=saved, on_cancel=cancelled)
 
 
-def _keep_draft(app: PlanApp, rel: str, content: bytes) -> str:
+def _keep_draft(app: PlanApp, rel: str, content: bytes, base: str | None) -> str:
     """Keep `content` as the draft of `rel`; the sentence that says where, and how to go on."""
     try:
-        path = drafts.keep(app.root, rel, content)
+        path = drafts.keep(app.root, rel, content, base)
     except (OSError, PmemError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         return f"Your edit could not be kept as a draft ({reason}); it is lost."

@@ -229,3 +229,75 @@ async def test_an_edit_whose_preview_went_stale_is_kept_when_cancelled(demo_root
         assert kept is not None and kept[1].endswith(b"- Redis 7.\n")  # the edit survived
         assert "kept as a draft" in app.notes_text()
         assert (demo_root / rel).read_bytes().endswith(b"- An agent's line.\n")  # the agent's change too
+
+
+def _explanation(app: RecordingApp) -> str:
+    assert isinstance(app.screen, PlanModal)
+    shown = app.screen.query("#plan-explanation")  # a preview with nothing to explain has none
+    return " ".join(str(shown.first().render()).split()) if shown else ""
+
+
+@pytest.mark.rule("PM-SAVE-3")
+async def test_a_draft_saved_over_an_agents_later_edit_says_so(demo_root: Path) -> None:
+    """Found in trial: a kept draft, then an agent's edit of the file, then `e` and `y`: the agent's edit
+    was replaced, and only a `-` line of the diff showed it. The draft keeps the fingerprint of the file it
+    was begun from, and its save preview says the file changed since."""
+    rel = "projects/atlas.md"
+    steps = ["- Mine.\n" + SECRET, ""]  # refused (a secret), then the secret taken out again
+
+    def editor(path: Path) -> None:
+        path.write_bytes(path.read_bytes().replace(SECRET.encode(), b"") + steps.pop(0).encode())
+
+    app = RecordingApp(demo_root, editor=editor)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        assert drafts.read(demo_root, rel) is not None
+        with (demo_root / rel).open("ab") as agent:
+            agent.write(b"- An agent's line.\n")
+        await pilot.press("e")
+        await settle(pilot)
+        words = _explanation(app)
+        assert "This is your kept draft of projects/atlas.md" in words
+        assert "projects/atlas.md changed on disk since this draft was begun" in words
+        assert "confirming replaces it with your draft" in words
+        assert "-- An agent's line." in app.screen.preview_text
+        await pilot.press("escape")  # still kept, and still begun from the older file
+        steps.append("- More.\n")
+        await pilot.press("e")
+        await settle(pilot)
+        assert "changed on disk since this draft was begun" in _explanation(app)
+
+
+async def test_a_draft_of_a_new_file_or_an_edit_says_what_the_agent_did_meanwhile(demo_root: Path) -> None:
+    rel = "projects/atlas.md"
+    agent_writes: list[tuple[str, bytes | None]] = []
+
+    def editor(path: Path) -> None:
+        path.write_bytes(path.read_bytes() + b"- Mine.\n")
+        for where, data in agent_writes:  # the agent, while the editor runs
+            if data is None:
+                (demo_root / where).unlink()
+            else:
+                (demo_root / where).write_bytes(data)
+        agent_writes.clear()
+
+    app = RecordingApp(demo_root, editor=editor)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")  # nothing changed meanwhile: nothing said
+        assert "changed on disk" not in _explanation(app)
+        await pilot.press("escape")
+        agent_writes.append((rel, b"# Atlas\n\nRewritten.\n"))
+        await pilot.press("e")
+        assert "projects/atlas.md changed on disk while you were editing" in _explanation(app)
+        await pilot.press("escape")
+        agent_writes.append((rel, None))
+        await pilot.press("e")
+        words = _explanation(app)
+        assert "projects/atlas.md was removed from disk while you were editing" in words
+        await pilot.press("escape")
+        agent_writes.append(("notes/keys.md", b"# Keys\n\nThe agent's.\n"))
+        await pilot.press("n", *"keys.md", "enter", "enter")
+        await settle(pilot)
+        assert "notes/keys.md was created on disk while you were editing" in _explanation(app)
