@@ -1,9 +1,10 @@
 """The actions: save, archive, delete, recover, purge, upgrade, doctor and restore.
 
 Each plans in core and prints its preview (in colour on a terminal, `core/ansi.py`), changing nothing; with
-``--yes`` the executor applies the plan. Exit 3 when the action was done but the disk reported an error after
-its commit point (`core/after_commit.py`). What the history could not record is said on stderr, one sentence
-(the action is done: exit 0). `doctor` also checks the history store and, with ``--yes``, rebuilds it.
+``--yes`` the executor applies the plan; ``--json`` prints one object instead (`_run_plan_json`). Exit 3
+when the action was done but the disk reported an error after its commit point (`core/after_commit.py`).
+What the history could not record is said on stderr, one sentence (the action is done: exit 0). `doctor`
+also checks the history store and, with ``--yes``, rebuilds it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from pmem_tui.core import doctor, lifecycle
 from pmem_tui.core.errors import PmemError, describe_os_error
 from pmem_tui.core.plan import Plan
+from pmem_tui.core.textio import printable
 
 EXIT_DONE_WITH_DISK_ERROR = 3  # the action was done, but the disk reported an error after its commit point
 
@@ -31,7 +33,7 @@ def run(args: argparse.Namespace, root: Path) -> int:
         except lifecycle.NeedsArchive as err:
             if args.yes:  # --yes confirms a delete, never an archive the person has not seen
                 raise
-            return _offer_archive(root, err.path, args.reason)
+            return _offer_archive(root, err.path, args.reason, args.json)
     elif cmd == "recover":
         plan = lifecycle.plan_recover(root, args.path, args.index_line)
     elif cmd == "purge":
@@ -40,16 +42,21 @@ def run(args: argparse.Namespace, root: Path) -> int:
         plan = lifecycle.plan_upgrade(root)
     elif cmd == "doctor":
         plan = doctor.plan_doctor(root)
+        if args.json:
+            return _run_plan_json(plan, root, args.yes, history_store=_history_doctor(root, args.yes))
         code = _run_plan(plan, root, args.yes)
-        return _history_doctor(root, args.yes) or code
+        said = _history_doctor(root, args.yes)
+        if said is not None:
+            print(printable(said))
+        return code
     elif cmd == "restore":
         from pmem_tui.core.history import plans
 
         plan = plans.plan_restore(root, args.path, args.version)
-        if args.json:
-            return _run_plan_json(plan, root, args.yes)
     else:  # pragma: no cover - argparse rejects unknown commands
         raise AssertionError(cmd)
+    if args.json:
+        return _run_plan_json(plan, root, args.yes)
     return _run_plan(plan, root, args.yes)
 
 
@@ -71,65 +78,68 @@ def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
     result = apply(plan, root)
     print(result.outcome)
     if result.history is not None:
-        from pmem_tui.core.textio import printable
-
         sys.stdout.flush()
         print(f"pmem-tui: {printable(result.history)}", file=sys.stderr)
     if result.warning is not None:  # done, but the disk reported an error (`core/after_commit.py`)
-        from pmem_tui.core.textio import printable
-
         sys.stdout.flush()
         print(f"pmem-tui: {printable(result.warning)}", file=sys.stderr)
         return EXIT_DONE_WITH_DISK_ERROR
     return 0
 
 
-def _run_plan_json(plan: Plan, root: Path, yes: bool) -> int:
-    """`restore --json`: {"action", "title", "applied", "outcome", "history", "preview": [lines]}."""
+def _run_plan_json(
+    plan: Plan, root: Path, yes: bool, instead: str | None = None, history_store: str | None = None
+) -> int:
+    """`--json`: one object, the plan (`report.plan_dict`) and what applying it did: "applied", "outcome"
+    (the sentence after an apply, else null), "warning" (the disk's error after the commit point, exit 3),
+    "history" (what the history could not record); "instead" (why this plan is not the one asked for) and
+    "history_store" (doctor: the history store's problem, or what its repair did)."""
     import json
 
-    from pmem_tui.core.report import plan_lines
+    from pmem_tui.core.report import plan_dict
 
-    out: dict[str, object] = {"action": plan.action, "title": plan.title, "applied": False, "outcome": None}
-    out["history"] = None
-    out["preview"] = plan_lines(plan, colour=False)
+    out = plan_dict(plan)
+    out.update(applied=False, outcome=None, warning=None, history=None)
+    if instead is not None:
+        out["instead"] = instead
+    if plan.action == "doctor":
+        out["history_store"] = history_store
     code = 0
     if yes and not plan.is_empty:
         from pmem_tui.core.executor import apply
 
         result = apply(plan, root)
-        out.update(applied=True, outcome=result.outcome, history=result.history)
+        out.update(applied=True, outcome=result.outcome, warning=result.warning, history=result.history)
         code = EXIT_DONE_WITH_DISK_ERROR if result.warning is not None else 0
+    elif plan.is_empty:
+        out["outcome"] = plan.outcome or None
     print(json.dumps(out, ensure_ascii=False, indent=2))
     return code
 
 
-def _history_doctor(root: Path, yes: bool) -> int:
-    """Doctor's part for the history: say what is wrong with the store; with --yes, rebuild what it can."""
+def _history_doctor(root: Path, yes: bool) -> str | None:
+    """Doctor's part for the history: what is wrong with the store (None: nothing); with --yes, what
+    rebuilding it did."""
     from pmem_tui.core.history import rewrite
-    from pmem_tui.core.textio import printable
 
     problem = rewrite.check(root)
     if problem is None:
-        return 0
+        return None
     if not yes:
-        print(
-            f"History: {printable(problem)}; run again with --yes to rebuild it (the damaged store is kept)."
-        )
-        return 0
-    said = rewrite.repair(root)
-    if said is not None:
-        print(printable(said))
-    return 0
+        return f"History: {problem}; run again with --yes to rebuild it (the damaged store is kept)."
+    return rewrite.repair(root)
 
 
-def _offer_archive(root: Path, path: str, reason: str | None) -> int:
+def _offer_archive(root: Path, path: str, reason: str | None, as_json: bool) -> int:
     """Delete on an active file: show the archive preview instead, as the app does."""
     plan = lifecycle.plan_archive(root, path, reason or "(reason)")
-    print(
+    why = (
         f"{path} is active: only an archived file can be deleted (delete = archive first, then the trash, "
-        "recoverable for 30 days). Here is the archive preview instead:\n"
+        "recoverable for 30 days)."
     )
+    if as_json:
+        return _run_plan_json(plan, root, False, instead=why)
+    print(f"{why} Here is the archive preview instead:\n")
     _print_plan(plan)
     print(
         f"\nPreview only: nothing was changed. Run `pmem-tui archive {path} --reason TEXT --yes` to archive "

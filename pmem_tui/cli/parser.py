@@ -150,9 +150,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p = action("restore", "put a memory file back to a recorded version (preview; --yes applies)")
     p.add_argument("path", metavar="PATH")
     p.add_argument("--version", dest="version", metavar="V", required=True, help="a version `history` lists")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
     yes_help = {"save": "apply instead of previewing"}  # the others' --help has always shown a bare --yes
     for name, p in actions.items():
+        p.add_argument("--json", action="store_true", help="print one JSON object: the preview as data")
         p.add_argument("--yes", action="store_true", help=yes_help.get(name))
 
     from pmem_tui.cli import health, history, loader, search

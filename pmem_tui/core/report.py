@@ -241,6 +241,29 @@ def plan_lines(plan: Plan, colour: bool = False) -> list[str]:
     return [ansi.paint(kind, textio.printable(line)) for kind, line in parts]
 
 
+def plan_dict(plan: Plan) -> dict[str, Any]:
+    """A plan's preview as data (`--json` of every action): what the text preview shows, field by field,
+    and the same text as `preview` lines. Paths and lines are the files' own text (JSON escapes them)."""
+    pv = plan.preview
+    return {
+        "action": plan.action,
+        "title": plan.title,
+        "items": list(plan.items),
+        "empty": plan.is_empty,
+        "creates": list(pv.creates),
+        "moves": [{"from": src, "to": dst} for src, dst in pv.moves],
+        "removes": list(pv.removes),
+        "index_removed": list(pv.index_removed),
+        "index_added": list(pv.index_added),
+        "record_changes": list(pv.record_changes),
+        "notes": list(pv.notes),
+        "recovery": pv.recovery or None,
+        "meta_creates": list(pv.meta_creates),
+        "diffs": [{"path": d.path, "new_file": d.is_new, "unified": d.unified()} for d in pv.diffs],
+        "preview": plan_lines(plan),
+    }
+
+
 def _plan_parts(plan: Plan) -> list[tuple[str, str]]:
     """The preview's lines, each with its kind (its colour on a terminal)."""
     pv = plan.preview
