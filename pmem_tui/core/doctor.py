@@ -32,6 +32,7 @@ from pathlib import Path
 
 from pmem_tui.core import archive_match, journal, meta_dir, paths, safeio, sweep
 from pmem_tui.core.clock import today as clock_today
+from pmem_tui.core.draft import diffs_of_writes
 from pmem_tui.core.errors import Busy, Refused
 from pmem_tui.core.fingerprint import fingerprint, sha256_bytes
 from pmem_tui.core.model import (
@@ -370,7 +371,12 @@ def plan_doctor(
         title=title,
         ops=tuple(ops),
         reads=reads,
-        preview=Preview(meta_creates=meta_dir.to_create(root, "doctor", ops), notes=notes_t, recovery=_KEPT),
+        preview=Preview(
+            diffs=diffs_of_writes(root, ops),
+            meta_creates=meta_dir.to_create(root, "doctor", ops),
+            notes=notes_t,
+            recovery=_KEPT,
+        ),
         outcome=outcome,
     )
 

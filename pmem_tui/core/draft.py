@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pmem_tui.core import meta_dir, safeio, textio
 from pmem_tui.core.fingerprint import fingerprint, read_with_fingerprint
-from pmem_tui.core.model import Fingerprint
+from pmem_tui.core.model import META_DIR, Fingerprint
 from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import FileDiff, MakeDir, MoveFile, Op, Plan, Preview, RemoveFile, WriteFile
 
@@ -146,6 +146,25 @@ class Draft:
             outcome=" ".join(self.outcomes),
             items=tuple(self.items),
         )
+
+
+def diffs_of_writes(root: Path, ops: tuple[Op, ...] | list[Op]) -> tuple[FileDiff, ...]:
+    """The diffs of a hand-built plan's writes (doctor's): each memory text file a `WriteFile` replaces, as
+    it is now against what it will hold. Not the tool's own files, nor bytes that are not UTF-8 text."""
+    out: list[FileDiff] = []
+    for op in ops:
+        if not isinstance(op, WriteFile) or op.path.split("/", 1)[0] == META_DIR:
+            continue
+        try:
+            old: bytes | None = safeio.read_under(root, op.path)
+        except FileNotFoundError:
+            old = None
+        except OSError:
+            continue
+        if textio.is_valid_utf8(op.content) and (old is None or textio.is_valid_utf8(old)):
+            before = "" if old is None else textio.decode(old)
+            out.append(FileDiff(op.path, before, textio.decode(op.content), is_new=old is None))
+    return tuple(out)
 
 
 def exists(root: Path, rel: str) -> bool:

@@ -64,6 +64,9 @@ def test_doctor_rebuilds_a_missing_trash_record(memory: Path, today: dt.date) ->
     write(memory, "_archive/_trash/notes/lost.md", "# Lost\n")
     plan = plan_doctor(memory)
     assert any("notes/lost.md" in n for n in plan.preview.notes)
+    # The preview shows the record it writes, as a diff, not only a note (found in trial).
+    (diff,) = plan.preview.diffs
+    assert diff.path == "_archive/_index.md" and "+## notes/lost.md" in diff.unified()
     apply(plan, memory)
     rec = records.parse_records((memory / "_archive/_index.md").read_text(encoding="utf-8"))[-1]
     assert rec.path == "notes/lost.md" and rec.deadline == today + dt.timedelta(days=30)
@@ -308,6 +311,9 @@ def test_an_agent_line_added_after_a_crash_is_kept_by_doctor(memory: Path, crash
     with open(memory / "_index.md", "ab") as f:
         f.write(b"- notes/agent.md - an agent wrote this\n")
     doctor_plan = plan_doctor(memory)
+    if name == "replace":  # its write is still to run: the preview shows it as a diff
+        shown = {d.path: d.unified() for d in doctor_plan.preview.diffs}
+        assert "-- [Alpha](projects/alpha.md) — the importer project" in shown["_index.md"]
     apply(doctor_plan, memory)
     text = (memory / "_index.md").read_text(encoding="utf-8")
     assert "projects/alpha.md" not in text
