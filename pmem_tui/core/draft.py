@@ -38,6 +38,7 @@ class Draft:
     recovery: list[str] = field(default_factory=list)
     outcomes: list[str] = field(default_factory=list)
     items: list[str] = field(default_factory=list)
+    reasons: dict[str, str] = field(default_factory=dict)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -145,6 +146,7 @@ class Draft:
             preview=preview,
             outcome=" ".join(self.outcomes),
             items=tuple(self.items),
+            reasons=dict(self.reasons),
         )
 
 

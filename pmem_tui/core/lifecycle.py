@@ -116,6 +116,7 @@ def _archive_into(draft: Draft, path: str, reason: str, today: dt.date) -> None:
     )
     draft.outcomes.append(f"Archived {rel} to {dst}.")
     draft.items.append(rel)
+    draft.reasons[rel] = reason
 
 
 def plan_archive(root: Path, path: str, reason: str, today: dt.date | None = None) -> Plan:
@@ -256,6 +257,8 @@ def _recover_into(draft: Draft, path: str, index_line: str | None, fallback: str
     draft.recovery.append(f"{rel} is active again; it can be archived again at any time.")
     draft.outcomes.append(f"Recovered {rel} from {src} to {rel}.")
     draft.items.append(rel)
+    if rec is not None and rec.reason:
+        draft.reasons[rel] = rec.reason
 
 
 def plan_recover(root: Path, path: str, index_line: str | None = None, fallback: str | None = None) -> Plan:

@@ -43,7 +43,8 @@ class RemoveFile:
 
 @dataclass(frozen=True)
 class RemoveDir:
-    """Remove an empty folder (doctor, when it rolls an action back)."""
+    """Remove a folder if it is empty (doctor, when it rolls an action back; an undo, the folders its action
+    created): one that holds anything by then is left as it is."""
 
     path: str
 
@@ -81,6 +82,8 @@ class Preview:
     creates: tuple[str, ...] = ()  # folders (and empty control files) created
     meta_creates: tuple[str, ...] = ()  # the tool's own paths created (`.pmem/`, its lock...: `meta_dir`)
     removes: tuple[str, ...] = ()  # files removed for good (purge)
+    # Empty folders removed (an undo: the folders its action created, empty once the undo has run)
+    removes_dirs: tuple[str, ...] = ()
     index_removed: tuple[str, ...] = ()  # exact `_index.md` lines that go
     index_added: tuple[str, ...] = ()  # exact `_index.md` lines that come (back)
     record_changes: tuple[str, ...] = ()  # one sentence per archive-record change
@@ -98,6 +101,9 @@ class Plan:
     preview: Preview = field(default_factory=Preview)
     outcome: str = ""  # one sentence reported after a successful apply
     items: tuple[str, ...] = ()  # the memory paths the plan acts on
+    # Per item, the reason of its archive record: the one an archive writes, or the one a recover removes
+    # (an undo or a redo archives again with it, instead of asking the person again).
+    reasons: dict[str, str] = field(default_factory=dict)
 
     @property
     def is_empty(self) -> bool:

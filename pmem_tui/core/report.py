@@ -274,6 +274,10 @@ def _plan_parts(plan: Plan) -> list[tuple[str, str]]:
         return out
     out += [("add", f"  create  {folder}") for folder in pv.creates]
     out += [("move", f"  move    {src} -> {dst}") for src, dst in pv.moves]
+    out += [
+        ("remove", f"  remove  {rel}/  (the empty folder it created; kept if anything is in it)")
+        for rel in pv.removes_dirs
+    ]
     out += [("remove", f"  remove  {rel}  (permanently)") for rel in pv.removes]
     out += [("remove", f"  index - {line}") for line in pv.index_removed]
     out += [("add", f"  index + {line}") for line in pv.index_added]

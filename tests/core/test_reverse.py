@@ -1,0 +1,109 @@
+"""An undo's folder removals and the exact inverse of a delete (`core/reverse.py`), checked again by the
+executor: never through a link, never a folder that holds anything."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from pmem_tui.core import executor, lifecycle, reverse
+from pmem_tui.core.errors import PmemError, Refused
+from pmem_tui.core.plan import MakeDir, RemoveDir
+from tests.conftest import tree_bytes
+
+
+def memory(parent: Path) -> Path:
+    root = parent / "memory"
+    for folder in ("_core", "notes", "projects", "_archive/_trash"):
+        (root / folder).mkdir(parents=True)
+    (root / "notes/a.md").write_text("# A\n", encoding="utf-8")
+    (root / "_index.md").write_text("# Index\n\n- [A](notes/a.md) — a\n", encoding="utf-8")
+    (root / "_archive/_index.md").write_text("# Archive index\n", encoding="utf-8")
+    return root
+
+
+def archived(root: Path) -> lifecycle.Plan:
+    plan = lifecycle.plan_archive(root, "notes/a.md", "done")
+    executor.apply(plan, root)
+    return plan
+
+
+def undo_of(root: Path, plan: lifecycle.Plan) -> lifecycle.Plan:
+    return reverse.leave_folders(
+        root, lifecycle.plan_recover(root, "notes/a.md"), reverse.created_folders(plan)
+    )
+
+
+@pytest.mark.rule("PM-AGENT-3")
+def test_a_created_folder_made_a_link_is_never_planned_for_removal(tmp_path: Path) -> None:
+    """An agent replaced the folder the archive made by a link to an empty folder: the undo does not plan
+    removing it (the link, or what it points to)."""
+    root = memory(tmp_path)
+    plan = archived(root)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    made = plan.ops[0]
+    assert isinstance(made, MakeDir) and made.path == "_archive/notes"
+    os.rename(root / "_archive/notes/a.md", root / "_archive/a.md")
+    os.rmdir(root / "_archive/notes")
+    os.symlink(outside, root / "_archive/notes")
+    other = lifecycle.Plan("recover", "any plan: the folder is the point", ops=())
+    assert reverse.leave_folders(root, other, ["_archive/notes"]).preview.removes_dirs == ()
+    os.unlink(root / "_archive/notes")
+    os.mkdir(root / "_archive/notes")  # the same, a real empty folder: removed
+    assert reverse.leave_folders(root, other, ["_archive/notes"]).preview.removes_dirs == ("_archive/notes",)
+
+
+def test_the_executor_refuses_a_folder_removal_through_a_link(tmp_path: Path) -> None:
+    """A folder planned for removal, replaced by a link to an empty folder outside before the confirm: the
+    undo is refused, nothing changes, the folder outside stays."""
+    root = memory(tmp_path)
+    plan = archived(root)
+    undo = undo_of(root, plan)
+    assert undo.preview.removes_dirs == ("_archive/notes",)
+    assert undo.ops[-1] == RemoveDir("_archive/notes")
+    os.rename(root / "_archive/notes/a.md", tmp_path / "a.md")
+    os.rmdir(root / "_archive/notes")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    os.symlink(empty, root / "_archive/notes")
+    before = tree_bytes(root)
+    with pytest.raises(PmemError):
+        executor.apply(undo, root)
+    assert tree_bytes(root) == before and empty.is_dir() and os.path.islink(root / "_archive/notes")
+
+
+def test_a_folder_that_holds_more_than_the_undo_moves_out_is_kept(tmp_path: Path) -> None:
+    root = memory(tmp_path)
+    plan = archived(root)
+    (root / "_archive/notes/sub").mkdir()
+    assert undo_of(root, plan).preview.removes_dirs == ()
+    os.rmdir(root / "_archive/notes/sub")
+    undo = undo_of(root, plan)
+    (root / "_archive/notes/new.md").write_text("# New\n", encoding="utf-8")  # after the preview
+    executor.apply(undo, root)
+    assert (root / "notes/a.md").exists() and (root / "_archive/notes/new.md").exists()
+
+
+def test_a_deletes_undo_keeps_an_agents_other_edits_and_refuses_a_clash(tmp_path: Path) -> None:
+    root = memory(tmp_path)
+    archived(root)
+    archive_index = root / "_archive/_index.md"
+    before = archive_index.read_text(encoding="utf-8")
+    delete = lifecycle.plan_delete(root, "notes/a.md")
+    executor.apply(delete, root)
+    after = archive_index.read_text(encoding="utf-8")
+    archive_index.write_text(after + "\n## Agent's note\nkept\n", encoding="utf-8")
+    undo = reverse.plan_reverse(root, delete, "undo-delete", "Put back notes/a.md in the archive")
+    executor.apply(undo, root)
+    assert archive_index.read_text(encoding="utf-8") == before + "\n## Agent's note\nkept\n"
+    assert (root / "_archive/notes/a.md").exists()
+    # The agent changed the deletion's own lines: nothing is taken back.
+    delete = lifecycle.plan_delete(root, "notes/a.md")
+    executor.apply(delete, root)
+    text = archive_index.read_text(encoding="utf-8")
+    archive_index.write_text(text.replace("Deleted:", "Deleted on:"), encoding="utf-8")
+    with pytest.raises(Refused, match="was edited since"):
+        reverse.plan_reverse(root, delete, "undo-delete", "Put back")
