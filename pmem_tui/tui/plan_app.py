@@ -260,15 +260,25 @@ class PlanApp(BeforeAppKey, App[int]):
         if offer.plan is not None:
             self.open_plan(planning.plan_offer(offer.plan, offer.explanation, title=offer.title), tag=tag)
             return
-        paths, reason, explanation, title = (
-            list(offer.archive_paths),
-            offer.reason,
-            offer.explanation,
-            offer.title,
-        )
-        self.offer(
-            lambda: planning.archive_offer(
-                self.root, paths, initial=reason, explanation=explanation, title=title
-            ),
-            tag,
-        )
+        self.offer(lambda: _tidied(self.root, offer), tag)
+
+
+def _tidied(root: Path, offer: undo.UndoOffer) -> Offer:
+    """An undo that archives again (the reason asked for): its plan also removes the folders the undone
+    action created that are empty once it has run."""
+    from dataclasses import replace
+
+    from pmem_tui.core import reverse
+    from pmem_tui.tui import planning
+
+    asked = planning.archive_offer(
+        root,
+        list(offer.archive_paths),
+        initial=offer.reason,
+        explanation=offer.explanation,
+        title=offer.title,
+    )
+    build = asked.builder
+    if build is None or not offer.created:
+        return asked
+    return replace(asked, builder=lambda reason: reverse.leave_folders(root, build(reason), offer.created))

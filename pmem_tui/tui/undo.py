@@ -1,8 +1,12 @@
 """ctrl+z / ctrl+y: the session's actions as a stack, each undone (and redone) through its own preview.
 
-The inverse of an action is planned like any other change: archive -> recover, delete -> recover (back to
-the active place), recover -> archive again, save -> save the previous content (a new file: archive it,
-never a silent removal). Purge, upgrade and doctor have no inverse: they are refused with a sentence.
+The inverse of an action is planned like any other change, so the tree is as it was before the action:
+archive -> recover; delete -> the file back where it stood in the archive, its record as before (redo:
+delete again); recover from the archive -> archive again, with the reason of the record it removed (asked
+for only when that record had none); recover from the trash -> back in the trash, record and index line as
+before (redo: recover again); save -> save the previous content (a new file: archive it, never a silent
+removal). Each undo also removes the folders its action created that are empty once it has run. Purge,
+upgrade and doctor have no inverse: they are refused with a sentence.
 
 `History` keeps the steps: an applied action goes on `done` (and clears `undone`); an applied undo moves
 its step to `undone`, an applied redo moves it back. A step remembers the plan applied last for it (the
@@ -14,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pmem_tui.core import index, lifecycle, textio
+from pmem_tui.core import index, lifecycle, reverse, textio
 from pmem_tui.core.errors import Refused
+from pmem_tui.core.model import TRASH_DIR
 from pmem_tui.core.plan import Plan
 from pmem_tui.tui.keys import key_for
 
@@ -27,6 +32,7 @@ class UndoOffer:
     plan: Plan | None = None  # a ready plan to preview
     archive_paths: tuple[str, ...] = ()  # or: archive these (the reason is asked for, prefilled)
     reason: str = ""
+    created: tuple[str, ...] = ()  # the folders the undone action made: removed when empty afterwards
 
 
 class NoUndo(Exception):
@@ -111,22 +117,44 @@ def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:
     """Plan the inverse of `last`; raises NoUndo or a PmemError (the inverse cannot be planned now)."""
     items = list(last.items)
     what = items[0] if len(items) == 1 else _files(len(items))
-    if last.action in ("archive", "delete"):
-        if not items:
-            raise NoUndo(f"Nothing to {verb.lower()}.")
-        plan = _recover(root, items, last)
-        where = "from the archive" if last.action == "archive" else "from the trash to its active place"
-        return UndoOffer(
-            title=title,
-            explanation=f"{title}: recover {what} {where}, with its index line.",
-            plan=plan,
+    created = reverse.created_folders(last)
+    lines = "its index line" if len(items) == 1 else "their index lines"
+
+    def offer(plan: Plan, explanation: str) -> UndoOffer:
+        plan = reverse.leave_folders(root, plan, created)
+        return UndoOffer(title=title, explanation=f"{title}: {explanation}", plan=plan)
+
+    if last.action in ("archive", "delete", "undo-delete", "undo-recover", "recover") and not items:
+        raise NoUndo(f"Nothing to {verb.lower()}.")
+    if last.action == "archive":
+        return offer(_recover(root, items, last), f"recover {what} from the archive, with {lines}.")
+    if last.action == "delete":
+        plan = reverse.plan_reverse(root, last, "undo-delete", f"Put back {what} in the archive")
+        return offer(
+            plan, f"put {what} back where it was in the archive, with the record as before the delete."
         )
+    if last.action == "undo-delete":
+        plan = lifecycle.plan_delete_many(root, items)
+        return offer(plan, f"move {what} to the trash again (a new recovery deadline).")
+    if last.action == "undo-recover":
+        return offer(_recover(root, items, last), f"recover {what} from the trash again, with {lines}.")
+    if last.action == "recover" and any(src.startswith(f"{TRASH_DIR}/") for src, _ in last.preview.moves):
+        plan = reverse.plan_reverse(root, last, "undo-recover", f"Put back {what} in the trash")
+        return offer(plan, f"put {what} back in the trash, records and index lines as before the recovery.")
     if last.action == "recover":
+        if all(p in last.reasons for p in items):
+            # A batch is recovered last archived first: archived again in the opposite order, its records and
+            # their neighbour lines are the ones the first archive wrote.
+            plan = lifecycle.plan_archive_many(root, items[::-1], "", reasons=last.reasons)
+            return offer(
+                plan, f"archive {what} again, with the reason given before (a new record, dated today)."
+            )
         return UndoOffer(
             title=title,
             explanation=f"{title}: archive {what} again (a new archive record is written).",
-            archive_paths=tuple(items),
+            archive_paths=tuple(items[::-1]),
             reason="Undo of a recovery" if verb == "Undo" else "Archived again (redo after an undo)",
+            created=created,
         )
     if last.action in ("save", "restore") and items:  # a restore is a save of an older version
         rel = items[0]
@@ -140,6 +168,8 @@ def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:
                 "undoing archives it instead (recoverable).",
                 archive_paths=(rel,),
                 reason="Undo of a new file",
+                # A first save's structure stays: the undo takes back the file, not the memory.
+                created=tuple(f for f in created if f not in lifecycle.FIRST_SAVE_DIRS),
             )
         old_line = last.preview.index_removed[0] if last.preview.index_removed else None
         plan = lifecycle.plan_save(root, rel, textio.encode(diff.old), old_line)

@@ -298,26 +298,28 @@ async def test_ctrl_z_plans_the_inverse_of_archive_delete_and_recover(demo_root:
         # The undo is not an action of its own: ctrl+z again has nothing left to undo (issue 14, item 12).
         await pilot.press("ctrl+z")
         assert "Nothing left to undo" in app.notes_text().splitlines()[-1]
-        # ctrl+y redoes it, through its own preview, titled as a redo: archive again (reason prefilled).
+        # ctrl+y redoes it, through its own preview, titled as a redo: archive again, with the reason given.
         await pilot.press("ctrl+y")
         m = modal(app)
         assert m.heading == "Redo: Archive projects/atlas.md"
-        assert m.query_one("#plan-input", Input).value == "Archived again (redo after an undo)"
-        await pilot.press("enter", "y")
+        assert not m.query("#plan-input")
+        assert "reason: done" in preview_of(m)
+        await pilot.press("y")
         await settle(pilot)
         assert (demo_root / "_archive/projects/atlas.md").exists()
         await pilot.press("ctrl+y")
         assert "Nothing to redo" in app.notes_text().splitlines()[-1]
-        # Delete, then undo the delete: recovered from the trash.
+        # Delete, then undo the delete: back in the archive, where it was.
         await select(pilot, app, "archive", "projects/atlas.md")
         await pilot.press("d", "y")
         await settle(pilot)
         assert (demo_root / "_archive/_trash/projects/atlas.md").exists()
         await pilot.press("ctrl+z")
-        assert "from the trash" in str(modal(app).query_one("#plan-explanation").render())
+        assert "back where it was in the archive" in str(modal(app).query_one("#plan-explanation").render())
         await pilot.press("y")
         await settle(pilot)
-        assert (demo_root / "projects/atlas.md").exists()
+        assert (demo_root / "_archive/projects/atlas.md").exists()
+        assert not (demo_root / "_archive/_trash/projects/atlas.md").exists()
 
 
 @pytest.mark.rule("PM-SAVE-1", "PM-SAVE-2", "PM-SAVE-3", "PM-SAVE-4", "PM-CORE-1")

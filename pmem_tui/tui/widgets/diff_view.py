@@ -73,6 +73,10 @@ def render_plan(plan: Plan) -> RenderableType:
             text.append("  ->  ", style="bold")
             text.append(textio.printable(dst), style=MOVE)
             parts.append(text)
+    if pv.removes_dirs:
+        parts.append(_section(f"Remove the empty folder{'s' if len(pv.removes_dirs) > 1 else ''} it created"))
+        parts.extend(_line("  - ", f"{rel}/", DEL) for rel in pv.removes_dirs)
+        parts.append(_line("  ", "(a folder that holds anything else by then stays)", NOTE))
     if pv.removes:
         parts.append(_section("Remove permanently"))
         parts.extend(_line("  x ", rel, DEL) for rel in pv.removes)
