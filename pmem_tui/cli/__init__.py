@@ -142,11 +142,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except OSError as err:
-        from pmem_tui.core.errors import describe_os_error
+        from pmem_tui.core.errors import refusal_of
         from pmem_tui.core.textio import printable
 
-        what = describe_os_error(err)
-        print(f"pmem-tui: {printable(what[0].upper() + what[1:])}; nothing was changed.", file=sys.stderr)
+        print(f"pmem-tui: {printable(refusal_of(err))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("pmem-tui: interrupted.", file=sys.stderr)

@@ -63,3 +63,12 @@ def describe_os_error(err: OSError) -> str:
     name = str(err.filename) if err.filename else ""
     where = f" ({name[:200]}…)" if len(name) > 200 else f" ({name})" if name else ""  # a huge name is cut
     return f"{what}{where}"
+
+
+def refusal_of(err: PmemError | OSError) -> str:
+    """The one sentence a refused action says: a `PmemError`'s own, or a file-system failure met while
+    planning or applying (a link or a folder where `_index.md` should be, a permission...)."""
+    if isinstance(err, PmemError):
+        return str(err)
+    what = describe_os_error(err)
+    return f"{what[0].upper()}{what[1:]}; nothing was changed."

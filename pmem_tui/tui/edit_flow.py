@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pmem_tui.core import drafts, safeio
-from pmem_tui.core.errors import PmemError
+from pmem_tui.core.errors import PmemError, refusal_of
 from pmem_tui.tui.editor import Editor, edit_suspended
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.planning import plan_offer
@@ -151,8 +151,8 @@ def offer_save(
 
     try:
         plan = lifecycle.plan_save(app.root, rel, content, index_line)
-    except PmemError as err:
-        app.refuse(f"{err} {_keep_draft(app, rel, content, base)}")
+    except (PmemError, OSError) as err:  # OSError: `_index.md` a link or a folder, unreadable...
+        app.refuse(f"{refusal_of(err)} {_keep_draft(app, rel, content, base)}")
         return
     if plan.is_empty:
         drafts.discard(app.root, rel)

@@ -206,14 +206,14 @@ def archive_offer(root: Path, proposals: Sequence[Proposal], *, then_delete: boo
 
 def delete_offer(root: Path, paths: Sequence[str]) -> Offer:
     """Step 2 of `d`: the archived files to the trash."""
-    from pmem_tui.core.errors import PmemError, Refused
+    from pmem_tui.core.errors import PmemError, Refused, refusal_of
     from pmem_tui.tui import planning
 
     what, them = planning.what(paths), planning.it(paths)
     try:
         plan = planning.plan_delete(root, paths)
-    except PmemError as err:
-        raise Refused(f"{what} stays archived: {err}") from None
+    except (PmemError, OSError) as err:
+        raise Refused(f"{what} stays archived: {refusal_of(err)}") from None
     return planning.Offer(
         title=f"{plan.title} (step 2 of 2: to the trash)",
         plan=plan,

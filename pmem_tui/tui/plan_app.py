@@ -17,7 +17,7 @@ from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerState
 
 from pmem_tui.core import textio
-from pmem_tui.core.errors import PmemError
+from pmem_tui.core.errors import PmemError, refusal_of
 from pmem_tui.tui.compat import BeforeAppKey
 from pmem_tui.tui.messages import OfferPlan, PlanApplied
 from pmem_tui.tui.words import in_keys, split_outcome
@@ -121,8 +121,8 @@ class PlanApp(BeforeAppKey, App[int]):
         """Open the preview of what `make` plans, or say why it cannot be planned."""
         try:
             offer = make()
-        except PmemError as err:
-            self.refuse(str(err))
+        except (PmemError, OSError) as err:  # OSError: a link or a folder where a control file should be
+            self.refuse(refusal_of(err))
             return
         self.open_plan(offer, tag=tag)
 
@@ -135,8 +135,8 @@ class PlanApp(BeforeAppKey, App[int]):
         """Purge, upgrade, doctor: their preview, or the sentence saying there is nothing to do."""
         try:
             plan = make()
-        except PmemError as err:
-            self.refuse(str(err))
+        except (PmemError, OSError) as err:
+            self.refuse(refusal_of(err))
             return
         if plan.is_empty:  # its notes too: what it leaves to the person (a file dropped in the trash)
             notes = list(plan.preview.notes)
@@ -253,8 +253,8 @@ class PlanApp(BeforeAppKey, App[int]):
         except undo.NoUndo as err:
             self.notify(str(err), severity="warning")
             return
-        except PmemError as err:
-            self.refuse(f"Cannot {kind}: {err}")
+        except (PmemError, OSError) as err:
+            self.refuse(f"Cannot {kind}: {refusal_of(err)}")
             return
         tag = (kind, step)
         if offer.plan is not None:

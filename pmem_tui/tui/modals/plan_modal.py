@@ -23,7 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from pmem_tui.core import executor, textio
-from pmem_tui.core.errors import PmemError, StalePlan
+from pmem_tui.core.errors import PmemError, StalePlan, refusal_of
 from pmem_tui.core.plan import Plan
 from pmem_tui.tui.actions import MODAL, bindings
 from pmem_tui.tui.keys import key_for
@@ -144,9 +144,9 @@ class PlanModal(ModalScreen[bool]):
         assert self.builder is not None
         try:
             plan = self.builder(value)
-        except PmemError as err:
+        except (PmemError, OSError) as err:
             self.plan = None
-            self._set_status(str(err), error=True)
+            self._set_status(refusal_of(err), error=True)
             self.query_one("#plan-preview", Static).update(self._body())
             self.query_one("#plan-confirm", Button).disabled = True
             if self._on_refusal:

@@ -41,7 +41,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Static
 
-from pmem_tui.core.errors import LifecycleIncomplete, PmemError
+from pmem_tui.core.errors import LifecycleIncomplete, PmemError, refusal_of
 from pmem_tui.core.model import INDEX_FILE
 from pmem_tui.tui import health_review as review
 from pmem_tui.tui.actions import HEALTH, bindings
@@ -305,8 +305,8 @@ class HealthScreen(Screen[None]):
         """Ask the app to open the preview of what `make` plans (its refusal, said here)."""
         try:
             offer = make()
-        except PmemError as err:
-            self.refuse(str(err))
+        except (PmemError, OSError) as err:
+            self.refuse(refusal_of(err))
             return
         self.post_message(OfferPlan(offer, then or self._clear_marks))
 
@@ -373,8 +373,8 @@ class HealthScreen(Screen[None]):
             return
         try:
             offer = review.fix_offer(self.root, proposals[i], i, len(proposals), forgets)
-        except PmemError as err:
-            self.refuse(str(err))
+        except (PmemError, OSError) as err:
+            self.refuse(refusal_of(err))
             self._open_fix(proposals, i + 1, forgets)
             return
 

@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
-from pmem_tui.core.errors import PmemError
+from pmem_tui.core.errors import PmemError, refusal_of
 from pmem_tui.core.history.log import Version
 from pmem_tui.core.textio import printable
 from pmem_tui.tui import history_data as data
@@ -196,8 +196,8 @@ class HistoryScreen(Screen[None]):
             return
         try:
             offer = data.restore_offer(self.root, self.path, current)
-        except PmemError as err:
-            self.notify(str(err), severity="error")
+        except (PmemError, OSError) as err:
+            self.notify(refusal_of(err), severity="error")
             return
         self.post_message(OfferPlan(offer, lambda _plan: self.reload()))
 
