@@ -8,16 +8,35 @@ stands where the record's ``Location`` field says, or else has the same file nam
 is not at the tool's own place for another active path, such as `_archive/notes/old.md`). When
 there are several such files, or several records claim the same file, nothing is guessed: the record is
 ambiguous and the candidates are named.
+
+One path may have several records (an agent's own row beside pmem-tui's record, or two archive cycles): the
+one every reader and action uses is `newest` (by its date, then the last in the file); the others are named
+(`others_sentence`), never silently dropped nor silently left. A record whose file is at none of those places
+may still have a namesake: the one file with its name that no record claims (`namesakes`, asked only when the
+person acts on that record, or for a record already found stale).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import datetime as dt
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from pmem_tui.core.model import ACTIVE_DIRS, ARCHIVE_DIR, TRASH_DIR, ArchiveRecord
+from pmem_tui.core.model import ACTIVE_DIRS, ARCHIVE_DIR, ARCHIVE_INDEX, TRASH_DIR, ArchiveRecord, Problem
 
-__all__ = ["Matching", "Placed", "claimed", "match_files"]
+__all__ = [
+    "Matching",
+    "Placed",
+    "claimed",
+    "expected_place",
+    "match_files",
+    "namesake_sentence",
+    "namesakes",
+    "newest",
+    "others_sentence",
+    "record_problems",
+    "states",
+]
 
 
 @dataclass(frozen=True)
@@ -55,13 +74,76 @@ class Matching:
         )
 
 
-def _latest(matching: Sequence[ArchiveRecord], *, deleted: bool) -> ArchiveRecord | None:
-    """The newest of one path's records in the right state (a delete record for trash, else any)."""
-    if deleted:
-        matching = [r for r in matching if r.deleted is not None]
-    else:
-        matching = [r for r in matching if r.deleted is None] or matching
-    return matching[-1] if matching else None
+def newest(recs: Sequence[ArchiveRecord], *, deleted: bool | None = None) -> ArchiveRecord | None:
+    """The record an action uses among one path's records: of those in the file's state (`deleted`: a
+    deletion record for a trashed file; for an archived one a record without deletion, else any; None: any),
+    the newest by its date (deleted, else archived; an undated one is the oldest), then the last in the
+    file."""
+    if deleted is True:
+        recs = [r for r in recs if r.deleted is not None]
+    elif deleted is False:
+        recs = [r for r in recs if r.deleted is None] or recs
+    if not recs:
+        return None
+    return max(recs, key=lambda r: (_date(r) or dt.date.min, r.start))
+
+
+def _date(rec: ArchiveRecord) -> dt.date | None:
+    return rec.deleted or rec.archived
+
+
+def _described(rec: ArchiveRecord) -> str:
+    if rec.deleted is not None:
+        return f"deleted {rec.deleted.isoformat()}"
+    return f"archived {rec.archived.isoformat()}" if rec.archived is not None else "undated"
+
+
+def _lines(rec: ArchiveRecord) -> str:
+    return f"line {rec.start + 1}" if rec.end - rec.start <= 1 else f"lines {rec.start + 1}-{rec.end}"
+
+
+def others_sentence(chosen: ArchiveRecord, others: Sequence[ArchiveRecord]) -> tuple[str, str]:
+    """One path's records, for a sentence: ("the one archived 2026-12-03 (lines 7-13)", "the other
+    (archived 2026-10-15, line 17)")."""
+    listed = "; ".join(f"{_described(r)}, {_lines(r)}" for r in sorted(others, key=lambda r: r.start))
+    other = "the other" if len(others) == 1 else f"the {len(others)} others"
+    return f"the one {_described(chosen)} ({_lines(chosen)})", f"{other} ({listed})"
+
+
+def states(recs: Iterable[ArchiveRecord]) -> str:
+    """What records say of their file: "archived", "deleted" or "archived or deleted"."""
+    said = {"archived" if r.deleted is None else "deleted" for r in recs}
+    return " or ".join(sorted(said))
+
+
+def expected_place(rec: ArchiveRecord) -> str:
+    """Where the record puts its file: its own ``Location``, else the tool's place in the archive or trash."""
+    if rec.location is not None:
+        return rec.location
+    return f"{TRASH_DIR if rec.deleted is not None else ARCHIVE_DIR}/{rec.path}"
+
+
+def namesake_sentence(rec: ArchiveRecord, found: Sequence[str]) -> str | None:
+    """What the person is told of a record's namesakes (None: there is none)."""
+    if not found:
+        return None
+    where = expected_place(rec)
+    if len(found) == 1:
+        return (
+            f"{rec.path} is not at {where}, where its record puts it; {found[0]} has its name and no "
+            "record of its own"
+        )
+    return (
+        f"{rec.path} is not at {where}; several files have its name and no record: {', '.join(found)}; move "
+        f"the right one to {where} by hand first"
+    )
+
+
+def namesakes(matching: Matching, path: str) -> list[str]:
+    """The files under `_archive/` (trash included) with `path`'s file name that no record claims: where a
+    file moved by hand may stand when it is at none of its record's places. Asked only for one record."""
+    name = _name(path)
+    return [p.location for p in matching.placed if p.record is None and _name(p.location) == name]
 
 
 def _name(path: str) -> str:
@@ -79,7 +161,7 @@ def match_files(
     files += [(loc, loc[len(TRASH_DIR) + 1 :], True) for loc in trash_files]
     exact: dict[str, ArchiveRecord] = {}
     for loc, original, trash in files:
-        rec = _latest(by_path.get(original, []), deleted=trash)
+        rec = newest(by_path.get(original, []), deleted=trash)
         if rec is not None:
             exact[loc] = rec
     located = {rec.path for rec in exact.values()}
@@ -94,7 +176,7 @@ def match_files(
     for path, recs in by_path.items():
         if path in located:
             continue
-        rec = recs[-1]
+        rec = newest(recs) or recs[-1]
         trash = rec.deleted is not None
         if rec.location is not None:
             candidates = [rec.location] if rec.location in free and free[rec.location] == trash else []
@@ -128,3 +210,50 @@ def claimed(records: Iterable[ArchiveRecord], trash_files: Sequence[str]) -> set
     """The trash files that a deletion record is about (the others need one rebuilt)."""
     placed = match_files(records, (), trash_files).placed
     return {p.location for p in placed if p.record is not None and p.record.deleted is not None}
+
+
+def record_problems(
+    matching: Matching, recs: Sequence[ArchiveRecord], active: Callable[[], Container[str]]
+) -> list[Problem]:
+    """What `status` says of the records: a path several records name (the one actions use, the others),
+    a record no file matches (an active path's leftover; a file moved by hand that has its name), a record
+    that could be about several files. `active`: the active paths, asked only for a stale record."""
+    problems: list[Problem] = []
+    by_path: dict[str, list[ArchiveRecord]] = {}
+    for rec in recs:
+        by_path.setdefault(rec.path, []).append(rec)
+    for p in matching.placed:
+        same = by_path.get(p.path, []) if p.record is not None else []
+        if p.record is not None and len(same) > 1:
+            others = [r for r in same if r != p.record]
+            one, other = others_sentence(p.record, others)
+            verbs = f"recover and {'purge' if p.in_trash else 'delete'}"
+            detail = (
+                f"{len(same)} records name it: {verbs} use {one} and leave {other} in {ARCHIVE_INDEX}, "
+                "saying so: remove it by hand once read"
+            )
+            problems.append(Problem("duplicate-record", p.path, detail))
+    located = {p.path for p in matching.placed}
+    active_paths: Container[str] | None = None
+    for rec in recs:
+        if rec.path in located:
+            continue
+        ambiguity = matching.ambiguity(rec.path)
+        if ambiguity is not None:
+            problems.append(Problem("ambiguous-record", rec.path, ambiguity))
+            continue
+        if active_paths is None:
+            active_paths = active()
+        detail = f"a record in {ARCHIVE_INDEX} ({_lines(rec)}) with no file"
+        if rec.path in active_paths:
+            detail += f": {rec.path} is active, yet it says {states([rec])}; remove it by hand once read"
+        else:
+            found = namesake_sentence(rec, namesakes(matching, rec.path))
+            if found is not None:
+                detail += f": {found}" + (
+                    f": recover {rec.path} takes it from there, its preview says so"
+                    if "several" not in found
+                    else ""
+                )
+        problems.append(Problem("stale-record", rec.path, detail))
+    return problems

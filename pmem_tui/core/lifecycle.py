@@ -12,6 +12,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pmem_tui.core import index, index_places, journal, records
+from pmem_tui.core.archive_match import (
+    Matching,
+    namesake_sentence,
+    namesakes,
+    newest,
+    others_sentence,
+    states,
+)
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft, exists
 from pmem_tui.core.errors import PmemError, Refused
@@ -106,7 +114,17 @@ def _archive_into(draft: Draft, path: str, reason: str, today: dt.date) -> None:
     archive_text = draft.text(ARCHIVE_INDEX)
     if archive_text is None:
         archive_text = records.empty_archive_index()
-    draft.set_text(ARCHIVE_INDEX, records.add_record(archive_text, rec))
+    new_archive_text = records.add_record(archive_text, rec)
+    same = [r for r in records.parse_records(new_archive_text) if r.path == rel]
+    if len(same) > 1:  # an agent's record left from before: the new one is the newest, the old one stays
+        _say_others(
+            draft,
+            newest(same) or same[-1],
+            same,
+            "recovering it will use",
+            lambda said: f"saying it is {said}",
+        )
+    draft.set_text(ARCHIVE_INDEX, new_archive_text)
     draft.record_changes.append(f"Add the record of {rel}: archived {today.isoformat()}, reason: {reason}")
     lines = "its index line" if len(places) == 1 else f"its {len(places)} index lines"
     draft.recovery.append(
@@ -167,8 +185,17 @@ def _delete_into(draft: Draft, path: str, today: dt.date) -> None:
     if exists(root, dst):
         raise Refused(f"{dst} already exists; nothing is moved, overwritten or merged.")
     draft.move(src, dst)
-    recs = [r for r in records.parse_records(text) if r.path == rel and r.deleted is None]
-    old = (placed[0].record if placed[0].record in recs else recs[-1]) if recs else None
+    same = [r for r in records.parse_records(text) if r.path == rel]
+    recs = [r for r in same if r.deleted is None]
+    old = (placed[0].record if placed[0].record in recs else newest(recs)) if recs else None
+    if old is not None:
+        _say_others(
+            draft,
+            old,
+            same,
+            "the deletion date goes to",
+            lambda said: f"saying it is {said}",
+        )
     new_text, deadline = records.record_deletion(text, rel, old, today)
     draft.set_text(ARCHIVE_INDEX, new_text)
     if old is None:
@@ -213,16 +240,16 @@ def _recover_into(draft: Draft, path: str, index_line: str | None, fallback: str
             f"{rel} is both in the archive and in the trash; move one aside by hand so the right one "
             "comes back."
         )
-    if not (in_archive or in_trash):
-        if (root / rel).is_file():
-            raise Refused(f"{rel} is already active.")
-        raise Refused(matching.ambiguity(rel) or f"{rel} is neither in the archive nor in the trash.")
-    src = placed[0].location
+    same = [r for r in records.parse_records(archive_text) if r.path == rel]
+    if in_archive or in_trash:
+        src = placed[0].location
+        rec = placed[0].record or newest(same, deleted=in_trash) or newest(same)
+    else:
+        src, rec = _namesake(draft, rel, matching, same)
     if exists(root, rel):
         raise Refused(f"{rel} already exists; nothing is moved, overwritten or merged.")
-    recs = [r for r in records.parse_records(archive_text) if r.path == rel]
-    recs = [r for r in recs if (r.deleted is not None) == in_trash] or recs
-    rec = placed[0].record or (recs[-1] if recs else None)
+    if rec is not None:
+        _say_others(draft, rec, same, "using", lambda said: f"saying {rel} is {said} while it is active")
     line = rec.index_line if rec else None
     if index_line is None and line is None and not (rec and rec.more_lines):
         index_line = fallback  # the record keeps no line: the one an undo knows it removed, if any
@@ -289,6 +316,40 @@ def _last_archived_first(draft: Draft, paths: Sequence[str]) -> list[str]:
     return sorted(paths, key=lambda p: -rank.get(p, -1))
 
 
+def _namesake(
+    draft: Draft, rel: str, matching: Matching, same: Sequence[ArchiveRecord]
+) -> tuple[str, ArchiveRecord | None]:
+    """A record whose file is at none of its places: the one file under `_archive/` with its name that no
+    record claims (an agent moved it by hand), named in the preview, else the refusal."""
+    if (draft.root / rel).is_file():
+        raise Refused(f"{rel} is already active.")
+    ambiguity = matching.ambiguity(rel)
+    if ambiguity is not None:
+        raise Refused(ambiguity)
+    rec = newest(same)
+    found = namesakes(matching, rel) if rec is not None else []
+    said = namesake_sentence(rec, found) if rec is not None else None
+    if len(found) != 1 or rec is None:
+        raise Refused(f"{said or f'{rel} is neither in the archive nor in the trash'}.")
+    draft.notes.append(f"{said}, so it is the file recovered: cancel if it is not {rel}.")
+    return found[0], rec
+
+
+def _say_others(
+    draft: Draft, rec: ArchiveRecord, same: Sequence[ArchiveRecord], acting: str, after: Callable[[str], str]
+) -> None:
+    """The other records of `rec`'s path are left as they are (an agent's text is never dropped unseen), and
+    the preview says so; `after`: what they will say then, given what they say of the file."""
+    others = [r for r in same if r != rec]
+    if others:
+        one, other = others_sentence(rec, others)
+        stay = "stays" if len(others) == 1 else "stay"
+        draft.notes.append(
+            f"{len(same)} records name {rec.path}: {acting} {one}; {other} {stay} in {ARCHIVE_INDEX}, "
+            f"{after(states(others))}: remove {'it' if len(others) == 1 else 'them'} by hand once read."
+        )
+
+
 # -- purge ------------------------------------------------------------------------------------
 
 
@@ -308,8 +369,17 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
             current = [
                 r for r in records.parse_records(text) if r.path == item.path and r.deleted is not None
             ]
-            if current:
-                text = records.remove_record(text, current[-1])
+            used = newest(current, deleted=True)
+            if used is not None:
+                same = [r for r in records.parse_records(text) if r.path == item.path]
+                _say_others(
+                    draft,
+                    used,
+                    same,
+                    "removing",
+                    lambda said: f"saying it is {said}",
+                )
+                text = records.remove_record(text, used)
         draft.record_changes.append(f"Remove the record of {item.path} (deadline {item.deadline})")
         draft.items.append(item.path)
     if expired:

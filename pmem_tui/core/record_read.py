@@ -266,7 +266,13 @@ def _parse(text: str) -> list[ArchiveRecord]:
             continue
         if item and len(item.group("indent").expandtabs(4)) <= 1:
             found = path_in(item_text, strict=True)
-            if found is not None and cur is not None and cur.kind == "heading" and found[0] == cur.path:
+            if (
+                found is not None
+                and cur is not None
+                and cur.kind == "heading"
+                and found[0] == cur.path
+                and not (cur.values or cur.path_field)  # after the heading's field lines: a record of its own
+            ):
                 _inline(cur, found[1])  # "## projects/a.md" then "- projects/a.md — archived …"
                 cur.end = i + 1
                 i += 1

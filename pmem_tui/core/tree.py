@@ -390,15 +390,8 @@ def scan(
             problems.append(Problem("no-record", placed.path, f"{f.path} has no deletion record; {fix}"))
         trash.append(_trash_item(placed, f, today, recs))
     trash.sort(key=_trash_order)
-    located = {p.path for p in matching.placed}
-    for rec in recs:
-        if rec.path in located:
-            continue
-        ambiguity = matching.ambiguity(rec.path)
-        if ambiguity is not None:
-            problems.append(Problem("ambiguous-record", rec.path, ambiguity))
-        else:
-            problems.append(Problem("stale-record", rec.path, f"a record in {ARCHIVE_INDEX} with no file"))
+    files_now = shallow if shallow is not None else active
+    problems += archive_match.record_problems(matching, recs, lambda: set(columns.paths_of(files_now)))
 
     return Snapshot(
         root=root,
