@@ -27,6 +27,8 @@ from pmem_tui.core.model import ACTIVE_DIRS, ARCHIVE_DIR, ARCHIVE_INDEX, TRASH_D
 __all__ = [
     "Matching",
     "Placed",
+    "claimant",
+    "claimants",
     "claimed",
     "expected_place",
     "match_files",
@@ -139,6 +141,21 @@ def namesake_sentence(rec: ArchiveRecord, found: Sequence[str]) -> str | None:
     )
 
 
+def claimants(matching: Matching, recs: Sequence[ArchiveRecord], location: str) -> list[str]:
+    """The paths whose records' files are at none of their places and have `location`'s file name (a file no
+    record claims): what recovering that file may mean (`namesakes` the other way round)."""
+    located = {p.path for p in matching.placed}
+    name = _name(location)
+    found = {r.path for r in recs if r.path not in located and _name(r.path) == name}
+    return sorted(p for p in found if matching.ambiguity(p) is None)
+
+
+def claimant(matching: Matching, recs: Sequence[ArchiveRecord], location: str) -> str | None:
+    """The one path recovering `location` means, or None (none, or several: nothing is guessed)."""
+    found = claimants(matching, recs, location)
+    return found[0] if len(found) == 1 and namesakes(matching, found[0]) == [location] else None
+
+
 def namesakes(matching: Matching, path: str) -> list[str]:
     """The files under `_archive/` (trash included) with `path`'s file name that no record claims: where a
     file moved by hand may stand when it is at none of its record's places. Asked only for one record."""
@@ -212,6 +229,20 @@ def claimed(records: Iterable[ArchiveRecord], trash_files: Sequence[str]) -> set
     return {p.location for p in placed if p.record is not None and p.record.deleted is not None}
 
 
+def _namesake_detail(matching: Matching, recs: Sequence[ArchiveRecord], rec: ArchiveRecord) -> str:
+    """What a stale record's problem adds of its namesakes: what recover would then do (lifecycle's)."""
+    found = namesakes(matching, rec.path)
+    said = namesake_sentence(rec, found)
+    if said is None:
+        return ""
+    if len(found) > 1:
+        return f": {said}"
+    rivals = [p for p in claimants(matching, recs, found[0]) if p != rec.path]
+    if rivals:
+        return f": {said}, but so has the file of {', '.join(rivals)}: move it by hand to the right place"
+    return f": {said}: recover {rec.path} takes it from there, its preview says so"
+
+
 def record_problems(
     matching: Matching, recs: Sequence[ArchiveRecord], active: Callable[[], Container[str]]
 ) -> list[Problem]:
@@ -248,12 +279,6 @@ def record_problems(
         if rec.path in active_paths:
             detail += f": {rec.path} is active, yet it says {states([rec])}; remove it by hand once read"
         else:
-            found = namesake_sentence(rec, namesakes(matching, rec.path))
-            if found is not None:
-                detail += f": {found}" + (
-                    f": recover {rec.path} takes it from there, its preview says so"
-                    if "several" not in found
-                    else ""
-                )
+            detail += _namesake_detail(matching, recs, rec)
         problems.append(Problem("stale-record", rec.path, detail))
     return problems

@@ -14,6 +14,9 @@ from pathlib import Path
 from pmem_tui.core import index, index_places, journal, records
 from pmem_tui.core.archive_match import (
     Matching,
+    claimant,
+    claimants,
+    expected_place,
     namesake_sentence,
     namesakes,
     newest,
@@ -240,12 +243,13 @@ def _recover_into(draft: Draft, path: str, index_line: str | None, fallback: str
             f"{rel} is both in the archive and in the trash; move one aside by hand so the right one "
             "comes back."
         )
-    same = [r for r in records.parse_records(archive_text) if r.path == rel]
+    every = records.parse_records(archive_text)
+    same = [r for r in every if r.path == rel]
     if in_archive or in_trash:
         src = placed[0].location
         rec = placed[0].record or newest(same, deleted=in_trash) or newest(same)
     else:
-        src, rec = _namesake(draft, rel, matching, same)
+        src, rec = _namesake(draft, rel, matching, every)
     if exists(root, rel):
         raise Refused(f"{rel} already exists; nothing is moved, overwritten or merged.")
     if rec is not None:
@@ -294,6 +298,22 @@ def plan_recover(root: Path, path: str, index_line: str | None = None, fallback:
     return _plan_items(root, [path], "recover", lambda d, p: _recover_into(d, p, index_line, fallback), True)
 
 
+def recover_target(root: Path, location: str) -> str | None:
+    """The active path recovering `location` (a file under `_archive/` with no record of its own, moved there
+    by hand) means: the one record whose file is at none of its places and has its name; None: there is
+    none, or more than one. Walks the archive: asked only when the person acts on that file."""
+    from pmem_tui.core.safeio import read_under
+    from pmem_tui.core.textio import decode
+    from pmem_tui.core.tree import locate_archived
+
+    try:
+        recs = records.parse_records(decode(read_under(root, ARCHIVE_INDEX)))
+    except OSError:
+        return None
+    matching = locate_archived(root, recs)[0]
+    return claimant(matching, recs, location)
+
+
 def plan_recover_many(root: Path, paths: Sequence[str], fallbacks: Mapping[str, str] | None = None) -> Plan:
     """`fallbacks`: per path, the line to put back when its record has none."""
     require_lifecycle(root, "recover")
@@ -317,7 +337,7 @@ def _last_archived_first(draft: Draft, paths: Sequence[str]) -> list[str]:
 
 
 def _namesake(
-    draft: Draft, rel: str, matching: Matching, same: Sequence[ArchiveRecord]
+    draft: Draft, rel: str, matching: Matching, recs: Sequence[ArchiveRecord]
 ) -> tuple[str, ArchiveRecord | None]:
     """A record whose file is at none of its places: the one file under `_archive/` with its name that no
     record claims (an agent moved it by hand), named in the preview, else the refusal."""
@@ -326,11 +346,17 @@ def _namesake(
     ambiguity = matching.ambiguity(rel)
     if ambiguity is not None:
         raise Refused(ambiguity)
-    rec = newest(same)
+    rec = newest([r for r in recs if r.path == rel])
     found = namesakes(matching, rel) if rec is not None else []
     said = namesake_sentence(rec, found) if rec is not None else None
     if len(found) != 1 or rec is None:
         raise Refused(f"{said or f'{rel} is neither in the archive nor in the trash'}.")
+    rivals = [p for p in claimants(matching, recs, found[0]) if p != rel]
+    if rivals:  # another record whose file is missing has that name too: nothing is guessed
+        raise Refused(
+            f"{said}, but so has the file of {', '.join(rivals)}, whose record finds no file either; move it "
+            f"to {expected_place(rec)} by hand first if it is {rel}'s."
+        )
     draft.notes.append(f"{said}, so it is the file recovered: cancel if it is not {rel}.")
     return found[0], rec
 

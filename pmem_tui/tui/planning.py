@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pmem_tui.core import lifecycle
-from pmem_tui.core.errors import Refused
+from pmem_tui.core.errors import Refused, UnsafePath
 from pmem_tui.core.plan import Plan
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import DEAD, Row
@@ -129,10 +129,10 @@ def recover_offer(root: Path, rows: Sequence[Row], hidden: str | None) -> Offer:
     paths = [r.path for r in rows]
     if len(paths) > 1:
         return plan_offer(lifecycle.plan_recover_many(root, paths), hidden)
-    path = paths[0]
     try:
-        return plan_offer(lifecycle.plan_recover(root, path))
+        return plan_offer(_recover_plan(root, paths[0], rows[0].location))
     except lifecycle.NeedsIndexLine as need:
+        path = need.path  # the row's, or the record's its file was moved off (`_recover_plan`)
         return Offer(
             title=f"Recover {path}",
             builder=lambda line: lifecycle.plan_recover(root, path, index_line=line),
@@ -141,6 +141,20 @@ def recover_offer(root: Path, rows: Sequence[Row], hidden: str | None) -> Offer:
             initial=need.proposal,
             explanation=f"Recovering {path} restores its line in _index.md; confirm which line.",
         )
+
+
+def _recover_plan(root: Path, path: str, location: str | None) -> Plan:
+    """The recovery of `path`; when refused, of the record a file moved there by hand may be the file of
+    (its name; the preview names both), looked for only then."""
+    try:
+        return lifecycle.plan_recover(root, path)
+    except lifecycle.NeedsIndexLine:
+        raise
+    except (Refused, UnsafePath):  # not in its record's place, or not a memory path (`_archive/a.md`)
+        target = lifecycle.recover_target(root, location) if location is not None else None
+        if target is None or target == path:
+            raise
+    return lifecycle.plan_recover(root, target)
 
 
 def edit_target(rows: Sequence[Row]) -> str:

@@ -7,6 +7,7 @@ marks when the snapshot is replaced; `location` is the file to preview (None: no
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import eq
@@ -125,7 +126,13 @@ def _archived_note(row: Row) -> str:
     archive's rows at each scan (a path's checks are ~20 µs)."""
     problem = paths.active_path_problem(row.path)
     if problem is not None:  # an agent archived something pmem-tui never recovers (found in trial: `_core/`)
-        return f"{row.note}. It cannot be recovered here: {problem}; move it by hand."
+        if row.flag != "no record":
+            return f"{row.note}. It cannot be recovered here: {problem}; move it by hand."
+        return (
+            f"{row.note}. It cannot be recovered under this name ({problem}); "
+            f"{key_for('recover')} recovers it for the record whose file is missing and has its name, if "
+            "there is one (its preview names both); else move it by hand."
+        )
     if row.flag == "legacy":
         return f"{row.note}. The record has no saved index line: recovering it asks you to confirm one."
     return row.note
@@ -284,25 +291,41 @@ def _core_row(f: FileInfo) -> Row:
     return _file_row(CORE, f, f.path, cells, note="Baseline context: read when an agent loads memory.")
 
 
+def _records_of(snap: Snapshot) -> Counter[str]:
+    """How many records name each path (one count for the pane, not a search per row)."""
+    return Counter(r.path for r in snap.records)
+
+
+def _others(count: int) -> str:
+    """An item's note when other records name its path too (`status`: duplicate-record)."""
+    if count < 2:
+        return ""
+    other = "the other stays" if count == 2 else f"the {count - 1} others stay"
+    return f" {count} records name it: recovering it uses this one, the newest, and says {other}."
+
+
 def archive_rows(snap: Snapshot) -> list[Row]:
-    return [_archive_row(a) for a in snap.archived]
+    counts = _records_of(snap)
+    return [_archive_row(a, counts[a.path]) for a in snap.archived]
 
 
-def _archive_row(a: ArchivedItem) -> Row:
+def _archive_row(a: ArchivedItem, records: int = 1) -> Row:
     rec = a.record
     when = fmt_date(rec.archived) if rec else "?"
     reason = (rec.reason or "") if rec else "no record"
     flag = "no record" if rec is None else ("legacy" if rec.legacy else "")
     note = f"Archived {when}" + (f" - reason: {rec.reason}" if rec and rec.reason else "")
+    note += _others(records) if rec is not None else ""
     line = rec.index_line if rec else None
     return _file_row(ARCHIVED, a, a.location, (a.path, when, reason), flag=flag, index_line=line, note=note)
 
 
 def trash_rows(snap: Snapshot) -> list[Row]:
-    return [_trash_row(t, snap.today) for t in snap.trash]  # the scan sorts the trash by deadline
+    counts = _records_of(snap)
+    return [_trash_row(t, snap.today, counts[t.path]) for t in snap.trash]  # sorted by deadline (the scan)
 
 
-def _trash_row(t: TrashItem, today: dt.date) -> Row:
+def _trash_row(t: TrashItem, today: dt.date, records: int = 1) -> Row:
     when = countdown(t, today)
     deadline = f"recoverable until {t.deadline.isoformat()}" if t.deadline else "no deadline recorded"
     purge = f": expired, `{key_for('purge')}` purges it for good." if t.expired else "."
@@ -313,5 +336,5 @@ def _trash_row(t: TrashItem, today: dt.date) -> Row:
         (t.path, fmt_date(t.deleted), when),
         flag="expired" if t.expired else "",
         index_line=t.record.index_line if t.record else None,
-        note=f"Deleted {fmt_date(t.deleted)}, {deadline}{purge}",
+        note=f"Deleted {fmt_date(t.deleted)}, {deadline}{purge}" + (_others(records) if t.record else ""),
     )

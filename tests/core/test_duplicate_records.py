@@ -212,3 +212,19 @@ def test_two_files_with_the_records_name_are_never_guessed(
     (said,) = [p["detail"] for p in status["problems"] if p["kind"] == "stale-record"]
     assert "move the right one to _archive/_trash/notes/a.md by hand first" in said
     assert tree_bytes(memory) == before
+
+
+def test_a_file_two_missing_records_could_be_is_never_given_to_either(memory: Path) -> None:
+    """The app's `r` on `_archive/a.md` (no record of its own) recovers the one record whose file is missing
+    and has its name; with two such records (notes/a.md, projects/a.md) it is neither's."""
+    write(memory, "_archive/a.md", "# A\n")
+    _archive(memory, DELETED)
+    assert lifecycle.recover_target(memory, "_archive/a.md") == "notes/a.md"
+    _archive(memory, DELETED, DELETED.replace("notes/a.md", "projects/a.md"))
+    assert lifecycle.recover_target(memory, "_archive/a.md") is None
+    before = tree_bytes(memory)
+    with pytest.raises(Refused, match=re.escape("but so has the file of projects/a.md, whose record finds")):
+        lifecycle.plan_recover(memory, "notes/a.md")
+    said = [p.detail for p in tree.scan(memory, today=TODAY).problems if p.kind == "stale-record"]
+    assert all("but so has the file of" in d for d in said) and len(said) == 2
+    assert tree_bytes(memory) == before
