@@ -301,7 +301,7 @@ def _others(count: int) -> str:
     if count < 2:
         return ""
     other = "the other stays" if count == 2 else f"the {count - 1} others stay"
-    return f" {count} records name it: recovering it uses this one, the newest, and says {other}."
+    return f"{count} records name it: recovering it uses this one, the newest, and says {other}"
 
 
 def archive_rows(snap: Snapshot) -> list[Row]:
@@ -315,7 +315,8 @@ def _archive_row(a: ArchivedItem, records: int = 1) -> Row:
     reason = (rec.reason or "") if rec else "no record"
     flag = "no record" if rec is None else ("legacy" if rec.legacy else "")
     note = f"Archived {when}" + (f" - reason: {rec.reason}" if rec and rec.reason else "")
-    note += _others(records) if rec is not None else ""
+    if rec is not None and records > 1:
+        note += f"; {_others(records)}"  # no final period: `_archived_note` may add a sentence
     line = rec.index_line if rec else None
     return _file_row(ARCHIVED, a, a.location, (a.path, when, reason), flag=flag, index_line=line, note=note)
 
@@ -336,5 +337,6 @@ def _trash_row(t: TrashItem, today: dt.date, records: int = 1) -> Row:
         (t.path, fmt_date(t.deleted), when),
         flag="expired" if t.expired else "",
         index_line=t.record.index_line if t.record else None,
-        note=f"Deleted {fmt_date(t.deleted)}, {deadline}{purge}" + (_others(records) if t.record else ""),
+        note=f"Deleted {fmt_date(t.deleted)}, {deadline}{purge}"
+        + (f" {_others(records)}." if t.record and records > 1 else ""),
     )

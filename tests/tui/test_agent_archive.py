@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,19 @@ def test_an_archived_row_says_other_records_name_it(tmp_path: Path) -> None:
     root = _root(tmp_path, f"# Archive index\n\n{OURS}\n{ROW}", {"_archive/notes/a.md": "# A\n"})
     (row,) = archive_rows(tree.scan(root, deep=False))
     assert row.facts_note == (
-        "Archived 2026-12-01 - reason: ours 2 records name it: recovering it uses this one, the newest, and "
-        "says the other stays."
+        "Archived 2026-12-01 - reason: ours; 2 records name it: recovering it uses this one, the newest, and "
+        "says the other stays"
+    )
+
+
+def test_a_trashed_row_says_other_records_name_it(tmp_path: Path) -> None:
+    from pmem_tui.core import tree
+    from pmem_tui.tui.rows import trash_rows
+
+    deleted = OURS + "- Deleted: 2026-11-20\n"
+    older = ROW.replace("2026-10-15 |", "2026-10-15, deleted 2026-10-20 |")
+    root = _root(tmp_path, f"# Archive index\n\n{deleted}\n{older}", {"_archive/_trash/notes/a.md": "# A\n"})
+    (row,) = trash_rows(tree.scan(root, deep=False, today=dt.date(2026, 12, 3)))
+    assert row.facts_note.endswith(
+        ". 2 records name it: recovering it uses this one, the newest, and says the other stays."
     )
