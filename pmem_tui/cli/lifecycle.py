@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from pmem_tui.core import doctor, lifecycle
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace, root: Path) -> int:
     elif cmd == "doctor":
         plan = doctor.plan_doctor(root)
         if args.json:
-            return _run_plan_json(plan, root, args.yes, history_store=_history_doctor(root, args.yes))
+            return _run_plan_json(plan, root, args.yes, history_store=lambda: _history_doctor(root, args.yes))
         code = _run_plan(plan, root, args.yes)
         said = _history_doctor(root, args.yes)
         if said is not None:
@@ -88,12 +89,17 @@ def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
 
 
 def _run_plan_json(
-    plan: Plan, root: Path, yes: bool, instead: str | None = None, history_store: str | None = None
+    plan: Plan,
+    root: Path,
+    yes: bool,
+    instead: str | None = None,
+    history_store: Callable[[], str | None] | None = None,
 ) -> int:
     """`--json`: one object, the plan (`report.plan_dict`) and what applying it did: "applied", "outcome"
-    (the sentence after an apply, else null), "warning" (the disk's error after the commit point, exit 3),
-    "history" (what the history could not record); "instead" (why this plan is not the one asked for) and
-    "history_store" (doctor: the history store's problem, or what its repair did)."""
+    (the sentence after an apply; for a plan with nothing to do, why; else null), "warning" (the disk's
+    error after the commit point, exit 3), "history" (what the history could not record); "instead" (why
+    this plan is not the one asked for) and "history_store" (doctor, after its plan as in the text output:
+    the history store's problem, or what rebuilding it did)."""
     import json
 
     from pmem_tui.core.report import plan_dict
@@ -102,8 +108,6 @@ def _run_plan_json(
     out.update(applied=False, outcome=None, warning=None, history=None)
     if instead is not None:
         out["instead"] = instead
-    if plan.action == "doctor":
-        out["history_store"] = history_store
     code = 0
     if yes and not plan.is_empty:
         from pmem_tui.core.executor import apply
@@ -113,6 +117,8 @@ def _run_plan_json(
         code = EXIT_DONE_WITH_DISK_ERROR if result.warning is not None else 0
     elif plan.is_empty:
         out["outcome"] = plan.outcome or None
+    if history_store is not None:
+        out["history_store"] = history_store()
     print(json.dumps(out, ensure_ascii=False, indent=2))
     return code
 
@@ -137,14 +143,12 @@ def _offer_archive(root: Path, path: str, reason: str | None, as_json: bool) -> 
         f"{path} is active: only an archived file can be deleted (delete = archive first, then the trash, "
         "recoverable for 30 days)."
     )
+    then = f"Run `pmem-tui archive {path} --reason TEXT --yes` to archive it, then delete it."
     if as_json:
-        return _run_plan_json(plan, root, False, instead=why)
+        return _run_plan_json(plan, root, False, instead=f"{why} {then}")
     print(f"{why} Here is the archive preview instead:\n")
     _print_plan(plan)
-    print(
-        f"\nPreview only: nothing was changed. Run `pmem-tui archive {path} --reason TEXT --yes` to archive "
-        "it, then delete it."
-    )
+    print(f"\nPreview only: nothing was changed. {then}")
     return 0
 
 

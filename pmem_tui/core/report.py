@@ -242,24 +242,30 @@ def plan_lines(plan: Plan, colour: bool = False) -> list[str]:
 
 
 def plan_dict(plan: Plan) -> dict[str, Any]:
-    """A plan's preview as data (`--json` of every action): what the text preview shows, field by field,
-    and the same text as `preview` lines. Paths and lines are the files' own text (JSON escapes them)."""
+    """A plan's preview as data (`--json` of every action): each field of its `Preview`, and the same text
+    as `preview` lines. Paths and lines are the files' own text (JSON escapes controls), an undecodable
+    byte as U+FFFD (as in `status --json`: the output stays UTF-8)."""
     pv = plan.preview
+    show = textio.display
     return {
         "action": plan.action,
-        "title": plan.title,
-        "items": list(plan.items),
+        "title": show(plan.title),
+        "items": [show(p) for p in plan.items],
         "empty": plan.is_empty,
-        "creates": list(pv.creates),
-        "moves": [{"from": src, "to": dst} for src, dst in pv.moves],
-        "removes": list(pv.removes),
-        "index_removed": list(pv.index_removed),
-        "index_added": list(pv.index_added),
-        "record_changes": list(pv.record_changes),
-        "notes": list(pv.notes),
-        "recovery": pv.recovery or None,
+        "creates": [show(p) for p in pv.creates],
+        "moves": [{"from": show(src), "to": show(dst)} for src, dst in pv.moves],
+        "removes_dirs": [show(p) for p in pv.removes_dirs],
+        "removes": [show(p) for p in pv.removes],
+        "index_removed": [show(line) for line in pv.index_removed],
+        "index_added": [show(line) for line in pv.index_added],
+        "record_changes": [show(change) for change in pv.record_changes],
+        "notes": [show(note) for note in pv.notes],
+        "recovery": show(pv.recovery) or None,
         "meta_creates": list(pv.meta_creates),
-        "diffs": [{"path": d.path, "new_file": d.is_new, "unified": d.unified()} for d in pv.diffs],
+        "diffs": [
+            {"path": show(d.path), "new_file": d.is_new, "unified": [show(line) for line in d.unified()]}
+            for d in pv.diffs
+        ],
         "preview": plan_lines(plan),
     }
 

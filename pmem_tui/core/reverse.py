@@ -19,10 +19,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from pmem_tui.core import journal, records, textio
-from pmem_tui.core.doctor import merge3
 from pmem_tui.core.draft import Draft, exists
 from pmem_tui.core.errors import PmemError, Refused
 from pmem_tui.core.layout import require_lifecycle
+from pmem_tui.core.merge3 import merge3
 from pmem_tui.core.model import ARCHIVE_DIR, ARCHIVE_INDEX, CORE_DIR, INDEX_FILE, META_DIR, TRASH_DIR
 from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import MakeDir, MoveFile, Plan, RemoveDir, WriteFile

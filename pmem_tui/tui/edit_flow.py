@@ -162,7 +162,10 @@ def offer_save(
     # the preview is open loses nothing. Cancelling drops it, unless the edit was already a draft, or the
     # preview went stale (the file changed under it: cancel was the only way out).
     was_draft = drafts.read(app.root, rel) is not None
-    note = _keep_draft(app, rel, content, base)
+    # The preview shows the diff against the file as the plan read it: from now on the draft is begun from
+    # that file (found in review: once the person had taken the agent's change into the draft, every later
+    # save still said the file changed since).
+    note = _keep_draft(app, rel, content, _seen_base(plan, rel, base))
 
     def saved(_plan: Plan) -> None:
         drafts.discard(app.root, rel)
@@ -174,6 +177,17 @@ def offer_save(
             drafts.discard(app.root, rel)
 
     app.open_plan(plan_offer(plan, explanation), then=saved, on_cancel=cancelled)
+
+
+def _seen_base(plan: Plan, rel: str, base: str | None) -> str | None:
+    """The fingerprint of `rel` as `plan` read it (its preview's diff is against that file); `base` when
+    the plan did not read it, or read something that is not a regular file (a marker print, not a hash)."""
+    if rel not in plan.reads:
+        return base
+    seen = plan.reads[rel]
+    if seen is None:
+        return drafts.NO_FILE
+    return seen.sha256 if seen.size >= 0 else base
 
 
 def _keep_draft(app: PlanApp, rel: str, content: bytes, base: str | None) -> str:

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
+from pmem_tui.cli import lifecycle as cli_lifecycle
 from pmem_tui.cli import main
+from pmem_tui.core.plan import Preview
 from tests.conftest import stock, tree_bytes, write
 
 PLAN_KEYS = {
-    "action", "title", "items", "empty", "creates", "moves", "removes", "index_removed", "index_added",
-    "record_changes", "notes", "recovery", "meta_creates", "diffs", "preview",
+    "action", "title", "items", "empty", "creates", "moves", "removes_dirs", "removes", "index_removed",
+    "index_added", "record_changes", "notes", "recovery", "meta_creates", "diffs", "preview",
     "applied", "outcome", "warning", "history",
 }  # fmt: skip
+
+
+def test_every_preview_field_is_in_the_json() -> None:
+    """Found in review: a field added to `Preview` (the folders an undo removes) was missing from it."""
+    assert {f.name for f in dataclasses.fields(Preview)} <= PLAN_KEYS
 
 
 def run_json(capsys: pytest.CaptureFixture[str], root: Path, *argv: str) -> dict[str, object]:
@@ -111,3 +119,31 @@ def test_a_refusal_is_one_sentence_on_stderr_not_json(
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("pmem-tui: ") and err.count("\n") == 1
     assert tree_bytes(memory) == before
+
+
+def test_undecodable_bytes_are_u_fffd_and_the_output_is_utf_8(
+    capsys: pytest.CaptureFixture[str], memory: Path
+) -> None:
+    """Found in review: an index line with a Latin-1 byte reached stdout raw, so the JSON was not UTF-8."""
+    with (memory / "_index.md").open("ab") as agent:
+        agent.write(b"- notes/caf\xe9.md - caf\xe9 line\n")
+    capsys.readouterr()
+    assert main(["--root", str(memory), "archive", "notes/standup.md", "--reason", "r", "--json"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out.encode("utf-8", "strict"))  # no lone surrogate: encodable as UTF-8
+    diff = next(d["unified"] for d in data["diffs"] if d["path"] == "_index.md")
+    assert " - notes/caf\ufffd.md - caf\ufffd line" in diff
+
+
+def test_doctors_history_store_is_checked_after_its_plan(
+    capsys: pytest.CaptureFixture[str], memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: with --json the store was repaired before the plan was applied (the text output
+    does it after, and not when the plan is refused)."""
+    calls: list[str] = []
+    monkeypatch.setattr(cli_lifecycle, "_history_doctor", lambda _root, _yes: calls.append("store") or None)
+    from pmem_tui.core import report
+
+    monkeypatch.setattr(report, "plan_dict", lambda plan: calls.append("plan") or {"action": plan.action})
+    assert main(["--root", str(memory), "doctor", "--json", "--yes"]) == 0
+    assert calls == ["plan", "store"] and json.loads(capsys.readouterr().out)["history_store"] is None

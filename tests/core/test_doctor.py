@@ -282,7 +282,7 @@ def test_separate_copies_are_never_removed(memory: Path) -> None:
 
 
 def test_merge3_keeps_both_sides_and_refuses_real_conflicts() -> None:
-    from pmem_tui.core.doctor import merge3
+    from pmem_tui.core.merge3 import merge3
 
     base = b"a\nb\nc\n"
     assert merge3(base, b"a\nb\nc\nagent\n", b"a\nc\n") == b"a\nc\nagent\n"  # a deletion + an append
@@ -290,7 +290,10 @@ def test_merge3_keeps_both_sides_and_refuses_real_conflicts() -> None:
     assert merge3(base, b"a\nb\nc\nagent\n", b"a\nb\nc\nmine\n") == b"a\nb\nc\nagent\nmine\n"
     assert merge3(base, b"a\nb\nc\nmine\nagent\n", b"a\nb\nc\nmine\n") == b"a\nb\nc\nmine\nagent\n"
     assert merge3(base, b"a\nX\nc\n", b"a\nY\nc\n") is None  # both changed line b, differently
-    assert merge3(base, b"a\nX\nc\n", b"a\nc\n") == b"a\nX\nc\n"  # b is gone from ours already
+    assert merge3(base, b"a\nc\n", b"a\nc\n") == b"a\nc\n"  # b is gone from ours already
+    # Ours edited b, theirs removes it: a clash, not "already removed" (found in review: the edit was kept
+    # and the removal dropped without a word).
+    assert merge3(base, b"a\nX\nc\n", b"a\nc\n") is None
     assert merge3(b"", b"x\n", b"y\n") == b"x\ny\n"
 
 

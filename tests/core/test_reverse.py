@@ -107,3 +107,30 @@ def test_a_deletes_undo_keeps_an_agents_other_edits_and_refuses_a_clash(tmp_path
     archive_index.write_text(text.replace("Deleted:", "Deleted on:"), encoding="utf-8")
     with pytest.raises(Refused, match="was edited since"):
         reverse.plan_reverse(root, delete, "undo-delete", "Put back")
+
+
+def test_an_undo_refuses_when_an_agent_rewrote_every_line_it_would_take_back(tmp_path: Path) -> None:
+    """Found in review: the change to take back was a pure addition (a recovered index line, a deletion's
+    two record lines) and the agent rewrote exactly those lines; the merge kept the agent's lines and
+    dropped the removal without a word, leaving a false record or a line naming a file back in the trash."""
+    root = memory(tmp_path)
+    archived(root)
+    archive_index = root / "_archive/_index.md"
+    delete = lifecycle.plan_delete(root, "notes/a.md")
+    executor.apply(delete, root)
+    text = archive_index.read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines(keepends=True) if line.startswith(("- Deleted", "- Recovery"))]
+    assert len(lines) == 2, text
+    archive_index.write_text(text.replace("".join(lines), "- Deleted: long ago (agent)\n- Kept: forever\n"))
+    before = tree_bytes(root)
+    with pytest.raises(Refused, match="was edited since"):
+        reverse.plan_reverse(root, delete, "undo-delete", "Put back")
+    assert tree_bytes(root) == before
+    # A recover from the trash, then the agent edits the line it put back: its undo is refused too.
+    archive_index.write_text(text, encoding="utf-8")
+    recover = lifecycle.plan_recover(root, "notes/a.md")
+    executor.apply(recover, root)
+    index = root / "_index.md"
+    index.write_text(index.read_text(encoding="utf-8").replace("— a\n", "— a (edited by the agent)\n"))
+    with pytest.raises(Refused, match="was edited since"):
+        reverse.plan_reverse(root, recover, "undo-recover", "Put back in the trash")

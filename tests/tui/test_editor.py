@@ -262,8 +262,16 @@ async def test_a_draft_saved_over_an_agents_later_edit_says_so(demo_root: Path) 
         assert "projects/atlas.md changed on disk since this draft was begun" in words
         assert "confirming replaces it with your draft" in words
         assert "-- An agent's line." in app.screen.preview_text
-        await pilot.press("escape")  # still kept, and still begun from the older file
+        await pilot.press("escape")  # still kept; the person has now seen that change in a preview
         steps.append("- More.\n")
+        await pilot.press("e")
+        await settle(pilot)
+        words = _explanation(app)  # found in review: said again at every save, even with the change taken in
+        assert "This is your kept draft" in words and "changed on disk" not in words
+        await pilot.press("escape")
+        with (demo_root / rel).open("ab") as agent:  # a newer change of the agent's: said again
+            agent.write(b"- Another agent line.\n")
+        steps.append("- Yet more.\n")
         await pilot.press("e")
         await settle(pilot)
         assert "changed on disk since this draft was begun" in _explanation(app)
