@@ -72,6 +72,28 @@ async def test_results_as_you_type_with_highlighted_snippets(root: Path) -> None
         assert "in:nowhere is not a place" in status(screen)
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_a_match_at_the_end_of_a_long_line_is_on_screen(root: Path, size: tuple[int, int]) -> None:
+    """Found in trial: an agent's one-line paragraph of 237 characters, its match at the end; the row showed
+    the snippet's first 70 characters, which the match was not in."""
+    line = (
+        "The migration should wait until the quarterly freeze ends, because the billing reconciliation job "
+        "runs nightly and any schema change during the freeze window needs sign-off from finance; the "
+        "rollout plan depends on zanzibar being stable."
+    )
+    (root / "notes/paragraph.md").write_text("# Paragraph\n\n" + line + "\n", encoding="utf-8")
+    app = RecordingApp(root)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_search(pilot, app, "zanzibar")
+        assert [h.path for h in screen.hits] == ["notes/paragraph.md"]
+        results = screen.query_one(OptionList)
+        rows = [results.render_line(y) for y in range(results.size.height)]
+        shown = [strip.text for strip in rows if "…" in strip.text]
+        assert shown and "zanzibar" in shown[0], shown
+        marked = [seg.text for strip in rows for seg in strip if seg.style is not None and seg.style.reverse]
+        assert "zanzibar" in marked
+
+
 async def test_stale_results_are_dropped(root: Path) -> None:
     app = RecordingApp(root)
     async with app.run_test(size=SIZE) as pilot:
