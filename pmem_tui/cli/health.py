@@ -129,8 +129,13 @@ def health_dict(report: HealthReport) -> dict[str, Any]:
 def fix_words(p: Proposal) -> str:
     """What a proposal's fix does, after "fix: "."""
     assert p.fix is not None
-    if p.fix_action == "redact":
-        return f"save it with {p.fix} redacted (the save's preview first)"
+    if p.fix_action == "redact":  # no command redacts: the app's `f`, or a save of the file edited by hand
+        return (
+            f"save it with {p.fix} redacted (`f` in the app's health review, or "
+            f"`pmem-tui save {p.path} --from FILE`, the preview first); pmem-tui's history (.pmem/history) "
+            "still holds the secret then: "
+            f"`pmem-tui history forget {p.path} --version V` for each version the next `health` names"
+        )
     if p.fix_action == "forget":
         return f"`pmem-tui history forget {p.path} --version {p.fix[:12]}` (its preview first)"
     verb = "add to" if p.fix_action == "add" else "drop from"

@@ -4,13 +4,17 @@ of it records. Each plan gets its own preview and confirmation; nothing here app
 * "add" / "drop": one `_index.md` line added for an orphan, or dropped for a dead or duplicate route.
 * "redact": a save of the file with every secret `secrets.find_secrets` sees replaced by ``[redacted]``
   (`secrets.redact_secrets`: only those bytes change), through the save planner and its preview, whose
-  old side shows ``<secret>`` where the secret was: no output ever holds it.
+  old side shows ``<secret>`` where the secret was: no output ever holds it. The save leaves the secret in
+  the history (`.pmem/history` keeps the version on disk now, recorded before the save if it is not yet, and
+  any earlier one): the preview says so and how to forget them; once saved, `secret_forgets` plans forgetting
+  every kept version of the file that holds a secret (the app offers it as the fix's second step).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pmem_tui.core import index, paths, safeio, textio
 from pmem_tui.core.draft import Draft
@@ -22,7 +26,11 @@ from pmem_tui.core.plan import Plan
 from pmem_tui.core.save_planner import plan_save
 from pmem_tui.core.secrets import find_secrets, redact_secrets
 
-__all__ = ["archive_reason", "plan_fix"]
+if TYPE_CHECKING:
+    from pmem_tui.core.health.kept import KeptSecret
+    from pmem_tui.core.history.rewrite import ForgetPlan
+
+__all__ = ["archive_reason", "history_note", "plan_fix", "secret_forgets"]
 
 HIDDEN = "<secret>"  # what the save preview shows in place of the secret it removes
 
@@ -87,4 +95,32 @@ def _plan_redact(root: Path, proposal: Proposal) -> Plan:
         replace(d, old=redact_secrets(d.old, HIDDEN)) if d.path == proposal.path else d
         for d in plan.preview.diffs
     )
-    return replace(plan, preview=replace(plan.preview, diffs=diffs))
+    notes = (*plan.preview.notes, history_note(root, proposal.path))
+    recovery = "The previous content, secret included, stays in pmem-tui's history (see the note)."
+    return replace(plan, preview=replace(plan.preview, diffs=diffs, notes=notes, recovery=recovery))
+
+
+def history_note(root: Path, path: str) -> str:
+    """What a redaction leaves in the history, and how to remove it (the redact preview's note)."""
+    earlier = len(_kept_secrets(root, path))
+    held = f" and {earlier} earlier version(s) of it still hold it" if earlier else " still holds it"
+    return (
+        "The secret stays in pmem-tui's history (.pmem/history): the version on disk now (recorded before "
+        f"this save){held}. To remove it, forget them from the history: "
+        f"`pmem-tui history forget {path} --version V` for each V that `pmem-tui health` names."
+    )
+
+
+def secret_forgets(root: Path, path: str) -> list[ForgetPlan]:
+    """Forgetting every version of `path` the history keeps (not the live content) that looks like it holds
+    a secret: what a redaction leaves behind (empty when none does). Previewed with
+    `rewrite.forget_all_lines`, applied at once with `rewrite.apply_forget_all`."""
+    from pmem_tui.core.history import rewrite
+
+    return [rewrite.plan_forget(root, path, k.version) for k in _kept_secrets(root, path)]
+
+
+def _kept_secrets(root: Path, path: str) -> list[KeptSecret]:
+    from pmem_tui.core.health.kept import kept_secrets
+
+    return [k for k in kept_secrets(root) if k.path == path]

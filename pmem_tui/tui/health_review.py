@@ -254,12 +254,47 @@ def fix_offer(
     plan = plan_fix(root, proposal)
     verb = "adds" if proposal.fix_action == "add" else "drops"
     change = f"This {verb} one line of {INDEX_FILE}; the file itself does not change."
+    step = ""
     if proposal.fix_action == "redact":
-        change = "This saves the file with its secrets replaced by [redacted]; nothing else changes."
+        step = " (step 1 of 2: redact)"
+        change = (
+            "This saves the file with its secrets replaced by [redacted]. The secret stays in pmem-tui's "
+            "history (.pmem/history), which keeps the file as it is now (recorded before the save) and its "
+            "earlier versions: step 2, once this is saved, previews forgetting those that hold it."
+        )
     return Offer(
-        title=plan.title + (f" ({i + 1} of {n})" if n > 1 else ""),
+        title=plan.title + step + (f" ({i + 1} of {n})" if n > 1 else ""),
         plan=plan,
         explanation=f"Proposal {proposal.n}: {proposal.reason}. {change}",
+    )
+
+
+def forget_secrets_offer(root: Path, path: str) -> Offer:
+    """Step 2 of a redaction: forget every version of `path` the history keeps that holds a secret (the
+    one just recorded before the save among them), through its preview."""
+    from pmem_tui.core.errors import Refused
+    from pmem_tui.core.fix_planner import secret_forgets
+    from pmem_tui.core.history import rewrite
+    from pmem_tui.tui.planning import Offer, StoreChange
+
+    plans = secret_forgets(root, path)
+    if not plans:
+        raise Refused(f"No version of {path} in the history holds a secret; nothing to forget.")
+    title = f"Forget {path}'s versions holding the secret from the history (step 2 of 2)"
+    one = len(plans) == 1
+    held = "earlier version" if one else f"{len(plans)} earlier versions"
+    held += " in pmem-tui's history (.pmem/history) still " + ("holds" if one else "hold")
+    them, those = ("it", "that version") if one else ("them", "those versions")
+    return Offer(
+        title=title,
+        explanation=f"Step 1 is done: {path} is saved with its secrets redacted. Its {held} the "
+        f"secret. Confirm to forget {them}: the history then no longer has {those} of the file, and this "
+        f"cannot be undone. Cancel to keep {them} (the health check goes on proposing it; or "
+        f"`pmem-tui history forget {path} --version V`).",
+        danger=True,
+        change=StoreChange(
+            title, tuple(rewrite.forget_all_lines(plans)), lambda: rewrite.apply_forget_all(root, plans)
+        ),
     )
 
 

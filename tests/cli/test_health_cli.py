@@ -182,7 +182,11 @@ def test_health_names_a_secret_by_file_and_line(tmp_path: Path, capsys: pytest.C
     assert lines[at].endswith(
         "line 5 looks like a secret (AWS access key); line 7 looks like a secret (password)"
     )
-    assert lines[at + 1].strip() == "fix: save it with lines 5, 7 redacted (the save's preview first)"
+    assert lines[at + 1].strip() == (
+        f"fix: save it with lines 5, 7 redacted (`f` in the app's health review, or `pmem-tui save {LEAKY} "
+        "--from FILE`, the preview first); pmem-tui's history (.pmem/history) still holds the secret then: "
+        f"`pmem-tui history forget {LEAKY} --version V` for each version the next `health` names"
+    )
 
 
 def test_health_json_names_a_secret_by_file_and_line(

@@ -10,10 +10,11 @@ import pytest
 
 from pmem_tui.cli.health import health_dict, health_lines
 from pmem_tui.core.executor import apply
-from pmem_tui.core.fix_planner import plan_fix
+from pmem_tui.core.fix_planner import plan_fix, secret_forgets
 from pmem_tui.core.health import check_health, kept
 from pmem_tui.core.history import log, record, rewrite
-from tests.core.test_health_secret import LEAKY, PASSWORD, build_leaky
+from tests.core.history_git import GIT, git
+from tests.core.test_health_secret import LEAKY, LEAKY_TEXT, PASSWORD, build_leaky
 
 
 @pytest.fixture
@@ -70,3 +71,49 @@ def test_a_damaged_store_has_no_kept_secret(redacted: Path) -> None:
     ref = redacted / ".pmem/history/refs/heads/main"
     ref.write_text("0" * 40 + "\n")
     assert kept.kept_secrets(redacted) == []
+
+
+def _recorded_twice(tmp_path: Path) -> Path:
+    """The leaky memory recorded, then changed by an agent with the secret kept and recorded again: two
+    versions of the file hold the secret (the live one and an earlier one)."""
+    root = build_leaky(tmp_path / "mem")
+    assert record.record(root, create=True).commit is not None
+    (root / LEAKY).write_text(LEAKY_TEXT + "- one more line\n", encoding="utf-8")
+    assert record.record(root).commit is not None
+    return root
+
+
+@pytest.mark.rule("PM-CORE-6")
+def test_the_redact_preview_says_the_history_keeps_the_secret_and_how_to_forget_it(tmp_path: Path) -> None:
+    """Found in trial: the preview said "nothing else changes" while the history kept the secret."""
+    root = _recorded_twice(tmp_path)
+    p = check_health(root, use_cache=False).proposal(LEAKY)
+    assert p is not None and p.fix_action == "redact"
+    plan = plan_fix(root, p)
+    notes = " ".join(plan.preview.notes)
+    assert "The secret stays in pmem-tui's history (.pmem/history)" in notes
+    assert "the version on disk now (recorded before this save) and 1 earlier version(s)" in notes
+    assert f"`pmem-tui history forget {LEAKY} --version V`" in notes
+    assert "stays in pmem-tui's history" in plan.preview.recovery
+    assert PASSWORD not in repr(plan.preview)
+
+
+@pytest.mark.rule("PM-CORE-6")
+def test_after_a_redaction_every_version_holding_the_secret_is_forgotten_at_once(tmp_path: Path) -> None:
+    root = _recorded_twice(tmp_path)
+    p = check_health(root, use_cache=False).proposal(LEAKY)
+    assert p is not None
+    apply(plan_fix(root, p), root)
+    plans = secret_forgets(root, LEAKY)
+    assert len(plans) == 2 and len({f.blob for f in plans}) == 2
+    lines = "\n".join(rewrite.forget_all_lines(plans))
+    assert f"Forget 2 contents of {LEAKY} from the history" in lines and PASSWORD not in lines
+    assert rewrite.apply_forget_all(root, plans) == f"2 contents of {LEAKY} are gone from the history."
+    for v in log.versions(root, LEAKY):
+        assert v.kind == "deleted" or PASSWORD.encode() not in log.version_bytes(root, v.id, LEAKY)
+    if GIT is not None:
+        assert all(git(root, "cat-file", "-e", f.blob).returncode != 0 for f in plans)
+    assert secret_forgets(root, LEAKY) == []
+    again = check_health(root, use_cache=False).proposal(LEAKY)
+    assert again is None or not {"secret", "secret-in-history"} & set(again.kinds)
+    assert PASSWORD not in (root / LEAKY).read_text(encoding="utf-8")

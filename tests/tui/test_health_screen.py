@@ -362,6 +362,54 @@ async def test_a_fix_refused_as_it_is_applied_is_said_and_the_batch_goes_on(
 
 
 @pytest.mark.rule("PM-HEALTH-5", "PM-CORE-6")
+async def test_a_redaction_says_the_history_keeps_the_secret_and_forgets_it_in_step_two(
+    demo_root: Path, make_app
+) -> None:
+    """Found in trial: the redact preview said "nothing else changes"; the history still held the secret
+    (`history show` printed it), recorded as the app opened. Now the preview says so, and once the file is
+    saved a second preview forgets every version of it that holds a secret."""
+    from pmem_tui.core.history import log, record
+
+    leaky, password = "notes/s.md", "hunter22"
+    text = "# Wifi\n\nHome network.\n\n- the wifi password: " + password + "\n"
+    (demo_root / leaky).write_text(text, encoding="utf-8")
+    with (demo_root / "_index.md").open("a", encoding="utf-8") as index:
+        index.write(f"- [Wifi]({leaky}) — home network\n")
+    assert record.record(demo_root, create=True).commit is not None  # as the app's scan records it
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_health(pilot, app)
+        first = await fix_marked(pilot, app, leaky)  # its preview: step 1 of 2
+        assert "step 1 of 2" in first.heading
+        said = " ".join((first.explanation + " " + first.preview_text).split())
+        assert "nothing else changes" not in said
+        assert "The secret stays in pmem-tui's history (.pmem/history)" in said
+        assert f"pmem-tui history forget {leaky} --version V" in said and password not in said
+        await pilot.press("y")
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal) and app.screen is not first)
+        second = modal(app)
+        assert "step 2 of 2" in second.heading and second.plan is None
+        said = " ".join((second.explanation + " " + second.preview_text).split())
+        assert f"Forget the content of {leaky} at version" in said and password not in said
+        assert "Its earlier version in pmem-tui's history (.pmem/history) still holds the secret" in said
+        await pilot.press("y")
+        assert await until(pilot, lambda: "is gone from the history" in app.notes_text())
+        assert (demo_root / leaky).read_text(encoding="utf-8") == text.replace(password, "[redacted]")
+        versions = log.versions(demo_root, leaky)
+        assert versions and all(
+            password.encode() not in log.version_bytes(demo_root, v.id, leaky)
+            for v in versions
+            if v.kind != "deleted"
+        )
+        screen = health_screen(app)
+        assert await until(pilot, lambda: not screen.checking and screen.report is not None)
+        assert screen.report is not None
+        after = screen.report.proposal(leaky)
+        assert after is None or not {"secret", "secret-in-history"} & set(after.kinds)
+        assert not app.errors()
+
+
+@pytest.mark.rule("PM-HEALTH-5", "PM-CORE-6")
 async def test_a_secret_is_shown_by_line_and_its_fix_opens_the_save_preview(
     demo_root: Path, make_app
 ) -> None:
@@ -388,8 +436,12 @@ async def test_a_secret_is_shown_by_line_and_its_fix_opens_the_save_preview(
         await pilot.press("y")
         await settle(pilot)
         assert (demo_root / leaky).read_text(encoding="utf-8") == text.replace(password, "[redacted]")
-        # The live secret is gone; the save's first record kept the version that held it (issue 16): the
-        # proposal is now to forget that version from the history.
+        # The live secret is gone; the save's first record kept the version that held it (issue 16): step 2
+        # offers to forget it; cancelled, the proposal is now to forget that version from the history.
+        assert await until(
+            pilot, lambda: isinstance(app.screen, PlanModal) and "step 2 of 2" in modal(app).heading
+        )
+        await pilot.press("n")
         screen = health_screen(app)
 
         def kinds() -> tuple[str, ...] | None:
@@ -397,6 +449,10 @@ async def test_a_secret_is_shown_by_line_and_its_fix_opens_the_save_preview(
             return p.kinds if p is not None else None
 
         assert await until(pilot, lambda: not screen.checking and kinds() == ("secret-in-history",))
+        kept = screen.report.proposal(leaky) if screen.report is not None else None
+        assert kept is not None and kept.signals[0].detail.endswith(
+            "has line 5 that looks like a secret (password)"
+        )
 
 
 @pytest.mark.rule("PM-HEALTH-4", "PM-HEALTH-5", "PM-ARC-2", "PM-DEL-1")

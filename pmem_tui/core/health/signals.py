@@ -201,7 +201,7 @@ def _kept_secrets(ev: Evidence) -> Iterator[Found]:
         lines = ", ".join(str(n) for n, _ in k.hits)
         kinds = ", ".join(sorted({kind for _, kind in k.hits}))
         detail = f"its kept version {k.version[:8]} has {'line' if len(k.hits) == 1 else 'lines'} {lines} "
-        detail += f"that look like a secret ({kinds})"
+        detail += f"that {'looks' if len(k.hits) == 1 else 'look'} like a secret ({kinds})"
         yield k.path, Signal("secret-in-history", detail, None, float(k.hits[0][0])), ("forget", k.version)
 
 
@@ -262,13 +262,13 @@ KINDS: tuple[Kind, ...] = (
         "no change for `inactive_days` days: the newest of its mtime and a date it states",
     ),
     Kind(
+        "secret", "keep", _fixed(FIX_CERTAINTY), _secrets,
+        "a line that looks like a secret (its line and kind, never its value); fix: save it redacted",
+    ),
+    Kind(
         "secret-in-history", "keep", _fixed(FIX_CERTAINTY), _kept_secrets,
         "a version the history keeps (not the live file) has a line that looks like a secret; "
         "fix: forget that content from the history (`history forget`), through its preview",
-    ),
-    Kind(
-        "secret", "keep", _fixed(FIX_CERTAINTY), _secrets,
-        "a line that looks like a secret (its line and kind, never its value); fix: save it redacted",
     ),
     Kind(
         "orphan", "keep", _fixed(FIX_CERTAINTY), _orphans,

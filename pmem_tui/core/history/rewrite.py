@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,8 +33,10 @@ __all__ = [
     "ForgetPlan",
     "PrunePlan",
     "apply_forget",
+    "apply_forget_all",
     "apply_prune",
     "check",
+    "forget_all_lines",
     "plan_forget",
     "plan_prune",
     "repair",
@@ -128,12 +131,41 @@ def _live_blob(root: Path, rel: str) -> str | None:
 
 def apply_forget(root: Path, plan: ForgetPlan, fs: FS | None = None) -> str:
     """Rewrite without the content, repack, and say what was done (one sentence)."""
-    root = Path(root)
+    _forget_blobs(Path(root), {plan.blob}, fs)
+    return f"The content of {plan.path} at version {plan.version[:12]} is gone from the history."
+
+
+def forget_all_lines(plans: Sequence[ForgetPlan]) -> list[str]:
+    """The preview of forgetting several contents of one file at once (`apply_forget_all`)."""
+    if len(plans) == 1:
+        return plans[0].lines()
+    path = plans[0].path
+    versions = ", ".join(p.version[:12] for p in plans)
+    out = [
+        f"Forget {len(plans)} contents of {path} from the history (versions {versions}):",
+        "  the records that hold them, and every later record, are rewritten without them,",
+        "  then the store is repacked so the contents are gone from it. The memory file is not touched.",
+    ]
+    if any(p.live_has_it for p in plans):
+        out.append("  The file still holds one of them: the next record keeps it again unless you change it.")
+    return out
+
+
+def apply_forget_all(root: Path, plans: Sequence[ForgetPlan], fs: FS | None = None) -> str:
+    """Forget every content `plans` name in one rewrite and one repack; say what was done (one sentence)."""
+    if not plans:
+        return "Nothing was forgotten."
+    _forget_blobs(Path(root), {p.blob for p in plans}, fs)
+    if len(plans) == 1:
+        return f"The content of {plans[0].path} at version {plans[0].version[:12]} is gone from the history."
+    return f"{len(plans)} contents of {plans[0].path} are gone from the history."
+
+
+def _forget_blobs(root: Path, blobs: set[str], fs: FS | None) -> None:
     fs = fs or FS(root)
     with log.reading(), _lock(root):
-        _rewrite(root, fs, lambda files: {p: b for p, b in files.items() if b != plan.blob}, keep_from=None)
+        _rewrite(root, fs, lambda files: {p: b for p, b in files.items() if b not in blobs}, keep_from=None)
     _drop_caches(root)
-    return f"The content of {plan.path} at version {plan.version[:12]} is gone from the history."
 
 
 def plan_prune(root: Path, days: int, now: float | None = None) -> PrunePlan:

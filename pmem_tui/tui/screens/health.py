@@ -381,10 +381,28 @@ class HealthScreen(Screen[None]):
         def next_fix(_plan: Plan | None = None) -> None:
             self._open_fix(proposals, i + 1, forgets)
 
-        if i + 1 >= len(proposals):
-            self.post_message(OfferPlan(offer, self._clear_marks))
-        else:  # applied or refused as it is applied, the next one follows
-            self.post_message(OfferPlan(offer, next_fix, or_else=next_fix))
+        last = i + 1 >= len(proposals)
+        after: Callable[[Plan | None], None] = self._clear_marks if last else next_fix
+        path = proposals[i].path
+
+        def then(plan: Plan) -> None:  # a redaction's step 2: the versions the history keeps with the secret
+            if proposals[i].fix_action == "redact":
+                self._forget_secrets(path, after)
+            else:
+                after(plan)
+
+        # applied, or refused as it is applied: the next one follows
+        self.post_message(OfferPlan(offer, then, or_else=None if last else next_fix))
+
+    def _forget_secrets(self, path: str, after: Callable[[Plan | None], None]) -> None:
+        """A redaction's step 2 (`review.forget_secrets_offer`), then `after`, whether applied or not."""
+        try:
+            offer = review.forget_secrets_offer(self.root, path)
+        except PmemError as err:
+            self.refuse(str(err))
+            after(None)
+            return
+        self.post_message(OfferPlan(offer, after, or_else=lambda: after(None)))
 
     # -- e: edit ----------------------------------------------------------------------------------------
 
