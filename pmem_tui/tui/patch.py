@@ -102,6 +102,30 @@ def holds_active(active: Sequence[ActiveFile], folder: str) -> bool:
     return i < len(active) and active[i].path.startswith(prefix)
 
 
+# The paths the walk said it did not read (a link, a special file, a folder it could not list) and the folders
+# above them, for the last snapshot's problems: a patch keeps that tuple, so it is gathered once, not on
+# every editor's temporary file (10^5 problems take ~10 ms to go through).
+_SAID: tuple[object, frozenset[str]] = ((), frozenset())
+_WALK_KINDS = frozenset({"symlink", "unreadable"})
+
+
+def said(snap: Snapshot, rel: str) -> bool:
+    """Whether the scan said a problem of the walk at `rel` or below it."""
+    global _SAID
+    problems, paths = _SAID
+    if problems is not snap.problems:
+        found: set[str] = set()
+        for problem in snap.problems:
+            if problem.kind in _WALK_KINDS:
+                path = problem.path
+                while path and path not in found:
+                    found.add(path)
+                    path = path.rpartition("/")[0]
+        paths = frozenset(found)
+        _SAID = (snap.problems, paths)
+    return rel in paths
+
+
 @dataclass(frozen=True, slots=True)
 class Patch:
     snapshot: Snapshot
@@ -313,24 +337,29 @@ def patch(
         if not rel:
             continue  # the root's own event: its entries are reported one by one
         top = rel.split("/", 1)[0]
-        if rel in ACTIVE_DIRS:
-            continue  # the folder's own event: its files are reported one by one
         if top not in ACTIVE_DIRS or (rel[-3:].lower() == ".md" and not rel.endswith(".md")):
             return None  # _core/, _archive/, another control file, a file the scan says ends in '.MD'
         try:
             st = safeio.lstat_under(root, rel)  # a link among its folders: UnsafeFile, so a rescan
         except FileNotFoundError:
-            if position(active, rel) is not None or holds_active(active, rel):
-                return None  # a memory file (or a folder of them) went away
+            if position(active, rel) is not None or holds_active(active, rel) or said(snap, rel):
+                return None  # a memory file (or a folder of them, or a link or FIFO the scan said) went away
             continue  # an editor's temporary file, already renamed
         except OSError:
             return None
         if stat.S_ISDIR(st.st_mode):
-            if holds_active(active, rel):
+            if rel in ACTIVE_DIRS or holds_active(active, rel):
                 continue  # a known folder: its files are reported one by one
             return None
+        if rel in ACTIVE_DIRS or holds_active(active, rel) or said(snap, rel):
+            # A folder of memory files replaced by a file, a link or a FIFO (its files are not reported one
+            # by one: found in trial, the view kept them until a rescan), or a link or special file the scan
+            # said replaced: only a rescan can tell what is there now.
+            return None
         if not rel.endswith(".md"):
-            continue  # not memory (a temp or swap file)
+            if stat.S_ISREG(st.st_mode):
+                continue  # not memory (a temp or swap file)
+            return None  # a new link or special file: a problem the scan says
         i = position(active, rel)
         if i is None or not stat.S_ISREG(st.st_mode):
             return None  # a new memory file, or a symlink

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
-from tui_helpers import RecordingApp, settle, until
-from watchdog.events import DirModifiedEvent, FileMovedEvent
+import pytest
+from tui_helpers import RecordingApp, fix_mtimes, settle, until
+from watchdog.events import DirModifiedEvent, DirMovedEvent, FileCreatedEvent, FileMovedEvent
 
 from pmem_tui.core import report, tree
 from pmem_tui.tui import patch
@@ -123,3 +127,103 @@ def test_entry_rows_build_their_note_when_shown(tmp_path: Path) -> None:
         "projects/gone.md": "In _index.md (line 4), a dead route: no such file.",
         "projects/b.md": "On disk but not in _index.md: agents cannot find it by its route.",
     }
+
+
+def _with_alpha(root: Path) -> Path:
+    """The demo memory with a folder of two listed memory files, `projects/alpha/`."""
+    alpha = root / "projects/alpha"
+    alpha.mkdir()
+    (alpha / "plan.md").write_text("# Alpha plan\n", encoding="utf-8")
+    (alpha / "decisions.md").write_text("# Decisions\n", encoding="utf-8")
+    with (root / "_index.md").open("a", encoding="utf-8") as index:
+        index.write("- [Alpha plan](projects/alpha/plan.md) — plan\n")
+        index.write("- [Decisions](projects/alpha/decisions.md) — log\n")
+    fix_mtimes(root)
+    return root
+
+
+# What takes the folder's place: a file, a link, a FIFO (found in trial: the view kept its files as live).
+REPLACEMENTS: dict[str, Callable[[Path, Path], object]] = {
+    "file": lambda at, away: at.write_bytes(b"x"),
+    "symlink": lambda at, away: at.symlink_to(away),
+    "fifo": lambda at, away: os.mkfifo(at),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(REPLACEMENTS))
+def test_patch_gives_up_when_a_folder_of_memory_files_is_replaced(
+    demo_root: Path, tmp_path: Path, kind: str
+) -> None:
+    root = _with_alpha(demo_root)
+    snap = tree.scan(root, deep=False)
+    sig = patch.index_signature(root, snap)
+    assert patch.patch(root, snap, None, sig, frozenset({"projects/alpha"})) is not None  # a known folder
+    shutil.move(root / "projects/alpha", tmp_path / "away")
+    REPLACEMENTS[kind](root / "projects/alpha", tmp_path / "away")
+    assert patch.patch(root, snap, None, sig, frozenset({"projects/alpha"})) is None
+
+
+def test_patch_gives_up_when_a_memory_file_or_a_memory_folder_changes_kind(
+    demo_root: Path, tmp_path: Path
+) -> None:
+    snap = tree.scan(demo_root, deep=False)
+    sig = patch.index_signature(demo_root, snap)
+    # A memory file replaced by a folder (of memory files).
+    (demo_root / "projects/atlas.md").unlink()
+    (demo_root / "projects/atlas.md").mkdir()
+    (demo_root / "projects/atlas.md/inner.md").write_text("# Inner\n", encoding="utf-8")
+    assert patch.patch(demo_root, snap, None, sig, frozenset({"projects/atlas.md"})) is None
+    # A whole folder of memory, `notes/`, replaced by a file (only its own event comes).
+    shutil.move(demo_root / "notes", tmp_path / "notes")
+    (demo_root / "notes").write_bytes(b"x")
+    assert patch.patch(demo_root, snap, None, sig, frozenset({"notes"})) is None
+
+
+def test_patch_gives_up_when_a_link_or_special_file_the_scan_said_changes(demo_root: Path) -> None:
+    os.mkfifo(demo_root / "notes/pipe")
+    (demo_root / "notes/linked").symlink_to(demo_root / "projects")
+    (demo_root / "notes/inner").mkdir()
+    os.mkfifo(demo_root / "notes/inner/pipe.md")
+    snap = tree.scan(demo_root, deep=False)
+    assert {"notes/pipe", "notes/linked", "notes/inner/pipe.md"} <= {p.path for p in snap.problems}
+    sig = patch.index_signature(demo_root, snap)
+    # A new link or special file, whatever its name: a problem only the scan says.
+    os.mkfifo(demo_root / "notes/new-pipe")
+    assert patch.patch(demo_root, snap, None, sig, frozenset({"notes/new-pipe"})) is None
+    (demo_root / "notes/atlas.md.tmp1").write_bytes(b"x")  # an editor's temporary file: nothing to do
+    assert patch.patch(demo_root, snap, None, sig, frozenset({"notes/atlas.md.tmp1"})) is not None
+    # A link, a FIFO, or the folder holding one, removed or replaced by a regular file: its problem goes.
+    (demo_root / "notes/linked").unlink()
+    assert patch.patch(demo_root, snap, None, sig, frozenset({"notes/linked"})) is None
+    (demo_root / "notes/pipe").unlink()
+    (demo_root / "notes/pipe").write_bytes(b"x")
+    assert patch.patch(demo_root, snap, None, sig, frozenset({"notes/pipe"})) is None
+    shutil.rmtree(demo_root / "notes/inner")
+    assert patch.patch(demo_root, snap, None, sig, frozenset({"notes/inner"})) is None
+
+
+@pytest.mark.parametrize("kind", ["file", "symlink"])
+async def test_a_folder_of_memory_files_replaced_while_watched_shows_its_files_gone(
+    demo_root: Path, tmp_path: Path, kind: str
+) -> None:
+    root = _with_alpha(demo_root)
+    app = RecordingApp(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        snap = app.snapshot
+        assert snap is not None and snap.active_file("projects/alpha/plan.md") is not None
+        scans, generation = app.scans_done, app._generation
+        # `mv projects/alpha /tmp/away; printf x > projects/alpha`, as the observer reports it.
+        shutil.move(root / "projects/alpha", tmp_path / "away")
+        REPLACEMENTS[kind](root / "projects/alpha", tmp_path / "away")
+        app.watcher.handler.dispatch(DirMovedEvent(str(root / "projects/alpha"), str(tmp_path / "away")))
+        app.watcher.handler.dispatch(FileCreatedEvent(str(root / "projects/alpha")))
+        app.watcher.handler.dispatch(DirModifiedEvent(str(root / "projects")))
+        assert await until(pilot, lambda: app._shown_generation == app._generation > generation)
+        await settle(pilot)
+        assert app.scans_done > scans  # rescanned, not patched
+        snap = app.snapshot
+        assert snap is not None and snap.active_file("projects/alpha/plan.md") is None
+        dead = {p.path for p in snap.problems if p.kind == "dead-route"}
+        assert {"projects/alpha/plan.md", "projects/alpha/decisions.md"} <= dead
+        assert _rows_equal_disk(app, root)
