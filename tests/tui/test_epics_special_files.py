@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import threading
 from pathlib import Path
 
 import pytest
-from epics_helpers import epics_app, show_epics
-from tui_helpers import until
+from epics_helpers import PROJECT_LABEL, WITHIN, epics_app, show_epics, v1, write_project
+from tui_helpers import RecordingApp, make_demo, settle, until
+
+from pmem_tui.tui.widgets.epics import EpicsPane
 
 
 def release_readers(fifo: Path, stop: threading.Event) -> None:
@@ -44,3 +47,33 @@ async def test_a_fifo_is_said_in_the_pane_without_blocking(tmp_path: Path) -> No
     finally:
         stop.set()
         helper.join(timeout=10)
+
+
+async def test_the_pane_keeps_following_its_file_through_a_load_error(tmp_path: Path) -> None:
+    """Found in trial: once the file could not be read (here a FIFO in its place), the pane's watcher
+    stopped for good, as if `.claude/memory/` were gone: the file written back, and later appends, never
+    showed until ctrl+r."""
+    project = write_project(tmp_path, WITHIN)
+    path = project / ".claude" / "memory" / "permanent_memory.md"
+    app = RecordingApp(make_demo(tmp_path), extra_panes=[EpicsPane(project, label=PROJECT_LABEL)], watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = await show_epics(pilot)
+        assert await until(pilot, lambda: len(view.rows) == 4 and view.watcher.running)
+        path.unlink()
+        os.mkfifo(path)  # real events, through the real observer
+        assert await until(pilot, lambda: view.error is not None)
+        await settle(pilot)
+        assert "named pipe (FIFO)" in view.plain_summary()
+        assert view.watcher.running and view.watching in view.plain_summary()  # "● live": still followed
+        path.unlink()
+        path.write_text(WITHIN, encoding="utf-8")
+        assert await until(pilot, lambda: view.error is None and len(view.rows) == 4)
+        with path.open("a", encoding="utf-8") as file:
+            file.write(v1("NEW-5", "appended", "An epic appended later."))
+        assert await until(pilot, lambda: len(view.rows) == 5)
+        assert "FIFO" not in view.plain_summary()
+        # The folder itself gone: then (only then) the watcher stops, and the pane says ctrl+r reloads.
+        shutil.rmtree(path.parent)
+        assert await until(pilot, lambda: view.result is not None and not view.rows)
+        await settle(pilot)
+        assert not view.watcher.running and "ctrl+r reloads" in view.plain_summary()

@@ -181,6 +181,7 @@ class EpicsView(Vertical):
         generation: int
         data: EpicsData | None
         error: str | None
+        folder: bool = True  # `.claude/memory/` is a folder (its watcher keeps following it)
 
     class Changed(Message):
         """The project watcher saw a change (posted from its thread; a burst collapses into one)."""
@@ -252,7 +253,10 @@ class EpicsView(Vertical):
         try:
             data = read_epics(self.project)
         except PmemError as err:
-            self.post_message(self.Loaded(generation, None, str(err)))
+            # An error in the file (a FIFO, unreadable, too large) leaves the folder there: its watcher
+            # keeps following it, to see the file come back (found in trial: it stopped for good).
+            folder = safeio.entry_kind(self.project, MEMORY_DIR.as_posix()) == "dir"
+            self.post_message(self.Loaded(generation, None, str(err), folder))
             return
         if not worker.is_cancelled:
             self.post_message(self.Loaded(generation, data, None))
@@ -266,7 +270,8 @@ class EpicsView(Vertical):
         self.data, self.error = message.data, message.error
         self.loads += 1
         self._render_all(previous.id if previous is not None else None)
-        self._sync_watcher()
+        result = message.data.result if message.data is not None else None
+        self._sync_watcher(message.folder and (result is None or result.status is not Status.NO_MEMORY_DIR))
         if self._visible():
             self.show_current()
 
@@ -289,9 +294,8 @@ class EpicsView(Vertical):
         self._reload_timer = None
         self.reload()
 
-    def _sync_watcher(self) -> None:
-        result = self.result
-        folder_there = result is not None and result.status is not Status.NO_MEMORY_DIR
+    def _sync_watcher(self, folder_there: bool) -> None:
+        """Watch `.claude/memory/` while it is a folder, whatever the load said of the file in it."""
         if folder_there and self.watch_enabled and not self._watcher_started:
             self._watcher_started = True
             self._start_epics_watcher()

@@ -157,6 +157,7 @@ def summary_renderable(
     parts: list[RenderableType] = [head]
     if error is not None:
         parts.append(Text(error, style="bold red"))
+        parts.append(Text(watching, style="dim"))  # whether a fix of the file will show by itself
         return Group(*parts)
     if result is None:
         parts.append(Text("loading…", style="dim"))
