@@ -123,7 +123,7 @@ async def test_key_5_opens_the_pane_only_when_it_exists(tmp_path: Path) -> None:
         assert app.main_screen is not None and app.main_screen.current_pane_id() == "pane-epics"
         assert view.table.has_focus
         label = app.main_screen.tabs.label("pane-epics")
-        assert str(label) == "5 Epics 4"
+        assert str(label) == "5 Epics (4)"
 
 
 async def test_demo_opens_with_the_sample_project(tmp_path: Path, monkeypatch: Any) -> None:
@@ -260,7 +260,7 @@ async def test_ladder_step_in_force_and_what_each_rung_did(tmp_path: Path) -> No
         assert {v for k, v in loads.items() if k != "EP-2"} == {"◐ ID only"}
         assert shown_block(view)[1:3] == ["Epic: EP-1", STALE_PREFIX + "Epic: EP-3"]
         assert app.main_screen is not None
-        assert str(app.main_screen.tabs.label("pane-epics")) == "5 Epics 9 ◐"
+        assert str(app.main_screen.tabs.label("pane-epics")) == "5 Epics (9) ◐"
         # The dropped epic's preview says which step dropped it.
         await pilot.press("down")
         await settle(pilot)

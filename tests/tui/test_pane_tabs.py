@@ -87,7 +87,7 @@ async def test_a_click_on_a_tab_shows_its_pane_even_before_the_app_mounted_it_an
         assert main.tabs.active == pane_id("trash")
         held_scan.set()
         await settle(pilot)
-        assert "4 Trash 2" in main.tabs.render_line(0).text  # its count, once the scan's rows came
+        assert "4 Trash (2)" in main.tabs.render_line(0).text  # its count, once the scan's rows came
         assert not main.tabs.children  # the strip is one widget
         assert len(main.query("#switcher > *")) == len(main.pane_ids)  # a holder per pane, no more
 

@@ -23,16 +23,16 @@ async def test_the_tab_follows_the_panes_count_marks_and_problems(demo_root: Pat
         await settle(pilot)
         assert app.main_screen is not None
         view = app.main_screen.view("core")
-        assert tab(app, "core") == "2 Core 2" and view.count == 2
+        assert tab(app, "core") == "2 Core (2)" and view.count == 2
         view.count = 7
         await pilot.pause()
-        assert tab(app, "core") == "2 Core 7"
+        assert tab(app, "core") == "2 Core (7)"
         view.count = None  # before the scan's rows
         await pilot.pause()
-        assert tab(app, "core") == "2 Core …"
+        assert tab(app, "core") == "2 Core (…)"
         view.list.marks = 3
         await pilot.pause()
-        assert tab(app, "core") == "2 Core … ●3 marked"
+        assert tab(app, "core") == "2 Core (…) ●3 marked"
         index = app.main_screen.view("index")
         await pilot.press("space")  # a mark on the Index: the list's state, then its tab
         await pilot.pause()
@@ -40,7 +40,7 @@ async def test_the_tab_follows_the_panes_count_marks_and_problems(demo_root: Pat
         await pilot.press("exclamation_mark")  # only the rows with a problem
         await pilot.pause()
         assert index.problem_paths is not None and " !" in tab(app, "index")
-        assert tab(app, "index").startswith(f"1 Index {len(index.list.all_rows)} !")
+        assert tab(app, "index").startswith(f"1 Index ({len(index.list.all_rows)}) !")
         index.problem_paths = None
         await pilot.pause()
         assert " !" not in tab(app, "index")

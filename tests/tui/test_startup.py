@@ -160,7 +160,7 @@ async def test_rows_set_before_a_pane_is_mounted_are_drawn_when_it_is(demo_root:
         rows = rows_for("trash", tree.scan(demo_root, deep=False))
         assert rows and main.view("trash").is_mounted
         label = str(main.tabs.label(pane_id("trash")))
-        assert label == f"4 Trash {len(rows)}"
+        assert label == f"4 Trash ({len(rows)})"
         await pilot.press("4")
         await settle(pilot)
         trash = main.view("trash").list
@@ -204,7 +204,7 @@ async def test_the_active_tab_stays_in_view_when_the_labels_grow_at_80_columns(
         assert await until(pilot, lambda: app.scans_done == 1)
         await settle(pilot)
         label = main.tabs.label(pane_id("changes")).plain
-        assert label.startswith("6 Changes ") and label[-1].isdigit()
+        assert label.startswith("6 Changes (") and label[-2].isdigit()
         assert f" {label} " in main.tabs.render_line(0).text  # drawn whole
 
 

@@ -35,7 +35,7 @@ from pmem_tui.tui.panes import (
 )
 from pmem_tui.tui.problems import ContentProblems, Found, check_contents, without_rows
 from pmem_tui.tui.rows import Row
-from pmem_tui.tui.widgets.header import StatusHeader, header_text
+from pmem_tui.tui.widgets.header import StatusHeader
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.list_filter import shown_keys
 from pmem_tui.tui.widgets.memory_list import MemoryList
@@ -331,15 +331,13 @@ class MainScreen(Screen[None]):
     def refresh_header(self) -> None:
         snap = self.snapshot
         problems = self.content.problems(snap) if snap is not None else None
-        self.query_one("#header", StatusHeader).update(
-            header_text(
-                self.root_label,
-                snap,
-                self.baseline,
-                self.watcher_mode,
-                problems=None if problems is None else len(problems),
-                note=self.content.note(),
-            )
+        self.query_one("#header", StatusHeader).show(
+            self.root_label,
+            snap,
+            self.baseline,
+            self.watcher_mode,
+            problems=None if problems is None else len(problems),
+            note=self.content.note(),
         )
 
     def check_contents(self, snap: Snapshot, paths: frozenset[str] | None = None) -> None:

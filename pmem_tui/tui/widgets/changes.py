@@ -33,7 +33,7 @@ from pmem_tui.tui.actions import CHANGES, bindings
 from pmem_tui.tui.messages import ShowInPreview
 from pmem_tui.tui.panes import BY_ID, pane_id, tab_title
 from pmem_tui.tui.widgets.memory_list import MemoryList
-from pmem_tui.tui.widgets.pane_tabs import in_view, show_tab_label
+from pmem_tui.tui.widgets.pane_tabs import counted, in_view, show_tab_label
 
 if TYPE_CHECKING:  # the history's readers (and dulwich) load with the first read, not at start-up
     from pmem_tui.core.history.log import Changed
@@ -144,9 +144,8 @@ class ChangesView(Vertical):
         self.show_current()
 
     def _update_tab_label(self) -> None:
-        label = Text(f"{tab_title(PANE_ID)} ")
-        label.append(str(len(self.data.rows)) if self.data is not None else "…", style="bold")
-        show_tab_label(self, pane_id(PANE_ID), label)
+        count = len(self.data.rows) if self.data is not None else None
+        show_tab_label(self, pane_id(PANE_ID), counted(tab_title(PANE_ID), count))
 
     def _visible(self) -> bool:
         """The pane is the one in view (only then does it speak to the shared preview)."""

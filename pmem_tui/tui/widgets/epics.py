@@ -80,7 +80,7 @@ from pmem_tui.tui.widgets.epics_render import (
     status_message,
     summary_renderable,
 )
-from pmem_tui.tui.widgets.pane_tabs import in_view, show_tab_label
+from pmem_tui.tui.widgets.pane_tabs import counted, in_view, show_tab_label
 from pmem_tui.tui.words import display_path
 
 PANE_ID = "epics"  # its spec (title, key `5`) is in `tui/panes.py`
@@ -363,9 +363,8 @@ class EpicsView(Vertical):
             table.move_cursor(row=self._current, animate=False)
 
     def _update_tab_label(self) -> None:
-        label = Text(f"{tab_title(PANE_ID)} ")
         result = self.result
-        label.append(str(len(result.rows)) if result is not None else "…", style="bold")
+        label = counted(tab_title(PANE_ID), len(result.rows) if result is not None else None)
         if result is not None and result.step is not Step.NONE:
             label.append(" ◐", style="bold yellow")
         show_tab_label(self, pane_id(PANE_ID), label)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.widgets import Static
 
@@ -25,9 +27,10 @@ def header_text(
     scanning: bool = False,
     problems: int | None = None,
     note: str = "",
+    width: int | None = None,
 ) -> Text:
     """`problems`: the whole count, the summaries read too (None: the scan's count); `note`: what the
-    count leaves out, if anything."""
+    count leaves out, if anything; `width`: the cells line 2 has (None: no limit)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("pmem-tui ", style="bold")
     text.append(printable(root_label))
@@ -41,6 +44,21 @@ def header_text(
     if not snap.exists:
         text.append("no memory here yet", style="yellow")
         return text
+    text.append_text(_fitted(_counts_line(snap, base, problems, note, scanning), width))
+    return text
+
+
+# Line 2's parts, each said whole or not at all (found in trial: at 80 columns the line ended
+# "lifecycle ready  15", the word "problems" cut off). The lower a part's rank, the sooner it goes when the
+# line is too long; the rest keep their order. _KEEP: dropped only from the end, after every other part.
+_BASELINE, _READY, _NO_EXPIRED, _NOTE, _KEEP = range(5)
+_GAP = "  "
+
+
+def _counts_line(
+    snap: Snapshot, base: Baseline | None, problems: int | None, note: str, scanning: bool
+) -> list[tuple[int, Text]]:
+    parts: list[tuple[int, Text]] = []
     counts = [
         (len(snap.active), "active"),
         (len(snap.core), "core"),
@@ -48,33 +66,81 @@ def header_text(
         (len(snap.trash), "trash"),
     ]
     for n, what in counts:
-        text.append(f"{n}", style="bold")
-        text.append(f" {what}  ")
+        parts.append((_KEEP, Text.assemble((f"{n}", "bold"), f" {what}")))
     expired = len(snap.expired_trash)
-    text.append(f"{expired}", style="bold red" if expired else "bold")
-    text.append(" expired  ")
+    parts.append(
+        (
+            _KEEP if expired else _NO_EXPIRED,
+            Text.assemble((f"{expired}", "bold red" if expired else "bold"), " expired"),
+        )
+    )
     if snap.lifecycle_linked:
-        text.append("lifecycle blocked (a link)", style="bold yellow")
+        parts.append((_KEEP, Text("lifecycle blocked (a link)", style="bold yellow")))
     elif snap.lifecycle_ready:
-        text.append("lifecycle ready", style="green")
+        parts.append((_READY, Text("lifecycle ready", style="green")))
     else:
-        text.append("lifecycle incomplete", style="bold yellow")
-    text.append("  ")
+        parts.append((_KEEP, Text("lifecycle incomplete", style="bold yellow")))
     count = len(snap.problems) if problems is None else problems
-    text.append(f"{count}", style="bold yellow" if count else "bold")
-    text.append(" problem" if count == 1 else " problems")
-    if note:
-        text.append(f" ({note})", style="dim")
+    parts.append(
+        (
+            _KEEP,
+            Text.assemble(
+                (f"{count}", "bold yellow" if count else "bold"), " problem" if count == 1 else " problems"
+            ),
+        )
+    )
+    if note:  # one space after the count it qualifies
+        parts.append((_NOTE, Text(f" ({note})", style="dim")))
     if base is not None:
-        text.append("  ·  baseline ", style="dim")
-        text.append(f"≈{base.tokens:,} tokens", style="bold")
-        text.append(f" ({plural(base.files, 'file')})", style="dim")
+        line = Text.assemble(
+            ("·  baseline ", "dim"),
+            (f"≈{base.tokens:,} tokens", "bold"),
+            (f" ({plural(base.files, 'file')})", "dim"),
+        )
+        parts.append((_BASELINE, line))
         if base.core_too_big:
-            text.append(f"  ⚠ _core/ ≈{base.core_tokens:,} tokens > {CORE_TOKEN_WARNING:,}", style="bold red")
+            warning = f"⚠ _core/ ≈{base.core_tokens:,} tokens > {CORE_TOKEN_WARNING:,}"
+            parts.append((_KEEP, Text(warning, style="bold red")))
     if scanning:
-        text.append("  ↻", style="dim")
-    return text
+        parts.append((_KEEP, Text("↻", style="dim")))
+    return parts
+
+
+def _fitted(parts: list[tuple[int, Text]], width: int | None) -> Text:
+    """`parts` joined by two spaces, without the lowest-ranked ones while the line is over `width`, then
+    without the last ones: a part is never cut."""
+
+    def joined(kept: list[tuple[int, Text]]) -> Text:
+        line = Text()
+        for n, (_rank, part) in enumerate(kept):
+            line.append_text(part if not n or part.plain.startswith(" ") else Text(_GAP) + part)
+        return line
+
+    if width is not None:
+        for rank in (_BASELINE, _READY, _NO_EXPIRED, _NOTE):
+            if joined(parts).cell_len <= width:
+                break
+            parts = [p for p in parts if p[0] != rank]
+        while len(parts) > 1 and joined(parts).cell_len > width:
+            parts = parts[:-1]
+    return joined(parts)
 
 
 class StatusHeader(Static):
-    """Shows `header_text`, as the main screen hands it over."""
+    """Shows `header_text`, as the main screen hands it over, fitted to its width (again on a resize)."""
+
+    _args: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+
+    def show(self, *args: Any, **kwargs: Any) -> None:
+        """`header_text`'s arguments, but `width`."""
+        self._args = (args, kwargs)
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        args = self._args
+        if args is not None:
+            width = self.content_size.width
+            self.update(header_text(*args[0], **{**args[1], "width": width if width > 0 else None}))

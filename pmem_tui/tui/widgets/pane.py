@@ -21,7 +21,7 @@ from pmem_tui.tui.keys import key_for, keymap
 from pmem_tui.tui.panes import PaneSpec, pane_id, tab_title
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.widgets.memory_list import MemoryList
-from pmem_tui.tui.widgets.pane_tabs import show_tab_label
+from pmem_tui.tui.widgets.pane_tabs import counted, show_tab_label
 
 
 class FilterInput(RemembersKeyFocus, Input):
@@ -98,8 +98,7 @@ class PaneView(Vertical):
         show_tab_label(self, pane_id(self.pane), self.tab_label())
 
     def tab_label(self) -> Text:
-        label = Text(f"{tab_title(self.pane)} ")
-        label.append("…" if self.count is None else str(self.count), style="bold")
+        label = counted(tab_title(self.pane), self.count)
         if self.problem_paths is not None:
             label.append(" !", style="bold yellow")
         if self.list.marks:
