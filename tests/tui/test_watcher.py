@@ -133,12 +133,85 @@ async def test_watcher_change_makes_the_open_preview_refuse_confirmation(demo_ro
         app.watcher.handler.dispatch(FileModifiedEvent(str(demo_root / "projects/atlas.md")))
         assert await until(pilot, lambda: modal.stale is not None)
         assert "changed since the preview" in str(modal.query_one("#plan-status").render())
-        await pilot.press("y")
+        modal.action_confirm()  # `y`, were it pressed with the focus out of the input
         await settle(pilot)
         assert app.screen is modal  # confirmation refused, the modal stays
         assert (demo_root / "projects/atlas.md").exists()
-        assert "changed since this preview" in app.errors()[-1]
+        assert "changed since the preview" in app.errors()[-1]
         await pilot.press("escape")
+
+
+def _key_bar_text(screen: object) -> str:
+    from textual.screen import Screen
+
+    from pmem_tui.tui.widgets.key_bar import KeyBar
+
+    assert isinstance(screen, Screen)
+    return str(screen.query_one(KeyBar).render())
+
+
+async def test_a_stale_preview_offers_no_confirm_and_keeps_the_reason_typed(
+    demo_root: Path, make_app
+) -> None:
+    """Found in trial: after "changed since the preview", the key bar still offered `y Confirm`, the
+    disabled Confirm button handed the focus to Cancel, so enter cancelled and the reason typed was lost."""
+    from textual.widgets import Input
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await fill(pilot, "superseded by the new router")
+        await pilot.press("enter")
+        modal = app.screen
+        assert isinstance(modal, PlanModal) and modal.plan is not None
+        assert "y Confirm" in _key_bar_text(modal)
+        (demo_root / "projects/atlas.md").write_text("# Atlas\n\nnew facts\n", encoding="utf-8")
+        app.watcher.handler.dispatch(FileModifiedEvent(str(demo_root / "projects/atlas.md")))
+        assert await until(pilot, lambda: modal.stale is not None)
+        await pilot.pause()
+        assert "Confirm" not in _key_bar_text(modal) and not modal.query_one("#plan-confirm").display
+        status = str(modal.query_one("#plan-status").render())
+        assert "Press enter to preview again with what you typed, or escape to cancel." in status
+        focused = app.focused
+        assert isinstance(focused, Input) and focused.value == "superseded by the new router"
+        await pilot.press("enter")  # a new preview, of the file as it is now, with the same reason
+        await settle(pilot)
+        assert app.screen is modal and modal.stale is None and modal.plan is not None
+        assert "y Confirm" in _key_bar_text(modal) and modal.query_one("#plan-confirm").display
+        await pilot.press("y")
+        await settle(pilot)
+        assert not (demo_root / "projects/atlas.md").exists()
+        record = (demo_root / "_archive/_index.md").read_text(encoding="utf-8")
+        assert "superseded by the new router" in record
+
+
+async def test_a_stale_preview_without_input_says_to_cancel_and_act_again(demo_root: Path, make_app) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        assert app.main_screen is not None
+        assert app.main_screen.view("trash").list.select_key("projects/temp-benchmarks.md")
+        await pilot.press("r")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, PlanModal) and modal.plan is not None and modal.builder is None
+        trashed = next(p for p in modal.plan.reads if p.startswith("_archive/_trash/") and p.endswith(".md"))
+        (demo_root / trashed).write_text("# Changed in the trash\n", encoding="utf-8")
+        app.watcher.handler.dispatch(FileModifiedEvent(str(demo_root / trashed)))
+        assert await until(pilot, lambda: modal.stale is not None)
+        await pilot.pause()
+        assert "Confirm" not in _key_bar_text(modal)
+        assert "Cancel (n), then do the action again" in str(modal.query_one("#plan-status").render())
+        assert app.focused is modal.query_one("#plan-cancel")
+        await pilot.press("y")  # refused, and says why
+        await settle(pilot)
+        assert app.screen is modal and "Cancel (n), then do the action again" in app.errors()[-1]
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen is app.main_screen
 
 
 async def test_steady_events_still_refresh_within_the_maximum_wait(demo_root: Path, make_app) -> None:

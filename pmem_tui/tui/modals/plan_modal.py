@@ -17,7 +17,7 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
@@ -154,10 +154,11 @@ class PlanModal(ModalScreen[bool]):
             return False
         self.plan = plan
         self.stale = None
+        self.refresh_bindings()  # `y Confirm` back in the key bar
         self._set_status("")
         self.query_one("#plan-preview", Static).update(self._body())
         confirm = self.query_one("#plan-confirm", Button)
-        confirm.disabled = False
+        confirm.disabled, confirm.display = False, True
         confirm.focus()
         return True
 
@@ -176,9 +177,28 @@ class PlanModal(ModalScreen[bool]):
         try:
             executor.check_fresh(self.plan, self.root)
         except StalePlan as err:
-            self.stale = str(err)
-            self._set_status(f"⚠ {err} Confirmation is refused.", error=True)
-            self.query_one("#plan-confirm", Button).disabled = True
+            # The core's "Preview again." said as what to do here.
+            self.stale = f"{str(err).removesuffix(' Preview again.')} {self._stale_advice()}"
+            self._set_status(f"⚠ {self.stale}", error=True)
+            confirm = self.query_one("#plan-confirm", Button)
+            confirm.disabled, confirm.display = True, False  # not even dimmed: without colour, it looks live
+            self.refresh_bindings()  # nor does the key bar offer `y Confirm`
+            # Not the Cancel button (found in trial: a disabled Confirm handed it the focus, so enter
+            # cancelled, and the reason typed was lost): the input, where enter previews again with it.
+            if self.builder is not None:
+                self.query_one("#plan-input", Input).focus()
+            else:
+                self.query_one("#plan-cancel", Button).focus()
+
+    def _stale_advice(self) -> str:
+        """What to do about a stale preview: it is never confirmed."""
+        if self.builder is not None:  # the input has the focus: `n` would type an n
+            return f"Press enter to preview again with what you typed, or {key_for('plan.escape')} to cancel."
+        return f"Cancel ({key_for('plan.cancel')}), then do the action again for a new preview."
+
+    def offers(self, binding: Binding) -> bool:
+        """Whether the key bar shows `binding`: never a confirmation that would be refused."""
+        return binding.show and not (binding.action == "confirm" and self.stale is not None)
 
     # -- decisions ----------------------------------------------------------------------------
 
@@ -190,9 +210,7 @@ class PlanModal(ModalScreen[bool]):
             return
         if self.stale:
             self.app.bell()
-            self.notify(
-                "The files changed since this preview; nothing was changed. Preview again.", severity="error"
-            )
+            self.notify(self.stale, severity="error")
             return
         self.dismiss(True)
 
