@@ -46,7 +46,7 @@ from pmem_tui.tui.messages import (
     SearchHitAction,
     SearchOpen,
 )
-from pmem_tui.tui.panes import ExtraPane
+from pmem_tui.tui.panes import ExtraPane, offered_on
 from pmem_tui.tui.rows import Row, head_rows
 from pmem_tui.tui.screens.help import HelpScreen
 from pmem_tui.tui.screens.main import MainScreen
@@ -315,7 +315,7 @@ class PmemApp(KeyReadOrder, HistoryApp):
         main = self.main_screen
         if main is not None:
             main.clear_marks()
-            main.can_redo = self.can_redo
+            main.can_undo, main.can_redo = self.can_undo, self.can_redo
 
     def _health_screens(self) -> list[HealthScreen]:
         """The health screens open (none while its module was never loaded)."""
@@ -377,13 +377,13 @@ class PmemApp(KeyReadOrder, HistoryApp):
         return await reroute_stray_key(self, event)  # a rerouted key is not also looked up as a binding
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The selection's actions exist on the memory panes only (`v` on the Changes pane too): on the
-        Epics pane they are hidden from the key bar and their keys do nothing (rather than "Nothing
-        selected")."""
-        if action in SELECTION_ACTIONS or action == "file_history":
-            main = self.main_screen
-            if main is not None and self.screen is main and main.current_view() is None:
-                return action == "file_history" and main.current_pane() == CHANGES_PANE
+        """Selection keys on memory panes only (`v` on Changes too), `n` where the table offers it."""
+        if (main := self.main_screen) is None or self.screen is not main:
+            return True
+        if action == "new_file":
+            return main.current_pane() in offered_on("new")
+        if (action in SELECTION_ACTIONS or action == "file_history") and main.current_view() is None:
+            return action == "file_history" and main.current_pane() == CHANGES_PANE
         return True
 
     def _selection(self) -> tuple[str, list[Row], str | None]:

@@ -235,6 +235,10 @@ class PlanApp(BeforeAppKey, App[int]):
         return self._history
 
     @property
+    def can_undo(self) -> bool:
+        return self._history is not None and bool(self._history.done)
+
+    @property
     def can_redo(self) -> bool:
         return self._history is not None and bool(self._history.undone)
 

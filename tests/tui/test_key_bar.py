@@ -28,7 +28,6 @@ async def test_the_bar_shows_the_main_screens_keys_and_the_palette(demo_root: Pa
             "d Delete",
             "/ Filter",
             "e Edit",
-            "^z Undo",
             "p Preview",
             "? Help",
             "q Quit",
@@ -36,6 +35,69 @@ async def test_the_bar_shows_the_main_screens_keys_and_the_palette(demo_root: Pa
             assert hint in text
         assert text.rstrip().endswith("? Help  q Quit  ^p palette")
         assert "U Upgrade" not in text and "D Doctor" not in text  # not needed here: not offered
+        assert "^z Undo" not in text and "^y Redo" not in text  # nothing to undo yet
+
+
+async def test_undo_is_offered_once_an_action_was_applied(demo_root: Path) -> None:
+    """Found in trial: `^z Undo` was offered with nothing to undo (as `^y Redo` is not)."""
+    from tui_helpers import fill
+
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert "^z Undo" not in bar_text(app)
+        await pilot.press("a")
+        await fill(pilot, "done")
+        await pilot.press("enter", "y")
+        await settle(pilot)
+        assert app.screen is app.main_screen and "^z Undo" in bar_text(app)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        await pilot.press("y")  # the undo's preview, confirmed: nothing left to undo, one thing to redo
+        await settle(pilot)
+        text = bar_text(app)
+        assert "^z Undo" not in text and "^y Redo" in text
+
+
+async def test_p_and_n_act_only_where_the_key_table_offers_them(tmp_path: Path) -> None:
+    """Found in trial: `p` on the Epics pane (and on an empty pane) moved the focus to the preview quietly,
+    and the key bar lost the pane's keys; `n` opened "new file" on the Epics pane, which does not offer it."""
+    from epics_helpers import WITHIN, epics_app, write_project
+
+    from pmem_tui.tui.modals.new_file import NewFileModal
+    from pmem_tui.tui.widgets.epics import EpicTable
+
+    app = epics_app(tmp_path, write_project(tmp_path, WITHIN))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        epics = await on_pane(pilot, "5")
+        assert "p Preview" not in epics and "n New" not in epics
+        assert isinstance(app.focused, EpicTable)
+        await pilot.press("p", "n")
+        await settle(pilot)
+        assert app.screen is app.main_screen and isinstance(app.focused, EpicTable)
+        assert bar_text(app) == epics  # the pane's keys still offered
+        changes = await on_pane(pilot, "6")
+        assert "n New" not in changes and "p Preview" in changes
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen is app.main_screen
+        await on_pane(pilot, "1")  # where the table offers them, they work
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, NewFileModal)
+
+
+async def test_p_on_an_empty_pane_keeps_the_focus_and_says_why(tmp_path: Path) -> None:
+    app = RecordingApp(bare_root(tmp_path))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        trash = await on_pane(pilot, "4")
+        focused = app.focused
+        await pilot.press("p")
+        await settle(pilot)
+        assert app.focused is focused and bar_text(app) == trash
+        assert app.notes[-1][0] == "Nothing to preview: no row on this pane."
 
 
 async def on_pane(pilot: Pilot[Any], key: str) -> str:

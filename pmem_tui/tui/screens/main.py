@@ -58,6 +58,7 @@ class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [*bindings(MAIN)]
 
     watcher_mode: reactive[str] = reactive("off")  # the header's "live", "polling" or "off"
+    can_undo: reactive[bool] = reactive(False, bindings=True)  # ctrl+z is offered in the key bar
     can_redo: reactive[bool] = reactive(False, bindings=True)  # ctrl+y is offered in the key bar
 
     def __init__(self, root: Path, root_label: str, extra_panes: Sequence[ExtraPane] = ()) -> None:
@@ -213,6 +214,8 @@ class MainScreen(Screen[None]):
             return self.current_view() is not None  # the Epics pane has no filter
         if action == "problems":
             return self.current_pane() == "index"
+        if action == "focus_preview":  # where the key table offers it (found in trial: `p` on Epics)
+            return self.current_pane() in offered_on("preview.focus")
         return True
 
     def offers(self, binding: Binding) -> bool:
@@ -228,6 +231,8 @@ class MainScreen(Screen[None]):
             return snap is not None and snap.exists and bool(snap.lifecycle_missing)
         if action.id == "doctor":
             return snap is not None and bool(snap.unfinished_action)
+        if action.id == "undo":
+            return self.can_undo  # not with nothing to undo (found in trial)
         if action.id == "redo":
             return self.can_redo
         return action.show
@@ -286,6 +291,13 @@ class MainScreen(Screen[None]):
                 view.problem_paths = paths
 
     def action_focus_preview(self) -> None:
+        view = self.current_view()
+        if view is not None and view.list.current_row is None:
+            # Nothing in the preview to scroll (found in trial: the focus went there quietly, and the key bar
+            # lost the pane's keys): the focus stays, and says why.
+            filtered = " that the filter shows" if view.list.filter_query else ""
+            self.notify(f"Nothing to preview: no row{filtered} on this pane.")
+            return
         focus_now(self.preview)
 
     def action_filter(self) -> None:
