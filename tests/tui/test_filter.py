@@ -287,7 +287,7 @@ async def test_filter_keeps_tab_count_and_marks(demo_root: Path) -> None:
         await settle(pilot)
         assert lst.filter_query == "list" and 0 < len(lst.rows) < total
         tabs = [str(label) for label in main.tabs.labels().values()]
-        assert any(f"Index {total}" in t and "●1" in t for t in tabs), tabs
+        assert any(f"Index ({total})" in t and "●1" in t for t in tabs), tabs
 
 
 async def test_a_row_updated_with_a_longer_title_widens_its_column() -> None:
