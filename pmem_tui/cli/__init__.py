@@ -6,7 +6,9 @@ reported an error after its commit point exits 3 (its outcome on stdout, the dis
 Non-TUI commands never import Textual: the app is imported only when no command is given.
 
 `parser` builds the argument parser; `status`, `lifecycle` (the actions: a preview, `--yes` applies),
-`health`, `search` and `loader` run their commands; `args` holds the options' argparse types.
+`health`, `search` and `loader` run their commands; `args` holds the options' argparse types; `streams`
+checks the standard streams first (standard output closed or not writable: a refusal; UTF-8 whatever the
+declared encoding; the app needs a terminal).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import sys
 
 from pmem_tui.cli.root import resolve_root
-from pmem_tui.core.errors import PmemError
+from pmem_tui.core.errors import BadUsage, PmemError
 
 # Start-up time is most of a warm `status`: everything else is imported where it is used (even `typing`,
 # 5 ms with `re`; mypy treats any `TYPE_CHECKING` as true).
@@ -54,6 +56,14 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _open_app(args: argparse.Namespace) -> int:
+    from pmem_tui.cli.streams import no_terminal
+
+    stream = no_terminal()
+    if stream is not None:  # Textual would fail, or wait forever on input that never comes
+        raise BadUsage(
+            f"pmem-tui's app needs a terminal, and {stream} is not one; "
+            "use a command such as `pmem-tui status` in scripts."
+        )
     from pmem_tui.core.clock import today
 
     today()  # a malformed PMEM_TUI_TODAY is bad usage before the app starts
@@ -107,16 +117,38 @@ def _end_now(code: int) -> None:
     50-80 ms of a cold `health` at 10,000 files (numpy, detect-secrets, a report of every file). Flushing
     fails: the usual exit, which says so."""
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # closed (`snapshot --quiet >&-`)
+                stream.flush()
     except OSError:
         return
     os._exit(code)
 
 
+def _streams(arg_list: list[str]) -> str | None:
+    """Why no command can run with standard output as it is (`streams.refusal`), else None, having made it
+    UTF-8. The app's own check (`_open_app`) speaks for it: it needs a terminal."""
+    from pmem_tui.cli import streams
+    from pmem_tui.cli.status import plain_command
+
+    plain = plain_command(arg_list, "snapshot", ("--quiet",))
+    said = streams.refusal(quiet=plain is not None and "--quiet" in plain[1])
+    if said is None:
+        streams.use_utf8()
+        return None
+    from pmem_tui.cli.parser import command_of
+
+    asks = ("-h", "--help", "--version")
+    return None if command_of(arg_list) is None and not any(a in asks for a in arg_list) else said
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arg_list = sys.argv[1:] if argv is None else list(argv)
     try:
+        said = _streams(arg_list)
+        if said is not None:
+            print(f"pmem-tui: {said[0].upper()}{said[1:]}", file=sys.stderr)
+            return 1
         for word, answer in QUICK.items():
             if word in arg_list:
                 done = answer(arg_list)
@@ -130,9 +162,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser(command if command in LIGHT else None).parse_args(arg_list)
         if args.command is None:
             return _open_app(args)
-        return _dispatch(args)
+        code = _dispatch(args)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # here, where a failure is said (`OSError` below), not at the exit
+        return code
     except PmemError as err:
-        from pmem_tui.core.errors import BadUsage
         from pmem_tui.core.textio import printable
 
         print(f"pmem-tui: {printable(str(err))}", file=sys.stderr)
@@ -142,9 +176,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except OSError as err:
-        from pmem_tui.core.errors import refusal_of
+        from pmem_tui.cli import streams
+        from pmem_tui.core.errors import describe_os_error, refusal_of
         from pmem_tui.core.textio import printable
 
+        if streams.has_acted():  # done: its report could not be written (a disk that filled meanwhile)
+            what = describe_os_error(err)
+            said = f"{what}: the change was made, but its report could not be written in full"
+            print(f"pmem-tui: {printable(said[0].upper() + said[1:])}.", file=sys.stderr)
+            return 3
         print(f"pmem-tui: {printable(refusal_of(err))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace, root: Path, served: health_quick.Served | None
     else:
         text = "\n".join(printable(line) for line in health_lines(report))
     # UTF-8 whatever the terminal's encoding; undecodable bytes in names show as U+FFFD, like `status`.
-    health_quick.write(text.encode("utf-8") + b"\n")
+    health_quick.write(text.encode("utf-8") + b"\n", args.json)
     if served is not None:
         health_quick.keep(served, report, text)
     return 0

@@ -72,7 +72,7 @@ def serve(root: str, as_json: bool, started: float) -> Served | None:
         count, _, body = probe.cached.partition(b"\n")
         if count.isdigit():
             tail = _stats_text(int(count), time.perf_counter() - started) if as_json else b""
-            write(body + tail + b"\n")
+            write(body + tail + b"\n", as_json)
             return None
     return Served(probe, before)
 
@@ -117,8 +117,13 @@ def _stats_text(files: int, seconds: float) -> bytes:
     return dumps_indented({"stats": stats})[1:].encode("utf-8")
 
 
-def write(data: bytes) -> None:
-    """UTF-8 bytes to standard output, as `health` writes its output."""
+def write(data: bytes, as_json: bool) -> None:
+    """UTF-8 bytes to standard output, as `health` writes its output (JSON in ASCII when standard output
+    declared another encoding: `streams.use_utf8`)."""
+    if as_json:
+        from pmem_tui.cli import streams
+
+        data = streams.json_bytes(data)
     sys.stdout.flush()
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()

@@ -117,7 +117,9 @@ def _words(words: list[str], names: str) -> list[str]:
 
 
 def _emit_json(data: dict[str, Any]) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2))
+    from pmem_tui.cli import streams
+
+    print(json.dumps(data, ensure_ascii=streams.ascii_json(), indent=2))
 
 
 def _list(root: Path, args: argparse.Namespace, path: str | None) -> int:
@@ -179,7 +181,7 @@ def _forget(root: Path, args: argparse.Namespace, words: list[str]) -> int:
     if not args.version:
         raise BadUsage("history forget needs --version V (the version whose content goes).")
     plan = rewrite.plan_forget(root, _path(path), args.version)
-    outcome = rewrite.apply_forget(root, plan) if args.yes else None
+    outcome = _acted(rewrite.apply_forget(root, plan)) if args.yes else None
     shown = {
         "path": plan.path,
         "version": plan.version,
@@ -196,9 +198,17 @@ def _prune(root: Path, args: argparse.Namespace, words: list[str]) -> int:
     if args.older_than is None:
         raise BadUsage("history prune needs --older-than DAYS.")
     plan = rewrite.plan_prune(root, args.older_than)
-    outcome = rewrite.apply_prune(root, plan) if args.yes else None
+    outcome = _acted(rewrite.apply_prune(root, plan)) if args.yes else None
     shown = {"days": plan.days, "dropped": plan.dropped, "kept": plan.kept}
     return _previewed(args, plan.lines(), shown, outcome, plan.dropped > 0)
+
+
+def _acted(outcome: str | None) -> str | None:
+    """`outcome`, what a change did, once `streams` knows the command changed something."""
+    from pmem_tui.cli import streams
+
+    streams.acted()
+    return outcome
 
 
 def _previewed(
@@ -221,7 +231,7 @@ def _changes(root: Path, args: argparse.Namespace) -> int:
     changed = log.changes_since_review(root)  # a damaged store: this sentence only
     _say(problem)
     if args.mark_reviewed:
-        marked = record.mark_reviewed(root)
+        marked = _acted(record.mark_reviewed(root))
         if args.json:
             _emit_json({"reviewed": marked})
         else:
@@ -249,10 +259,11 @@ def _changes(root: Path, args: argparse.Namespace) -> int:
 
 
 def _snapshot(root: Path, args: argparse.Namespace) -> int:
+    from pmem_tui.core import memory_root
     from pmem_tui.core.history import record
 
-    if not root.is_dir():
-        raise Refused(f"{printable(str(root))} is not a memory folder; nothing was recorded.")
+    if not memory_root.is_memory(root):  # a wrong --root (`~`, `/`) is left without a history store
+        raise Refused(f"{printable(memory_root.not_a_memory(root))}; nothing was recorded.")
     done = record.record(root, create=True)
     if done.problem is not None:
         raise Refused(f"History could not record the memory: {done.problem}.")

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from pmem_tui.cli import streams
 from pmem_tui.core import doctor, lifecycle
 from pmem_tui.core.errors import PmemError, describe_os_error
 from pmem_tui.core.plan import Plan
@@ -77,6 +78,7 @@ def _run_plan(plan: Plan, root: Path, yes: bool) -> int:
     from pmem_tui.core.executor import apply  # not on the app's start-up path (filelock, journal)
 
     result = apply(plan, root)
+    streams.acted()
     print(result.outcome)
     if result.history is not None:
         sys.stdout.flush()
@@ -113,13 +115,14 @@ def _run_plan_json(
         from pmem_tui.core.executor import apply
 
         result = apply(plan, root)
+        streams.acted()
         out.update(applied=True, outcome=result.outcome, warning=result.warning, history=result.history)
         code = EXIT_DONE_WITH_DISK_ERROR if result.warning is not None else 0
     elif plan.is_empty:
         out["outcome"] = plan.outcome or None
     if history_store is not None:
         out["history_store"] = history_store()
-    print(json.dumps(out, ensure_ascii=False, indent=2))
+    print(json.dumps(out, ensure_ascii=streams.ascii_json(), indent=2))
     return code
 
 
@@ -133,6 +136,7 @@ def _history_doctor(root: Path, yes: bool) -> str | None:
         return None
     if not yes:
         return f"History: {problem}; run again with --yes to rebuild it (the damaged store is kept)."
+    streams.acted()
     return rewrite.repair(root)
 
 
@@ -159,7 +163,10 @@ def _read_source(source: str) -> bytes:
     cap = safeio.SOURCE_CAP
     try:
         if source == "-":
-            data: bytes = sys.stdin.buffer.read(cap + 1)
+            stdin = getattr(sys.stdin, "buffer", None)  # None: closed (`<&-`)
+            if stdin is None:
+                raise PmemError("Cannot save: standard input is closed; nothing was changed.")
+            data: bytes = stdin.read(cap + 1)
             if len(data) > cap:
                 raise safeio.too_large("standard input", None, cap)
             return data

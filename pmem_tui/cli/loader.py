@@ -65,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"pmem-tui: {printable(str(err))}", file=sys.stderr)
         return 2 if isinstance(err, BadUsage) else 1  # BadUsage: PMEM_TUI_TODAY out of range, as everywhere
     if args.json:
-        _write(json.dumps(result_to_json(result), indent=2, ensure_ascii=False) + "\n")
+        from pmem_tui.cli import streams
+
+        _write(json.dumps(result_to_json(result), indent=2, ensure_ascii=streams.ascii_json()) + "\n")
         return 0
     if result.block:
         _write(result.block + "\n")

@@ -104,7 +104,9 @@ def run(args: argparse.Namespace, root: Path) -> int:
         }
         if results.note:
             shape["note"] = results.note
-        out = json.dumps(shape, ensure_ascii=False, indent=2)
+        from pmem_tui.cli import streams
+
+        out = json.dumps(shape, ensure_ascii=streams.ascii_json(), indent=2)
     else:
         colour = ansi.wanted(sys.stdout)
         out = "\n".join(

@@ -5,7 +5,7 @@ runs find nothing changed, and then the run is the stat pass (`core/history/stat
 (no dulwich). When something changed (or there is no store yet), the record is made here from that same pass
 (`record.record(seen=...)`): one walk of the tree, not two; the first record (no store yet) reads every file
 in one walk with no stat pass at all. Anything else goes the usual way, as does a root
-that is not a folder (the usual refusal).
+that is not a memory folder (the usual refusal: `memory_root`).
 """
 
 from __future__ import annotations
@@ -28,12 +28,11 @@ def answer(argv: list[str]) -> int | None:
         return None
     root, flags = plain
     quiet = "--quiet" in flags
-    import os
-
+    from pmem_tui.core import memory_root
     from pmem_tui.core.history import stat_table
 
     where = root_str(root)
-    if not os.path.isdir(where):
+    if not memory_root.is_memory(where):
         return None
     if not stat_table.store_exists(where):
         return _record(where, None, quiet)  # the first record: every file read in one walk, no stat pass

@@ -75,7 +75,7 @@ def run(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
 
         probe = status_cache.probe(root, "json" if as_json else "text")
         if probe is not None and probe.cached is not None:
-            _emit(probe.cached)
+            _emit(probe.cached, as_json)
             return 0
     import gc
     from pathlib import Path
@@ -97,14 +97,19 @@ def run(root_arg: str | None, as_json: bool, use_cache: bool) -> int:
     except UnicodeEncodeError:  # cannot happen (both texts are cleaned); print fails as it always did
         print(text)
         return 0
-    _emit(data)
+    _emit(data, as_json)
     if probe is not None and quiet and report.status_cacheable(snap):
         status_cache.store(probe, data)
     return 0
 
 
-def _emit(data: bytes) -> None:
-    """Write UTF-8 `data` exactly as `print` would write its text, straight to bytes when that is the same."""
+def _emit(data: bytes, as_json: bool) -> None:
+    """Write UTF-8 `data` exactly as `print` would write its text, straight to bytes when that is the same;
+    JSON in ASCII when standard output declared another encoding (`streams.use_utf8`)."""
+    from pmem_tui.cli import streams
+
+    if as_json:
+        data = streams.json_bytes(data)
     out = sys.stdout
     buffer = getattr(out, "buffer", None)
     encoding = (getattr(out, "encoding", None) or "").lower().replace("_", "-")

@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from pmem_tui.core import index, index_places, journal, records
+from pmem_tui.core import index, index_places, journal, memory_root, records
 from pmem_tui.core.archive_match import (
     Matching,
     claimant,
@@ -424,8 +424,10 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
 
 def plan_upgrade(root: Path) -> Plan:
     """Create only the missing lifecycle paths; move, rewrite and summarise nothing."""
-    if not root.is_dir():
+    if is_unborn(root):  # missing, or empty: the first save makes it all
         raise Refused(f"There is no memory at {root}; the first save creates the whole structure.")
+    if not memory_root.is_memory(root):  # a wrong root (`~`) gets no lifecycle folders
+        raise Refused(f"Cannot upgrade: {memory_root.not_a_memory(root)}; nothing was changed.")
     journal.check_quiet(root)
     draft = Draft(root)
     missing = missing_lifecycle(root)

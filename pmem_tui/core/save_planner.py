@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pmem_tui.core import index, journal, records, summary, textio
+from pmem_tui.core import index, journal, memory_root, records, summary, textio
 from pmem_tui.core.draft import Draft
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.model import (
@@ -43,6 +43,11 @@ def plan_save(root: Path, path: str, content: bytes, index_line: str | None = No
     first_save = is_unborn(root)
     if root.exists() and not root.is_dir():
         raise Refused(f"{root} is not a folder.")
+    if not first_save and not memory_root.is_memory(root):  # a wrong root (`~`): no index, no file there
+        raise Refused(
+            f"Cannot save: {memory_root.not_a_memory(root)}, and a first save creates a memory only in a "
+            "missing or empty folder; nothing was changed."
+        )
     rel = check_memory_path(root, path, Area.CORE)
     journal.check_quiet(root)
     if not textio.is_valid_utf8(content):

@@ -33,6 +33,7 @@ def test_the_cli_refuses_an_invisible_reason_and_changes_nothing(
 ) -> None:
     root = tmp_path / "mem"
     write(root, "notes/a.md", "# A\n")
+    write(root, "_index.md", "- notes/a.md — A\n")  # a memory (`memory_root`), before lifecycle support
     assert main(["--root", str(root), "upgrade", "--yes"]) == 0
     before = tree_bytes(root)
     capsys.readouterr()

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pmem_tui import cli
+from pmem_tui.cli import streams
 from pmem_tui.tui import allocator
 from pmem_tui.tui import app as app_module
 
@@ -80,5 +81,6 @@ def test_the_app_command_keeps_the_threshold_before_it_opens_the_app(
 
     monkeypatch.setattr(allocator, "keep_mmap_threshold", keep)
     monkeypatch.setattr(app_module, "run_app", run_app)
+    monkeypatch.setattr(streams, "no_terminal", lambda: None)  # under pytest: no terminal
     assert cli.main(["--root", str(tmp_path)]) == 0
     assert calls == ["threshold", "app"]
