@@ -28,7 +28,7 @@ from typing import BinaryIO
 
 from pmem_tui.core import safeio, textio
 from pmem_tui.core.index_line import PM_PREFIX, make_line, normalize_route, parse_line
-from pmem_tui.core.md_lines import Blocks
+from pmem_tui.core.md_lines import ITEM, Blocks
 from pmem_tui.core.model import IndexEntry
 from pmem_tui.core.textio import dominant_eol, line_ending, split_bom, split_lines, strip_ending
 
@@ -38,6 +38,7 @@ __all__ = [
     "insert_at",
     "insert_line",
     "make_line",
+    "named_without_bullet",
     "neighbours",
     "normalize_route",
     "parse_index",
@@ -204,6 +205,20 @@ def _parse_bodies(
 def find_entries(text: str, route: str) -> list[IndexEntry]:
     """The entries naming `route` (more than one means a duplicate route)."""
     return [e for e in parse_index(text) if e.route == route]
+
+
+def named_without_bullet(text: str, route: str) -> int | None:
+    """The first line (0-based) that is not an entry but would name `route` as a list item: a line without
+    a bullet that `parse_line` does not read as a route (``notes/my plan.md — …``, ``**notes/x.md**``), which
+    an agent may still read as one. None when there is none."""
+    bodies = _bodies(split_bom(text)[1])
+    oks = _entry_bodies(bodies)
+    for n, body in enumerate(bodies):
+        if oks[n] and route in body and ITEM.fullmatch(body) is None and parse_line(body) is None:
+            parsed = parse_line("- " + body.strip())
+            if parsed is not None and parsed[0] == route:
+                return n
+    return None
 
 
 def _check(lines: list[str], line_no: int) -> None:

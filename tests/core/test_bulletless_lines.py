@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pmem_tui.core import records, tree
+from pmem_tui.core.errors import Refused
 from pmem_tui.core.executor import apply
 from pmem_tui.core.fix_planner import plan_fix
 from pmem_tui.core.health.check import check_health
@@ -117,3 +118,31 @@ def test_status_names_the_line_without_a_bullet(memory: Path, capsys: pytest.Cap
     assert {p["path"] for p in data["problems"] if p["kind"] == "orphan"} == {"notes/prose.md"}
     text = command_output(capsys, "status")(memory, "--no-cache")
     assert "notes/bare.md" in text and "listed without a bullet" in text
+
+
+@pytest.mark.rule("PM-CORE-5", "PM-HEALTH-5")
+@pytest.mark.parametrize(
+    "line",
+    ["notes/my plan.md — whitespace in a bare path", "**notes/my plan.md** — bold", "<notes/my plan.md>"],
+)
+def test_the_fix_adds_no_second_line_for_a_file_a_line_without_a_bullet_names_ambiguously(
+    memory: Path, line: str
+) -> None:
+    """Shapes not read without a bullet (they may be prose): the file stays an orphan, but its fix refuses
+    to list it again, since an agent may read that line as its route."""
+    write(memory, "notes/my plan.md", "# My plan\n\nText.\n")
+    with (memory / "_index.md").open("a", encoding="utf-8") as f:
+        f.write(f"\n{line}\n")
+    assert ("orphan", "notes/my plan.md") in _problems(memory, True)
+    proposal = next(
+        p for p in check_health(memory, use_cache=False).proposals if p.path == "notes/my plan.md"
+    )
+    assert proposal.fix_action == "add"
+    before = tree_bytes(memory)
+    with pytest.raises(Refused) as refused:
+        plan_fix(memory, proposal)
+    assert str(refused.value) == (
+        "notes/my plan.md is named by line 7 of _index.md without a list bullet; agents may not read it as a "
+        "route: make it a list item."
+    )
+    assert tree_bytes(memory) == before
