@@ -22,14 +22,16 @@ import datetime as dt
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.model import ACTIVE_DIRS, ARCHIVE_DIR, ARCHIVE_INDEX, TRASH_DIR, ArchiveRecord, Problem
+from pmem_tui.core.record_read import lines_of
 
 __all__ = [
     "Matching",
+    "Names",
     "Placed",
     "claimant",
     "claimants",
-    "claimed",
     "expected_place",
     "match_files",
     "namesake_sentence",
@@ -55,6 +57,10 @@ class Matching:
     # record path -> (candidate locations, other record paths claiming the same file)
     ambiguous: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
 
+    def contested(self) -> set[str]:
+        """The files several records could be about (an ambiguous record's candidates): nobody's file."""
+        return {loc for locations, _ in self.ambiguous.values() for loc in locations}
+
     def of(self, path: str) -> list[Placed]:
         """The files placed for one original path."""
         return [p for p in self.placed if p.path == path]
@@ -76,40 +82,60 @@ class Matching:
         )
 
 
-def newest(recs: Sequence[ArchiveRecord], *, deleted: bool | None = None) -> ArchiveRecord | None:
+def newest(
+    recs: Sequence[ArchiveRecord], *, deleted: bool | None = None, today: dt.date | None = None
+) -> ArchiveRecord | None:
     """The record an action uses among one path's records: of those in the file's state (`deleted`: a
     deletion record for a trashed file; for an archived one a record without deletion, else any; None: any),
-    the newest by its date (deleted, else archived; an undated one is the oldest), then the last in the
-    file."""
+    the newest by its date (deleted, else archived; an undated one, or one dated after `today` (a typo),
+    counts as the oldest), then one that keeps its index line, then the last in the file. The one rule every
+    reader and action uses."""
     if deleted is True:
         recs = [r for r in recs if r.deleted is not None]
     elif deleted is False:
         recs = [r for r in recs if r.deleted is None] or recs
     if not recs:
         return None
-    return max(recs, key=lambda r: (_date(r) or dt.date.min, r.start))
+    day = today or clock_today()
+    return max(recs, key=lambda r: (_usable_date(r, day), _keeps_line(r), r.start))
 
 
 def _date(rec: ArchiveRecord) -> dt.date | None:
     return rec.deleted or rec.archived
 
 
-def _described(rec: ArchiveRecord) -> str:
-    if rec.deleted is not None:
-        return f"deleted {rec.deleted.isoformat()}"
-    return f"archived {rec.archived.isoformat()}" if rec.archived is not None else "undated"
+def _usable_date(rec: ArchiveRecord, today: dt.date) -> dt.date:
+    date = _date(rec)
+    return date if date is not None and date <= today else dt.date.min
 
 
-def _lines(rec: ArchiveRecord) -> str:
-    return f"line {rec.start + 1}" if rec.end - rec.start <= 1 else f"lines {rec.start + 1}-{rec.end}"
+def _keeps_line(rec: ArchiveRecord) -> bool:
+    return rec.index_line is not None or bool(rec.more_lines)
 
 
-def others_sentence(chosen: ArchiveRecord, others: Sequence[ArchiveRecord]) -> tuple[str, str]:
+def _described(rec: ArchiveRecord, today: dt.date | None = None) -> str:
+    date = _date(rec)
+    if date is None:
+        return "no date read"
+    said = f"{'deleted' if rec.deleted is not None else 'archived'} {date.isoformat()}"
+    return f"{said}, a date after today" if date > (today or clock_today()) else said
+
+
+def others_sentence(
+    chosen: ArchiveRecord, others: Sequence[ArchiveRecord], today: dt.date | None = None
+) -> tuple[str, str]:
     """One path's records, for a sentence: ("the one archived 2026-12-03 (lines 7-13)", "the other
-    (archived 2026-10-15, line 17)")."""
-    listed = "; ".join(f"{_described(r)}, {_lines(r)}" for r in sorted(others, key=lambda r: r.start))
+    (archived 2026-10-15, line 17)"); on a tie of dates, why this one (`newest`'s rule)."""
+    day = today or clock_today()
+    listed = "; ".join(f"{_described(r, day)}, {lines_of(r)}" for r in sorted(others, key=lambda r: r.start))
     other = "the other" if len(others) == 1 else f"the {len(others)} others"
-    return f"the one {_described(chosen)} ({_lines(chosen)})", f"{other} ({listed})"
+    tied = [r for r in others if _usable_date(r, day) == _usable_date(chosen, day)]
+    why = ""
+    if tied and _keeps_line(chosen) and not all(_keeps_line(r) for r in tied):
+        why = ", chosen on a tie of dates as the one keeping its index line"
+    elif tied:
+        why = ", chosen on a tie of dates as the later in the file"
+    return f"the one {_described(chosen, day)} ({lines_of(chosen)}{why})", f"{other} ({listed})"
 
 
 def states(recs: Iterable[ArchiveRecord]) -> str:
@@ -143,24 +169,55 @@ def namesake_sentence(rec: ArchiveRecord, found: Sequence[str]) -> str | None:
 
 def claimants(matching: Matching, recs: Sequence[ArchiveRecord], location: str) -> list[str]:
     """The paths whose records' files are at none of their places and have `location`'s file name (a file no
-    record claims): what recovering that file may mean (`namesakes` the other way round)."""
-    located = {p.path for p in matching.placed}
-    name = _name(location)
-    found = {r.path for r in recs if r.path not in located and _name(r.path) == name}
-    return sorted(p for p in found if matching.ambiguity(p) is None)
+    record claims), leaving out a record that is ambiguous: what recovering that file may mean (`namesakes`
+    the other way round)."""
+    return Names(matching, recs).claimants(location)
 
 
 def claimant(matching: Matching, recs: Sequence[ArchiveRecord], location: str) -> str | None:
     """The one path recovering `location` means, or None (none, or several: nothing is guessed)."""
-    found = claimants(matching, recs, location)
-    return found[0] if len(found) == 1 and namesakes(matching, found[0]) == [location] else None
+    return Names(matching, recs).claimant(location)
 
 
 def namesakes(matching: Matching, path: str) -> list[str]:
-    """The files under `_archive/` (trash included) with `path`'s file name that no record claims: where a
-    file moved by hand may stand when it is at none of its record's places. Asked only for one record."""
+    """The files under `_archive/` (trash included) with `path`'s file name that no record claims, nor could
+    (a file two records are ambiguous about is never anyone's): where a file moved by hand may stand when it
+    is at none of its record's places. Asked only for one record."""
     name = _name(path)
-    return [p.location for p in matching.placed if p.record is None and _name(p.location) == name]
+    contested = matching.contested()
+    return [
+        p.location
+        for p in matching.placed
+        if p.record is None and p.location not in contested and _name(p.location) == name
+    ]
+
+
+class Names:
+    """`namesakes` and `claimants` for many records or files at once: both maps are built once, from the
+    files and the records (O(records + files)), not one walk of either per stale record."""
+
+    def __init__(self, matching: Matching, recs: Sequence[ArchiveRecord]) -> None:
+        contested = matching.contested()
+        located = {p.path for p in matching.placed}
+        self.files: dict[str, list[str]] = {}  # file name -> unclaimed locations
+        for p in matching.placed:
+            if p.record is None and p.location not in contested:
+                self.files.setdefault(_name(p.location), []).append(p.location)
+        missing: dict[str, set[str]] = {}  # file name -> paths whose records find no file
+        for r in recs:
+            if r.path not in located and r.path not in matching.ambiguous:
+                missing.setdefault(_name(r.path), set()).add(r.path)
+        self.missing = {name: sorted(paths) for name, paths in missing.items()}
+
+    def namesakes(self, path: str) -> list[str]:
+        return self.files.get(_name(path), [])
+
+    def claimants(self, location: str) -> list[str]:
+        return self.missing.get(_name(location), [])
+
+    def claimant(self, location: str) -> str | None:
+        found = self.claimants(location)
+        return found[0] if len(found) == 1 and self.namesakes(found[0]) == [location] else None
 
 
 def _name(path: str) -> str:
@@ -168,9 +225,13 @@ def _name(path: str) -> str:
 
 
 def match_files(
-    records: Iterable[ArchiveRecord], archive_files: Sequence[str], trash_files: Sequence[str]
+    records: Iterable[ArchiveRecord],
+    archive_files: Sequence[str],
+    trash_files: Sequence[str],
+    today: dt.date | None = None,
 ) -> Matching:
     """Match the files under `_archive/` (given as root-relative paths) to the records (module notes)."""
+    day = today or clock_today()
     by_path: dict[str, list[ArchiveRecord]] = {}
     for record in records:
         by_path.setdefault(record.path, []).append(record)
@@ -178,7 +239,7 @@ def match_files(
     files += [(loc, loc[len(TRASH_DIR) + 1 :], True) for loc in trash_files]
     exact: dict[str, ArchiveRecord] = {}
     for loc, original, trash in files:
-        rec = newest(by_path.get(original, []), deleted=trash)
+        rec = newest(by_path.get(original, []), deleted=trash, today=day)
         if rec is not None:
             exact[loc] = rec
     located = {rec.path for rec in exact.values()}
@@ -193,7 +254,9 @@ def match_files(
     for path, recs in by_path.items():
         if path in located:
             continue
-        rec = newest(recs) or recs[-1]
+        rec = newest(recs, today=day)
+        if rec is None:  # every path listed has a record
+            continue
         trash = rec.deleted is not None
         if rec.location is not None:
             candidates = [rec.location] if rec.location in free and free[rec.location] == trash else []
@@ -223,21 +286,15 @@ def match_files(
     return Matching(tuple(placed), ambiguous)
 
 
-def claimed(records: Iterable[ArchiveRecord], trash_files: Sequence[str]) -> set[str]:
-    """The trash files that a deletion record is about (the others need one rebuilt)."""
-    placed = match_files(records, (), trash_files).placed
-    return {p.location for p in placed if p.record is not None and p.record.deleted is not None}
-
-
-def _namesake_detail(matching: Matching, recs: Sequence[ArchiveRecord], rec: ArchiveRecord) -> str:
+def _namesake_detail(names: Names, rec: ArchiveRecord) -> str:
     """What a stale record's problem adds of its namesakes: what recover would then do (lifecycle's)."""
-    found = namesakes(matching, rec.path)
+    found = names.namesakes(rec.path)
     said = namesake_sentence(rec, found)
     if said is None:
         return ""
     if len(found) > 1:
         return f": {said}"
-    rivals = [p for p in claimants(matching, recs, found[0]) if p != rec.path]
+    rivals = [p for p in names.claimants(found[0]) if p != rec.path]
     if rivals:
         return f": {said}, but so has the file of {', '.join(rivals)}: move it by hand to the right place"
     return f": {said}: recover {rec.path} takes it from there, its preview says so"
@@ -260,12 +317,14 @@ def record_problems(
             one, other = others_sentence(p.record, others)
             verbs = f"recover and {'purge' if p.in_trash else 'delete'}"
             detail = (
-                f"{len(same)} records name it: {verbs} use {one} and leave {other} in {ARCHIVE_INDEX}, "
-                "saying so: remove it by hand once read"
+                f"{len(same)} records name it: {verbs} use {one} and leave {other} in {ARCHIVE_INDEX} "
+                f"untouched, still saying {p.path} is {states(others)} once the file is recovered: remove "
+                f"{'it' if len(others) == 1 else 'them'} by hand once read"
             )
             problems.append(Problem("duplicate-record", p.path, detail))
     located = {p.path for p in matching.placed}
     active_paths: Container[str] | None = None
+    names: Names | None = None
     for rec in recs:
         if rec.path in located:
             continue
@@ -275,10 +334,11 @@ def record_problems(
             continue
         if active_paths is None:
             active_paths = active()
-        detail = f"a record in {ARCHIVE_INDEX} ({_lines(rec)}) with no file"
+        detail = f"a record in {ARCHIVE_INDEX} ({lines_of(rec)}) with no file"
         if rec.path in active_paths:
             detail += f": {rec.path} is active, yet it says {states([rec])}; remove it by hand once read"
         else:
-            detail += _namesake_detail(matching, recs, rec)
+            names = names or Names(matching, recs)
+            detail += _namesake_detail(names, rec)
         problems.append(Problem("stale-record", rec.path, detail))
     return problems

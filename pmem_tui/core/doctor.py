@@ -410,10 +410,10 @@ def _two_names(root: Path) -> tuple[list[Op], list[str]]:
         if not linked:
             notes.append(f"{path} exists as separate copies at {', '.join(locs)}; doctor leaves them to you.")
             continue
-        mine = [r for r in recs if r.path == path]
-        if mine and mine[-1].deleted is not None:
+        mine = archive_match.newest([r for r in recs if r.path == path])
+        if mine is not None and mine.deleted is not None:
             keep = f"{TRASH_DIR}/{path}"
-        elif mine:
+        elif mine is not None:
             keep = f"{ARCHIVE_DIR}/{path}"
         else:
             keep = path
@@ -437,17 +437,36 @@ def _rebuild_trash_records(root: Path, today: dt.date, gone: set[str]) -> tuple[
     text, parsed = loaded
     new_text = text
     notes = []
-    claimed = archive_match.claimed(parsed, [f"{TRASH_DIR}/{rel}" for rel in _files_under(root, TRASH_DIR)])
+    trash = [f"{TRASH_DIR}/{rel}" for rel in _files_under(root, TRASH_DIR)]
+    archived = [f"{ARCHIVE_DIR}/{rel}" for rel in _files_under(root, ARCHIVE_DIR, skip=(TRASH_DIR,))]
+    archived = [loc for loc in archived if loc != ARCHIVE_INDEX]
+    matching = archive_match.match_files(parsed, archived, trash, today)
+    claimed = {p.location for p in matching.placed if p.record is not None and p.record.deleted is not None}
+    names = archive_match.Names(matching, parsed)
+    contested = matching.contested()
     for rel in _files_under(root, TRASH_DIR):
         if f"{TRASH_DIR}/{rel}" in gone | claimed:  # gone, or found by a deletion record wherever it stands
+            continue
+        owner = names.claimant(f"{TRASH_DIR}/{rel}")
+        if owner is not None:  # moved there by hand: the record of `owner` finds it (`recover` takes it)
+            notes.append(
+                f"{TRASH_DIR}/{rel} has no deletion record, but it has the name of {owner}'s file, whose "
+                f"record finds no file: `pmem-tui recover {owner}` takes it; doctor leaves it to you."
+            )
+            continue
+        if f"{TRASH_DIR}/{rel}" in contested:
+            notes.append(
+                f"{TRASH_DIR}/{rel} has no deletion record, and several records may be about it: doctor "
+                "leaves it to you."
+            )
             continue
         problem = paths.active_path_problem(rel)
         if problem is not None:  # dropped there by hand: a record would promise a recovery that is refused
             notes.append(f"{TRASH_DIR}/{rel} has no deletion record, and {problem}: doctor leaves it to you.")
             continue
-        recs = [r for r in parsed if r.path == rel]
         # Its archive record there without the deletion is completed; else a record is written.
-        old = recs[-1] if recs and not os.path.lexists(root / ARCHIVE_DIR / rel) else None
+        mine = archive_match.newest([r for r in parsed if r.path == rel], today=today)
+        old = mine if not os.path.lexists(root / ARCHIVE_DIR / rel) else None
         reason = "record rebuilt by doctor: the file was in the trash without one"
         new_text, deadline = records.record_deletion(new_text, rel, old, today, reason)
         parsed = records.parse_records(new_text)

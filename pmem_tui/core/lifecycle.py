@@ -119,14 +119,9 @@ def _archive_into(draft: Draft, path: str, reason: str, today: dt.date) -> None:
         archive_text = records.empty_archive_index()
     new_archive_text = records.add_record(archive_text, rec)
     same = [r for r in records.parse_records(new_archive_text) if r.path == rel]
-    if len(same) > 1:  # an agent's record left from before: the new one is the newest, the old one stays
-        _say_others(
-            draft,
-            newest(same) or same[-1],
-            same,
-            "recovering it will use",
-            lambda said: f"saying it is {said}",
-        )
+    used = newest(same, today=today)
+    if used is not None:  # an agent's record left from before stays: the preview says which one is used
+        _say_others(draft, used, same, "recovering it will use", lambda said: f"saying it is {said}")
     draft.set_text(ARCHIVE_INDEX, new_archive_text)
     draft.record_changes.append(f"Add the record of {rel}: archived {today.isoformat()}, reason: {reason}")
     lines = "its index line" if len(places) == 1 else f"its {len(places)} index lines"
@@ -190,14 +185,14 @@ def _delete_into(draft: Draft, path: str, today: dt.date) -> None:
     draft.move(src, dst)
     same = [r for r in records.parse_records(text) if r.path == rel]
     recs = [r for r in same if r.deleted is None]
-    old = (placed[0].record if placed[0].record in recs else newest(recs)) if recs else None
+    old = (placed[0].record if placed[0].record in recs else newest(recs, today=today)) if recs else None
     if old is not None:
         _say_others(
             draft,
             old,
             same,
             "the deletion date goes to",
-            lambda said: f"saying it is {said}",
+            lambda said: f"still saying it is {said} while it is in the trash",
         )
     new_text, deadline = records.record_deletion(text, rel, old, today)
     draft.set_text(ARCHIVE_INDEX, new_text)
@@ -263,6 +258,15 @@ def _recover_into(draft: Draft, path: str, index_line: str | None, fallback: str
         if parsed is None or parsed[0] != rel:
             raise Refused(f"The index line given does not name {rel}: {line}")
     if line is None:
+        holder = newest([r for r in same if r.index_line is not None])
+        if holder is not None and holder.index_line is not None:  # another record keeps the exact line
+            raise NeedsIndexLine(
+                f"The record of {rel} used ({records.line_span(rec) if rec else 'none'}) has no saved index "
+                f"line, but the one at {records.line_span(holder)} keeps it; confirm it with --index-line: "
+                f"{holder.index_line}",
+                rel,
+                holder.index_line,
+            )
         proposal = propose_index_line(root, src, rel)
         raise NeedsIndexLine(
             f"The record of {rel} has no saved index line; confirm one with --index-line, "
@@ -350,7 +354,9 @@ def _namesake(
     found = namesakes(matching, rel) if rec is not None else []
     said = namesake_sentence(rec, found) if rec is not None else None
     if len(found) != 1 or rec is None:
-        raise Refused(f"{said or f'{rel} is neither in the archive nor in the trash'}.")
+        raise Refused(
+            f"{said or f'{rel} is neither in the archive nor in the trash'}{_contested(matching, rel)}."
+        )
     rivals = [p for p in claimants(matching, recs, found[0]) if p != rel]
     if rivals:  # another record whose file is missing has that name too: nothing is guessed
         raise Refused(
@@ -359,6 +365,18 @@ def _namesake(
         )
     draft.notes.append(f"{said}, so it is the file recovered: cancel if it is not {rel}.")
     return found[0], rec
+
+
+def _contested(matching: Matching, rel: str) -> str:
+    """A file with `rel`'s name that other records are ambiguous about: never taken, but named."""
+    name = rel.rsplit("/", 1)[-1]
+    for path, (locations, _) in sorted(matching.ambiguous.items()):
+        for loc in locations:
+            if loc.rsplit("/", 1)[-1] == name:
+                return (
+                    f"; {loc} has its name, but the record of {path} may be about it too, so it is not taken"
+                )
+    return ""
 
 
 def _say_others(
@@ -385,7 +403,8 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
 
     require_lifecycle(root, "purge")
     journal.check_quiet(root)
-    snap = scan(root, deep=False, today=today or clock_today())
+    day = today or clock_today()
+    snap = scan(root, deep=False, today=day)
     draft = Draft(root)
     text = draft.text(ARCHIVE_INDEX) or ""
     expired = snap.expired_trash
@@ -395,7 +414,7 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
             current = [
                 r for r in records.parse_records(text) if r.path == item.path and r.deleted is not None
             ]
-            used = newest(current, deleted=True)
+            used = newest(current, deleted=True, today=day)
             if used is not None:
                 same = [r for r in records.parse_records(text) if r.path == item.path]
                 _say_others(
@@ -403,7 +422,7 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
                     used,
                     same,
                     "removing",
-                    lambda said: f"saying it is {said}",
+                    lambda said: f"still saying it is {said} once the file is gone for good",
                 )
                 text = records.remove_record(text, used)
         draft.record_changes.append(f"Remove the record of {item.path} (deadline {item.deadline})")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pmem_tui.core.md_lines import ITEM, atx
 from pmem_tui.core.model import ARCHIVE_INDEX, RECOVERY_DAYS, ArchiveRecord, IndexPlace
 from pmem_tui.core.record_inline import inline_fields
 from pmem_tui.core.record_values import (
+    DEADLINE_WORDS,
     DELETE_WORDS,
     LINE_FIELDS,
     block_value,
@@ -75,7 +75,14 @@ class _Draft:
     def date_hint(self, text: str) -> None:
         date = parse_date(text)
         if date is not None:
-            self.defaults.setdefault("deleted" if DELETE_WORDS.search(text) else "archived", date)
+            key = (
+                "deadline"
+                if DEADLINE_WORDS.search(text)
+                else "deleted"
+                if DELETE_WORDS.search(text)
+                else "archived"
+            )
+            self.defaults.setdefault(key, date)
 
     def build(self) -> ArchiveRecord | None:
         if not self.path:
@@ -162,6 +169,15 @@ def _inline(draft: _Draft, text: str) -> None:
     for part in hints:
         draft.date_hint(part)
     draft.weak.update(found.values)
+
+
+def _own_record(text: str) -> bool:
+    """A bullet naming a heading record's path after the heading's field lines: a record of its own (an
+    agent's, kept when pmem-tui's is removed) when it carries its own archive date, reason or index line;
+    else more of the heading record ("- notes/a.md — deleted 2026-11-20, recoverable until 2026-12-20")."""
+    probe = _Draft(start=0, kind="list")
+    _inline(probe, text)
+    return any(k in probe.weak for k in ("archived", "reason", "index_line")) or "archived" in probe.defaults
 
 
 def parse_records(text: str) -> list[ArchiveRecord]:
@@ -271,7 +287,7 @@ def _parse(text: str) -> list[ArchiveRecord]:
                 and cur is not None
                 and cur.kind == "heading"
                 and found[0] == cur.path
-                and not (cur.values or cur.path_field)  # after the heading's field lines: a record of its own
+                and not ((cur.values or cur.path_field) and _own_record(found[1]))
             ):
                 _inline(cur, found[1])  # "## projects/a.md" then "- projects/a.md — archived …"
                 cur.end = i + 1
@@ -298,16 +314,11 @@ def _parse(text: str) -> list[ArchiveRecord]:
     return out
 
 
-def find_record(records: Iterable[ArchiveRecord], path: str) -> ArchiveRecord | None:
-    """The last (newest) record for that original path."""
-    found = None
-    for rec in records:
-        if rec.path == path:
-            found = rec
-    return found
+def lines_of(rec: ArchiveRecord) -> str:
+    """Where a record stands: "line 5", "lines 5-9" (1-based)."""
+    return f"line {rec.start + 1}" if rec.end - rec.start <= 1 else f"lines {rec.start + 1}-{rec.end}"
 
 
 def line_span(rec: ArchiveRecord) -> str:
     """Where a record stands, for a preview: "line 5 of _archive/_index.md", "lines 5-9 of …" (1-based)."""
-    lines = f"line {rec.start + 1}" if rec.end - rec.start <= 1 else f"lines {rec.start + 1}-{rec.end}"
-    return f"{lines} of {ARCHIVE_INDEX}"
+    return f"{lines_of(rec)} of {ARCHIVE_INDEX}"

@@ -95,6 +95,10 @@ _LEAD_WORD = re.compile(
 )
 _LEAD_SEP = re.compile(r"\s*(?:[—–:：|,]+|-(?=\s))?\s*")
 DELETE_WORDS = re.compile(r"delet|trash|删除|回收", re.I)
+# A date hint that is the recovery deadline ("recoverable until 2026-12-20"), not the archive date.
+DEADLINE_WORDS = re.compile(
+    r"until|recover(?:y|able)?\s+by|restore\s+by|deadline|expir|purge\s+after|截止|期限", re.I
+)
 
 
 def parse_date(value: str) -> dt.date | None:

@@ -11,7 +11,9 @@ Reading
   heading directly followed by a field line;
 * a list item at the left margin naming a path at its start (``- **projects/old.md**``, ``- `projects/old.md`
   — archived 2026-11-30``), also under a heading record of another path; its fields are the following indented
-  lines, or written inline after the path (``— reason: done — index line: `…```, see `record_inline`);
+  lines, or written inline after the path (``— reason: done — index line: `…```, see `record_inline`); one
+  naming the path of the heading record it stands in is part of it before the heading's field lines, or when
+  it adds only a deletion date or deadline, else a record of its own (an archive date, reason or index line);
 * a field line with no record open, or a path field naming another path than the open record's path field
   (records written without headings);
 * a row of a Markdown table whose header row names a path column (layout ``table``).
@@ -21,8 +23,9 @@ directly under those without a blank line between, and indented lines under a li
 further down a heading's section, or a list record for another path written under it, is not part of it: it
 stays when the record is removed or updated. A heading record ends at the next heading or record start; a list
 or headless record at the next line at the left margin that is not a field. A date in a record's heading or
-list line (or in a heading above a group of list records) is the archive date, or the deletion date when the
-words there speak of deleting or the trash; fields win.
+list line (or in a heading above a group of list records) is the archive date, the deadline when the words there
+speak of one (``recoverable until``, ``recover by``, ``expires``…), or the deletion date when they speak of
+deleting or the trash; fields win.
 
 Field lines are ``Label: value`` with optional bullet and bold (``**Label:** value``, ``**Label**: value``),
 ``:`` or ``：``; labels are matched case-insensitively from `LABELS` (English and Chinese wordings). Values:
@@ -48,9 +51,13 @@ app loads no record editor until an action needs one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from pmem_tui.core.archive_match import newest
+from pmem_tui.core.model import ArchiveRecord
 from pmem_tui.core.record_edit import add_record, record_deletion, remove_record, replace_record
 from pmem_tui.core.record_format import empty_archive_index, format_record
-from pmem_tui.core.record_read import find_record, line_span, parse_records
+from pmem_tui.core.record_read import line_span, parse_records
 from pmem_tui.core.record_values import LABELS, parse_date
 
 __all__ = [
@@ -66,3 +73,8 @@ __all__ = [
     "remove_record",
     "replace_record",
 ]
+
+
+def find_record(recs: Iterable[ArchiveRecord], path: str) -> ArchiveRecord | None:
+    """The record of that original path every action uses (`archive_match.newest`), or None."""
+    return newest([r for r in recs if r.path == path])

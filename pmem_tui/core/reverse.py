@@ -120,10 +120,9 @@ def plan_reverse(root: Path, last: Plan, action: str, title: str) -> Plan:
 
 def _record(draft: Draft, rel: str) -> str:
     """The record of `rel` in the archive index the plan writes, in a few words."""
-    recs = [r for r in records.parse_records(draft.text(ARCHIVE_INDEX) or "") if r.path == rel]
-    if not recs:
+    rec = records.find_record(records.parse_records(draft.text(ARCHIVE_INDEX) or ""), rel)
+    if rec is None:
         return "no record."
-    rec = recs[-1]
     parts = [f"archived {rec.archived.isoformat()}" if rec.archived else "no archive date"]
     if rec.deleted is not None:
         parts.append(f"deleted {rec.deleted.isoformat()}")

@@ -372,10 +372,11 @@ def scan(
 
     archive_text = _read_control(root, ARCHIVE_INDEX, problems)
     recs: list[ArchiveRecord] = parse_records(archive_text) if archive_text is not None else []
-    matching, files, archive_problems = locate_archived(root, recs, listed)
+    matching, files, archive_problems = locate_archived(root, recs, listed, today)
     problems += archive_problems
     archived: list[ArchivedItem] = []
     trash: list[TrashItem] = []
+    names: archive_match.Names | None = None  # built once, for a file with no record
     for placed in matching.placed:
         f, rec = files[placed.location], placed.record
         if not placed.in_trash:
@@ -386,8 +387,18 @@ def scan(
             archived.append(ArchivedItem(placed.path, f.path, f.size, f.mtime_ns, rec))
             continue
         if rec is None:
+            names = names or archive_match.Names(matching, recs)
             problem = paths.active_path_problem(placed.path)
-            fix = "`pmem-tui doctor` rebuilds it" if problem is None else f"{problem}, so move it by hand"
+            owner = names.claimant(placed.location)
+            if owner is not None:  # doctor leaves it: the stale record's recover takes it
+                fix = (
+                    f"it has the name of {owner}'s file, whose record finds no file: "
+                    f"`pmem-tui recover {owner}` takes it (doctor leaves it)"
+                )
+            elif problem is None:
+                fix = "`pmem-tui doctor` rebuilds it"
+            else:
+                fix = f"{problem}, so move it by hand"
             problems.append(Problem("no-record", placed.path, f"{f.path} has no deletion record; {fix}"))
         trash.append(_trash_item(placed, f, today, recs))
     trash.sort(key=_trash_order)
@@ -450,13 +461,13 @@ def expired_trash(
     """The trash items past their recovery deadline, as `scan` finds them (the health check lists them);
     `listed`: a listing taken just before (`walk_files`)."""
     recs = parse_records(archive_text)
-    matching, files, _ = locate_archived(root, recs, listed)
+    matching, files, _ = locate_archived(root, recs, listed, today)
     items = [_trash_item(p, files[p.location], today, recs) for p in matching.placed if p.in_trash]
     return tuple(sorted((t for t in items if t.expired), key=_trash_order))
 
 
 def locate_archived(
-    root: Path, recs: list[ArchiveRecord], listed: Listed | None = None
+    root: Path, recs: list[ArchiveRecord], listed: Listed | None = None, today: dt.date | None = None
 ) -> tuple[archive_match.Matching, dict[str, FileInfo], list[Problem]]:
     """Every file under `_archive/` (trash included), matched to its record wherever it stands."""
     problems: list[Problem] = []
@@ -469,7 +480,9 @@ def locate_archived(
     if _walkable(root, TRASH_DIR):
         trash_files, found = walk_files(root, TRASH_DIR, listed=listed)
         problems += found
-    matching = archive_match.match_files(recs, [f.path for f in archive_files], [f.path for f in trash_files])
+    matching = archive_match.match_files(
+        recs, [f.path for f in archive_files], [f.path for f in trash_files], today
+    )
     return matching, {f.path: f for f in archive_files + trash_files}, problems
 
 

@@ -301,7 +301,10 @@ def _others(count: int) -> str:
     if count < 2:
         return ""
     other = "the other stays" if count == 2 else f"the {count - 1} others stay"
-    return f"{count} records name it: recovering it uses this one, the newest, and says {other}"
+    return (
+        f"{count} records name it: recovering it uses this one (the latest date; on a tie, the one keeping "
+        f"its index line, then the later in the file) and says {other}"
+    )
 
 
 def archive_rows(snap: Snapshot) -> list[Row]:

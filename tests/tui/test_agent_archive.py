@@ -67,10 +67,11 @@ async def _recover_in_app(make_app, root: Path, row: str) -> str:
 
 @pytest.mark.rule("PM-REC-4", "PM-REC-5", "PM-AGENT-2")
 async def test_the_app_recovers_by_the_newest_of_two_records_and_says_the_other_stays(
-    tmp_path: Path, make_app
+    tmp_path: Path, make_app, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Found in trial: the app's recover used the agent's older row (the last in the file) and left
     pmem-tui's record behind, without a word."""
+    monkeypatch.setenv("PMEM_TUI_TODAY", "2026-12-03")  # a date after today is not used for choosing
     root = _root(tmp_path, f"# Archive index\n\n{OURS}\n{ROW}", {"_archive/notes/a.md": "# A\n"})
     shown = await _recover_in_app(make_app, root, "notes/a.md")
     assert "line added - notes/a.md — ours" in shown
@@ -93,15 +94,17 @@ async def test_the_app_recovers_a_trashed_file_an_agent_moved_into_the_archive(
     assert read(root, "_index.md") == "# Index\n- notes/a.md — ours\n"
 
 
-def test_an_archived_row_says_other_records_name_it(tmp_path: Path) -> None:
+def test_an_archived_row_says_other_records_name_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from pmem_tui.core import tree
     from pmem_tui.tui.rows import archive_rows
+
+    monkeypatch.setenv("PMEM_TUI_TODAY", "2026-12-03")  # a date after today is not used for choosing
 
     root = _root(tmp_path, f"# Archive index\n\n{OURS}\n{ROW}", {"_archive/notes/a.md": "# A\n"})
     (row,) = archive_rows(tree.scan(root, deep=False))
     assert row.facts_note == (
-        "Archived 2026-12-01 - reason: ours; 2 records name it: recovering it uses this one, the newest, and "
-        "says the other stays"
+        "Archived 2026-12-01 - reason: ours; 2 records name it: recovering it uses this one (the latest "
+        "date; on a tie, the one keeping its index line, then the later in the file) and says the other stays"
     )
 
 
@@ -114,5 +117,6 @@ def test_a_trashed_row_says_other_records_name_it(tmp_path: Path) -> None:
     root = _root(tmp_path, f"# Archive index\n\n{deleted}\n{older}", {"_archive/_trash/notes/a.md": "# A\n"})
     (row,) = trash_rows(tree.scan(root, deep=False, today=dt.date(2026, 12, 3)))
     assert row.facts_note.endswith(
-        ". 2 records name it: recovering it uses this one, the newest, and says the other stays."
+        ". 2 records name it: recovering it uses this one (the latest date; on a tie, the one keeping its "
+        "index line, then the later in the file) and says the other stays."
     )
