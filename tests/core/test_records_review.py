@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -193,9 +192,19 @@ def test_every_reader_uses_the_one_rule_not_the_last_record() -> None:
     assert found is not None and found.reason == "newer"
 
 
-def test_the_stale_record_pass_is_linear(memory: Path) -> None:
+def test_the_stale_record_pass_is_linear(memory: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Review: each stale record walked every file and every record (2,000 stale records on a 10^5-note
-    memory: 2.3 s; 10,000: 113 s)."""
+    memory: 2.3 s; 10,000: 113 s). The name maps are built once per pass, whatever the records' number
+    (measured after: 0.05 s and 0.08 s; no time is asserted here)."""
+    built: list[int] = []
+    real = archive_match.Names
+
+    class Counted(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: object) -> None:
+            built.append(1)
+            super().__init__(*args)
+
+    monkeypatch.setattr(archive_match, "Names", Counted)
     n = 4000
     recs = [
         ArchiveRecord(
@@ -211,8 +220,6 @@ def test_the_stale_record_pass_is_linear(memory: Path) -> None:
     archive = [f"_archive/old/x{k}.md" for k in range(n)]
     trash = [f"_archive/_trash/old/n{k}.md" for k in range(n)]
     matching = archive_match.match_files(recs, archive, trash)
-    start = time.perf_counter()
     problems = archive_match.record_problems(matching, recs, set)
-    took = time.perf_counter() - start
     assert len(problems) == n and all("takes it from there" in p.detail for p in problems)
-    assert took < 1.0, took
+    assert len(built) == 1  # one pair of maps for the 4,000 stale records, not one walk per record
