@@ -1,6 +1,7 @@
 """The command palette's entries, from the key table (`tui/actions.py`) and the pane table (`tui/panes.py`):
 every action by name, its key (the user's, `tui/config.py`) in the description. The pane's actions are
-offered on the main screen only; the app's everywhere."""
+offered on the main screen only; the app's everywhere; none that its key would not run there
+(`check_action`)."""
 
 from __future__ import annotations
 
@@ -28,12 +29,17 @@ def system_commands(
     for action in (*GLOBAL, *MAIN):
         if not action.command:
             continue
+        node: App[Any] | Screen[Any]
         if action in GLOBAL or (panes is None and action.action.startswith("app.")):
-            run = partial(_run, app, action.action.removeprefix("app."))
+            node, name = app, action.action.removeprefix("app.")
         elif panes is not None:
-            run = partial(_run, screen, action.action)
+            node, name = screen, action.action
         else:
             continue
+        target = app if name.startswith("app.") else node
+        if target.check_action(name.removeprefix("app."), ()) is False:
+            continue  # what its key would not do here (`n` on Epics): not offered either (found in review)
+        run = partial(_run, node, name)
         help_text = with_keys(action.help[:1].upper() + action.help[1:], keymap())
         yield SystemCommand(action.command, f"{help_text} ({shown_keys(action, keymap())})", run)
     table = by_id()

@@ -77,6 +77,9 @@ async def test_p_and_n_act_only_where_the_key_table_offers_them(tmp_path: Path) 
         await settle(pilot)
         assert app.screen is app.main_screen and isinstance(app.focused, EpicTable)
         assert bar_text(app) == epics  # the pane's keys still offered
+        # Nor does the palette offer it there (found in review: it ran the action, which did nothing).
+        commands = {c.title for c in app.get_system_commands(app.screen)}
+        assert "New memory file" not in commands and "Help: keys" in commands
         changes = await on_pane(pilot, "6")
         assert "n New" not in changes and "p Preview" in changes
         await pilot.press("n")
@@ -204,3 +207,17 @@ async def test_the_help_screen_has_its_own_bar(demo_root: Path) -> None:
         text = bar_text(app)
         assert "esc Close" in text
         assert "Archive" not in text and "Quit" not in text
+
+
+async def test_cancel_is_escape_alone_while_the_reason_is_typed(demo_root: Path) -> None:
+    """Found in review: with the reason's input focused the bar said `n/esc Cancel`, but `n` types."""
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        text = bar_text(app)
+        assert "esc Cancel" in text and "n/esc" not in text
+        await pilot.press(*"old", "enter")  # the preview is built; the focus leaves the input
+        await settle(pilot)
+        assert "n/esc Cancel" in bar_text(app)

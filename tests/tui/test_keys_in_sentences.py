@@ -101,8 +101,12 @@ async def test_the_panes_and_the_modal_name_the_users_keys(remapped: None, demo_
         await settle(pilot)
         assert isinstance(app.screen, PlanModal)
         bar = app.screen.query_one(KeyBar).render().plain
-        assert "c/esc Cancel" in bar and "n/esc" not in bar
+        assert "esc Cancel" in bar and "/esc" not in bar  # the reason's input has the focus: c types
         assert "Cancel (c)" in str(app.screen.query_one("#plan-cancel").label)
+        app.screen.query_one("#plan-cancel").focus()
+        await settle(pilot)
+        bar = app.screen.query_one(KeyBar).render().plain
+        assert "c/esc Cancel" in bar and "n/esc" not in bar
         await pilot.press("escape")  # the reason's input has the focus: "c" would be typed there
         await settle(pilot)
         await pilot.press("H")  # the health review's hints

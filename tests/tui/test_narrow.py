@@ -137,3 +137,27 @@ async def test_the_header_never_shows_a_number_without_its_word(demo_root: Path)
                 assert re.search(r"\b\d+ problems\b", line), line
         assert "lifecycle ready" not in seen[3] and "problems" in seen[3]  # 80 columns: the count kept
         assert "baseline ≈" in seen[-1] and "lifecycle ready" in seen[-1]  # wide: every part
+
+
+def test_the_header_drops_empty_counts_before_the_problems_and_fits_a_long_root(demo_root: Path) -> None:
+    """Found in review: once the low-ranked parts were gone, whole parts went from the end: the problems
+    count and the `_core/` warning went, "0 trash" stayed; a long root wrapped line 1 onto two."""
+    from dataclasses import replace
+
+    from rich.cells import cell_len
+
+    from pmem_tui.core.report import Baseline
+    from pmem_tui.core.tree import scan
+    from pmem_tui.tui.widgets.header import header_text
+
+    snap = scan(demo_root, deep=False)
+    snap = replace(snap, trash=(), lifecycle_missing=("_archive/_trash",))  # "0 trash", lifecycle incomplete
+    base = Baseline(files=3, tokens=90_000, core_tokens=80_000, index_tokens=10)  # the core warning
+    root = "~/" + "/".join(["a-long-folder-name"] * 5) + "/my-memory"
+    for width in (60, 70, 80):
+        first, second = header_text(root, snap, base, "off", width=width).plain.split("\n")
+        assert cell_len(first) <= width and "my-memory" in first, first  # the path's end, on one line
+        assert cell_len(second) <= width, second
+        assert re.search(r"\b\d+ problems\b", second) and "lifecycle incomplete" in second, (width, second)
+        if width <= 70:
+            assert "0 trash" not in second, second  # an empty count goes first

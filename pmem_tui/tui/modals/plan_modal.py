@@ -10,6 +10,7 @@ the plan and refuses confirmation once it is stale.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -199,6 +200,13 @@ class PlanModal(ModalScreen[bool]):
     def offers(self, binding: Binding) -> bool:
         """Whether the key bar shows `binding`: never a confirmation that would be refused."""
         return binding.show and not (binding.action == "confirm" and self.stale is not None)
+
+    def key_shown(self, binding: Binding) -> str | None:
+        """The keys the key bar writes for `binding` when they are not its own: while the input has the
+        focus, `n` types into it, so cancel is escape alone (found in review: the bar said `n/esc`)."""
+        if binding.action == "cancel" and isinstance(self.focused, Input):
+            return self.app.get_key_display(replace(binding, key_display=None))  # its own key: escape
+        return None
 
     # -- decisions ----------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
@@ -30,11 +31,16 @@ def header_text(
     width: int | None = None,
 ) -> Text:
     """`problems`: the whole count, the summaries read too (None: the scan's count); `note`: what the
-    count leaves out, if anything; `width`: the cells line 2 has (None: no limit)."""
+    count leaves out, if anything; `width`: the cells each line has (None: no limit)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("pmem-tui ", style="bold")
-    text.append(printable(root_label))
     label, colour = WATCH_LABELS.get(watch_mode, WATCH_LABELS["off"])
+    shown = printable(root_label)
+    room = None if width is None else width - len("pmem-tui ") - 2 - cell_len(label)
+    if room is not None and cell_len(shown) > room:
+        # The path's end, which names the memory (found in review: a long root wrapped, pushing line 2 away).
+        shown = "…" + _last_cells(shown, max(room - 1, 8))
+    text.append(shown)
     text.append("  ")
     text.append(label, style=colour)
     text.append("\n")
@@ -50,8 +56,10 @@ def header_text(
 
 # Line 2's parts, each said whole or not at all (found in trial: at 80 columns the line ended
 # "lifecycle ready  15", the word "problems" cut off). The lower a part's rank, the sooner it goes when the
-# line is too long; the rest keep their order. _KEEP: dropped only from the end, after every other part.
-_BASELINE, _READY, _NO_EXPIRED, _NOTE, _KEEP = range(5)
+# line is too long; the rest keep their order. _KEEP (the active count, the problems, a warning, a lifecycle
+# in trouble): dropped only from the end, after every other part (found in review: "0 trash" outlived them).
+_BASELINE, _READY, _NO_EXPIRED, _NOTE, _NONE, _COUNT, _KEEP = range(7)
+_DROPPED_FIRST = (_BASELINE, _READY, _NO_EXPIRED, _NOTE, _NONE, _COUNT)
 _GAP = "  "
 
 
@@ -65,8 +73,9 @@ def _counts_line(
         (len(snap.archived), "archived"),
         (len(snap.trash), "trash"),
     ]
-    for n, what in counts:
-        parts.append((_KEEP, Text.assemble((f"{n}", "bold"), f" {what}")))
+    for i, (n, what) in enumerate(counts):  # active first and always; then the others, an empty one first
+        rank = _KEEP if not i else _COUNT if n else _NONE
+        parts.append((rank, Text.assemble((f"{n}", "bold"), f" {what}")))
     expired = len(snap.expired_trash)
     parts.append(
         (
@@ -117,7 +126,7 @@ def _fitted(parts: list[tuple[int, Text]], width: int | None) -> Text:
         return line
 
     if width is not None:
-        for rank in (_BASELINE, _READY, _NO_EXPIRED, _NOTE):
+        for rank in _DROPPED_FIRST:  # before the problems, the warnings and the lifecycle's trouble
             if joined(parts).cell_len <= width:
                 break
             parts = [p for p in parts if p[0] != rank]
@@ -144,3 +153,13 @@ class StatusHeader(Static):
         if args is not None:
             width = self.content_size.width
             self.update(header_text(*args[0], **{**args[1], "width": width if width > 0 else None}))
+
+
+def _last_cells(text: str, cells: int) -> str:
+    """The end of `text` that fits in `cells` cells."""
+    out = ""
+    for char in reversed(text):
+        if cell_len(char + out) > cells:
+            break
+        out = char + out
+    return out

@@ -83,6 +83,9 @@ class KeyBar(Widget, can_focus=False):
         return len(self._key(hint[0])) + len(hint[0].description) + 3
 
     def _key(self, binding: Binding) -> str:
+        shown = getattr(self.screen, "key_shown", None)  # a screen whose keys depend on its focus
+        if callable(shown) and (keys := shown(binding)) is not None:
+            return str(keys)
         if binding.key_display and "{" in binding.key_display:  # names another action's keys (the user's)
             return with_keys(binding.key_display, keymap())
         return self.app.get_key_display(binding)
