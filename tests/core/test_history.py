@@ -221,6 +221,16 @@ def test_mark_reviewed_starts_a_history_only_when_asked(memory: Path) -> None:
     assert record.mark_reviewed(memory, start=True) == head  # a second mark records nothing new
 
 
+def test_mark_reviewed_starts_no_history_in_a_folder_that_is_no_memory(tmp_path: Path) -> None:
+    """Found in trial: `R` in the app's Changes pane on a wrong root (a folder with only `notes/`) made
+    `.pmem/history` there."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes/a.md").write_text("# A\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="is not a memory folder"):
+        record.mark_reviewed(tmp_path, start=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes"]
+
+
 def test_before_any_review_changes_start_from_the_first_record(memory: Path) -> None:
     """The memory as history first found it is the baseline, not a list of "added" files to review."""
     assert record.record(memory, create=True).commit is not None

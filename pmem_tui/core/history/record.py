@@ -144,6 +144,10 @@ def mark_reviewed(root: Path, fs: FS | None = None, *, start: bool = False) -> s
     `OSError` or `ValueError` (the store's sentence) when that record cannot be made."""
     root = Path(root)
     if start and not stat_table.store_exists(root):
+        from pmem_tui.core import memory_root
+
+        if not memory_root.is_memory(root):  # a wrong root (`~`) gets no history store (found in trial)
+            raise ValueError(f"{memory_root.not_a_memory(root)}: no history is started there")
         done = record(root, fs=fs, create=True)
         if done.problem is not None:
             raise ValueError(done.problem)
