@@ -1,7 +1,6 @@
 """One line of `_index.md`: the route it names (`parse_line`), and the line pmem-tui writes (`make_line`).
 
-A line names a route when it is a list item (``-``, ``*``, ``+``, ``1.`` or ``1)``, any leading indentation)
-whose text has one of these shapes:
+A line names a route when it is a list item (``-``, ``*``, ``+``, ``1.`` or ``1)``, any leading
 
     - [title](path) — summary          path may be <wrapped>, contain spaces, brackets, balanced or not
     - **[title](path)** — summary      parentheses, CJK; %XX escapes and backslash escapes are decoded
@@ -22,19 +21,6 @@ routes.
 A bare path stops at the first ``.md`` that is followed by the end of the line or by a separator. To never
 mistake prose for a route, a bare path containing whitespace must contain a ``/`` and its first folder name
 must not contain whitespace (``- projects/my plan [v2].md — …`` is a route, ``- See the README.md — …`` is
-not).
-
-A line without a list bullet (agents write them: ``notes/bare.md — summary``) names a route only when it
-cannot be prose (`_parse_bulletless`): the whole line, leading indentation aside, is one of
-
-    path — summary                     a bare path without any whitespace in it
-    `path` — summary                   a code span
-    [title](path) — summary            a link
-
-naming a ``.md`` file in ``projects/`` or ``notes/`` (after the prefixes above are removed), followed by the
-end of the line or by a separator and a summary; never a summary after plain whitespace. ``notes/x.md is
-stale``, ``See notes/x.md — …``, ``README.md — …``, ``# notes/x.md``, ``> notes/x.md`` and
-``| notes/x.md |`` are not routes. Every other line is not understood, and kept byte for byte.
 """
 
 from __future__ import annotations
@@ -294,46 +280,6 @@ def _parse_rest(s: str) -> tuple[str, str | None, str | None] | None:
     return None
 
 
-# The folders whose files the index lists: a line without a bullet names a route only in them.
-_LISTED = ("projects/", "notes/")
-
-
-def _parse_bulletless(s: str) -> tuple[str, str | None, str | None] | None:
-    """A line without a list bullet (stripped): a route only when the line cannot be prose (see the module
-    notes): a bare path without whitespace, a code span or a link, naming a file in ``projects/`` or
-    ``notes/``, then the end of the line or a separator (never plain whitespace) and a summary."""
-    title: str | None = None
-    if s.startswith("["):
-        link = _link(s)
-        if link is None:
-            return None
-        route: str | None
-        route, title, rest = link
-        ok, summary = _after_route(rest)
-    elif s.startswith("`"):
-        span = read_code_span(s)
-        if span is None:
-            return None
-        route = normalize_route(span[0])
-        ok, summary = _after_route(span[1])
-    else:
-        at = s.find(".md")
-        while at >= 0:
-            ok, summary = _after_route(s[at + 3 :])
-            if ok:
-                break
-            at = s.find(".md", at + 1)
-        if at < 0:
-            return None
-        part = s[: at + 3]
-        if any(c.isspace() for c in part) or not _bare_ok(part):
-            return None
-        route = normalize_route(part)
-    if route is None or not ok or not route.startswith(_LISTED):
-        return None
-    return route, title, summary
-
-
 def parse_line(line: str) -> tuple[str, str | None, str | None] | None:
     """(route, title, summary) when the line names a route, else None. Never raises.
 
@@ -341,18 +287,13 @@ def parse_line(line: str) -> tuple[str, str | None, str | None] | None:
     """
     text = strip_ending(line).lstrip("\ufeff")
     m = ITEM.fullmatch(text)
-    if m is None:
-        if ".md" not in text:  # most lines that are not list items: headings, prose, blank lines
-            return None
-        parse, rest = _parse_bulletless, text.strip()
-    elif m.group("text") is None:
+    if m is None or m.group("text") is None:
         return None
-    else:
-        parse, rest = _parse_rest, _TASK.sub("", m.group("text").strip(), count=1)
+    rest = _TASK.sub("", m.group("text").strip(), count=1)
     if not rest:
         return None
     try:
-        return parse(rest)
+        return _parse_rest(rest)
     except (ValueError, IndexError):  # pragma: no cover - defensive: parsing must never fail
         return None
 

@@ -52,8 +52,7 @@ from pmem_tui.core.record_read import parse_records  # the parser alone: the edi
 
 # A shallow scan's summary of every active file (frozen: one shared object, not one per file).
 _UNKNOWN = SummaryInfo(SummaryState.UNKNOWN)
-# The deep scan's per-file cache, in the root's cache folder: renamed when a file or the index is read anew.
-SCAN_FILE = "scan-v5.bin"
+SCAN_FILE = "scan-v5.bin"  # the deep scan's per-file cache, in the root's cache folder
 _STATES = {state.value: state for state in SummaryState}
 _OPTIONAL_STR = (str, type(None))
 _FACTS_ROW = ((bool,), _OPTIONAL_STR, (str,), _OPTIONAL_STR, (tuple,), (str,))  # `_facts_row`'s places
