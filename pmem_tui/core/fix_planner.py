@@ -98,7 +98,7 @@ def _plan_redact(root: Path, proposal: Proposal) -> Plan:
     plan = plan_save(root, proposal.path, redact_secrets(text).encode("utf-8"))
     # The preview never shows the secret either: its old side says where it was, not what it was.
     diffs = tuple(
-        replace(d, old=redact_secrets(d.old, HIDDEN)) if d.path == proposal.path else d
+        replace(d, old=redact_secrets(d.old, HIDDEN), masked=True) if d.path == proposal.path else d
         for d in plan.preview.diffs
     )
     notes = (*plan.preview.notes, history_note(root, proposal.path))

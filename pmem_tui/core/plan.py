@@ -58,6 +58,9 @@ class FileDiff:
     old: str  # "" for a new file
     new: str
     is_new: bool = False
+    # `old` is not the file's content: it was masked for display (a redaction hides the secret as `<secret>`).
+    # Never written back (an undo refuses).
+    masked: bool = False
 
     def unified(self, context: int = 3) -> list[str]:
         """Unified diff lines (no trailing newlines), headed by the file's path."""

@@ -6,7 +6,8 @@ delete again); recover from the archive -> archive again, with the reason of the
 for only when that record had none); recover from the trash -> back in the trash, record and index line as
 before (redo: recover again); save -> save the previous content (a new file: archive it, never a silent
 removal). Each undo also removes the folders its action created that are empty once it has run. Purge,
-upgrade and doctor have no inverse: they are refused with a sentence.
+upgrade and doctor have no inverse, nor has a redaction (its preview masks the secret, `FileDiff.masked`,
+and pmem-tui keeps no copy to write back): they are refused with a sentence.
 
 `History` keeps the steps: an applied action goes on `done` (and clears `undone`); an applied undo moves
 its step to `undone`, an applied redo moves it back. A step remembers the plan applied last for it (the
@@ -124,6 +125,12 @@ def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:
         plan = reverse.leave_folders(root, plan, created)
         return UndoOffer(title=title, explanation=f"{title}: {explanation}", plan=plan)
 
+    masked = next((d.path for d in last.preview.diffs if d.masked), None)
+    if masked is not None:  # its preview hid what the file held: writing that back would write the mask
+        raise NoUndo(
+            f"{last.title} cannot be undone: pmem-tui does not keep the secret it removed from {masked}, "
+            "so it cannot put it back."
+        )
     if last.action in ("archive", "delete", "undo-delete", "undo-recover", "recover") and not items:
         raise NoUndo(f"Nothing to {verb.lower()}.")
     if last.action == "archive":

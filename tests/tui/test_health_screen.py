@@ -78,6 +78,17 @@ def record_of(root: Path, path: str) -> records.ArchiveRecord | None:
     return found[-1] if found else None
 
 
+def wifi_secret(root: Path, leaky: str, password: str, title: str = "Wifi", what: str = "") -> str:
+    """Write `leaky` holding `password` on its line 5, listed in the index; its text."""
+    what = what or "home network"
+    line = "- db password: " if what != "home network" else "- the wifi password: "
+    text = f"# {title}\n\n{what.capitalize()}.\n\n{line}{password}\n"
+    (root / leaky).write_text(text, encoding="utf-8")
+    with (root / "_index.md").open("a", encoding="utf-8") as index:
+        index.write(f"- [{title}]({leaky}) — {what}\n")
+    return text
+
+
 async def open_health(pilot, app: RecordingApp) -> HealthScreen:
     await settle(pilot)
     await pilot.press("H")
@@ -371,10 +382,7 @@ async def test_a_redaction_says_the_history_keeps_the_secret_and_forgets_it_in_s
     from pmem_tui.core.history import log, record
 
     leaky, password = "notes/s.md", "hunter22"
-    text = "# Wifi\n\nHome network.\n\n- the wifi password: " + password + "\n"
-    (demo_root / leaky).write_text(text, encoding="utf-8")
-    with (demo_root / "_index.md").open("a", encoding="utf-8") as index:
-        index.write(f"- [Wifi]({leaky}) — home network\n")
+    text = wifi_secret(demo_root, leaky, password)
     assert record.record(demo_root, create=True).commit is not None  # as the app's scan records it
     app = make_app(demo_root)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -410,14 +418,44 @@ async def test_a_redaction_says_the_history_keeps_the_secret_and_forgets_it_in_s
 
 
 @pytest.mark.rule("PM-HEALTH-5", "PM-CORE-6")
+async def test_a_redaction_is_not_undone_with_the_mask_its_preview_showed(demo_root: Path, make_app) -> None:
+    """Found in review: ctrl+z after a redaction previewed "write back the previous content" from the
+    preview's masked old side and wrote `password = <secret>` into the file. It is refused now, in one
+    sentence, and nothing changes."""
+    leaky, password = "notes/s.md", "hunter22"
+    text = wifi_secret(demo_root, leaky, password)
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_health(pilot, app)
+        await fix_marked(pilot, app, leaky)
+        await pilot.press("y")
+        assert await until(
+            pilot, lambda: isinstance(app.screen, PlanModal) and "step 2 of 2" in modal(app).heading
+        )
+        await pilot.press("y")
+        assert await until(pilot, lambda: "is gone from the history" in app.notes_text())
+        redacted = (demo_root / leaky).read_bytes()
+        assert redacted == text.replace(password, "[redacted]").encode()
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert not isinstance(app.screen, PlanModal)
+        said = app.notes_text().splitlines()[-1]
+        assert said == (
+            f"Save {leaky} cannot be undone: pmem-tui does not keep the secret it removed from {leaky}, "
+            "so it cannot put it back."
+        )
+        assert (demo_root / leaky).read_bytes() == redacted
+        assert not app.errors()
+
+
+@pytest.mark.rule("PM-HEALTH-5", "PM-CORE-6")
 async def test_a_secret_is_shown_by_line_and_its_fix_opens_the_save_preview(
     demo_root: Path, make_app
 ) -> None:
     leaky, password = "notes/deploy.md", "hunter22"
-    text = f"# Deploy\n\nSteps for the release.\n\n- db password: {password}\n"
-    (demo_root / leaky).write_text(text, encoding="utf-8")
-    with (demo_root / "_index.md").open("a", encoding="utf-8") as index:
-        index.write(f"- [Deploy]({leaky}) — steps for the release\n")
+    text = wifi_secret(demo_root, leaky, password, "Deploy", "steps for the release")
     app = make_app(demo_root)
     async with app.run_test(size=(120, 36)) as pilot:
         await open_health(pilot, app)
