@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from pmem_tui.core import index, paths, safeio, textio
 from pmem_tui.core.draft import Draft
-from pmem_tui.core.errors import Refused
+from pmem_tui.core.errors import PmemError, Refused
 from pmem_tui.core.health.report import Proposal
 from pmem_tui.core.layout import require_lifecycle
 from pmem_tui.core.model import INDEX_FILE
@@ -27,8 +27,7 @@ from pmem_tui.core.save_planner import plan_save
 from pmem_tui.core.secrets import find_secrets, redact_secrets
 
 if TYPE_CHECKING:
-    from pmem_tui.core.health.kept import KeptSecret
-    from pmem_tui.core.history.rewrite import ForgetPlan
+    from pmem_tui.core.history.rewrite import ForgetAllPlan
 
 __all__ = ["archive_reason", "history_note", "plan_fix", "secret_forgets"]
 
@@ -108,8 +107,13 @@ def _plan_redact(root: Path, proposal: Proposal) -> Plan:
 
 def history_note(root: Path, path: str) -> str:
     """What a redaction leaves in the history, and how to remove it (the redact preview's note)."""
-    earlier = len(_kept_secrets(root, path))
-    held = f" and {earlier} earlier version(s) of it still hold it" if earlier else " still holds it"
+    try:
+        earlier = len([b for b in _secret_contents(root, path) if b != _live_blob(root, path)])
+    except PmemError:  # a history that cannot be read: its own commands say so
+        earlier = 0
+    held = " still holds it"
+    if earlier:
+        held = f" and {earlier} earlier version{'s' if earlier != 1 else ''} of it still hold it"
     return (
         "The secret stays in pmem-tui's history (.pmem/history): the version on disk now (recorded before "
         f"this save){held}. To remove it, forget them from the history: "
@@ -117,16 +121,35 @@ def history_note(root: Path, path: str) -> str:
     )
 
 
-def secret_forgets(root: Path, path: str) -> list[ForgetPlan]:
-    """Forgetting every version of `path` the history keeps (not the live content) that looks like it holds
-    a secret: what a redaction leaves behind (empty when none does). Previewed with
-    `rewrite.forget_all_lines`, applied at once with `rewrite.apply_forget_all`."""
+def secret_forgets(root: Path, path: str) -> ForgetAllPlan | None:
+    """Forgetting every content of `path` the history keeps that looks like it holds a secret: what a
+    redaction leaves behind (None when no version does). Each version of the file is looked at (a content
+    another file also had included), each content screened once (cached by blob id). Previewed with
+    `ForgetAllPlan.lines`, applied with `rewrite.apply_forget_all` (which plans it again to check)."""
     from pmem_tui.core.history import rewrite
 
-    return [rewrite.plan_forget(root, path, k.version) for k in _kept_secrets(root, path)]
+    blobs = _secret_contents(root, path)
+    return rewrite.plan_forget_all(root, path, blobs) if blobs else None
 
 
-def _kept_secrets(root: Path, path: str) -> list[KeptSecret]:
-    from pmem_tui.core.health.kept import kept_secrets
+def _secret_contents(root: Path, path: str) -> list[str]:
+    """The contents (blob ids) of `path`'s versions in the history that look like they hold a secret, newest
+    first; none without a history. Refused (one sentence) when the history cannot be read."""
+    from pmem_tui.core.health.kept import content_hits
+    from pmem_tui.core.history import log, stat_table
 
-    return [k for k in kept_secrets(root) if k.path == path]
+    if stat_table.read_head(root) is None:
+        return []
+    with log.reading():
+        blobs = list(dict.fromkeys(v.blob for v in log.versions(root, path) if v.blob))
+        hits = content_hits(root, blobs)
+    return [b for b in blobs if hits.get(b)]
+
+
+def _live_blob(root: Path, path: str) -> str | None:
+    from pmem_tui.core.history import store
+
+    try:
+        return store.blob_id(safeio.read_under(root, path))
+    except OSError:
+        return None

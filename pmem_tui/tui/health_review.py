@@ -257,10 +257,10 @@ def fix_offer(
     step = ""
     if proposal.fix_action == "redact":
         step = " (step 1 of 2: redact)"
+        # What stays in the history is the preview's note (once): this says what the two steps do.
         change = (
-            "This saves the file with its secrets replaced by [redacted]. The secret stays in pmem-tui's "
-            "history (.pmem/history), which keeps the file as it is now (recorded before the save) and its "
-            "earlier versions: step 2, once this is saved, previews forgetting those that hold it."
+            "This saves the file with its secrets replaced by [redacted]; once it is saved, step 2 previews "
+            "forgetting the versions of the file in pmem-tui's history that hold the secret."
         )
     return Offer(
         title=plan.title + step + (f" ({i + 1} of {n})" if n > 1 else ""),
@@ -271,29 +271,39 @@ def fix_offer(
 
 def forget_secrets_offer(root: Path, path: str) -> Offer:
     """Step 2 of a redaction: forget every version of `path` the history keeps that holds a secret (the
-    one just recorded before the save among them), through its preview."""
+    one just recorded before the save among them), through its preview. Reads every record's changes once:
+    the app plans it in a worker."""
     from pmem_tui.core.errors import Refused
     from pmem_tui.core.fix_planner import secret_forgets
     from pmem_tui.core.history import rewrite
     from pmem_tui.tui.planning import Offer, StoreChange
 
-    plans = secret_forgets(root, path)
-    if not plans:
+    plan = secret_forgets(root, path)
+    if plan is None:
         raise Refused(f"No version of {path} in the history holds a secret; nothing to forget.")
     title = f"Forget {path}'s versions holding the secret from the history (step 2 of 2)"
-    one = len(plans) == 1
-    held = "earlier version" if one else f"{len(plans)} earlier versions"
+    n = len(plan.versions)
+    one = n == 1
+    held = "earlier version" if one else f"{n} earlier versions"
     held += " in pmem-tui's history (.pmem/history) still " + ("holds" if one else "hold")
     them, those = ("it", "that version") if one else ("them", "those versions")
+    also = ""
+    if plan.others:
+        also = (
+            f" Forgetting goes by content: the versions of {', '.join(plan.others)} with the same content go "
+            "too."
+        )
     return Offer(
         title=title,
         explanation=f"Step 1 is done: {path} is saved with its secrets redacted. Its {held} the "
         f"secret. Confirm to forget {them}: the history then no longer has {those} of the file, and this "
-        f"cannot be undone. Cancel to keep {them} (the health check goes on proposing it; or "
+        f"cannot be undone.{also} Cancel to keep {them} (the health check goes on proposing it; or "
         f"`pmem-tui history forget {path} --version V`).",
         danger=True,
         change=StoreChange(
-            title, tuple(rewrite.forget_all_lines(plans)), lambda: rewrite.apply_forget_all(root, plans)
+            title,
+            tuple(plan.lines()),
+            lambda: rewrite.apply_forget_all(root, plan, lambda: secret_forgets(root, path)),
         ),
     )
 

@@ -391,14 +391,15 @@ async def test_a_redaction_says_the_history_keeps_the_secret_and_forgets_it_in_s
         assert "step 1 of 2" in first.heading
         said = " ".join((first.explanation + " " + first.preview_text).split())
         assert "nothing else changes" not in said
-        assert "The secret stays in pmem-tui's history (.pmem/history)" in said
+        assert said.count("The secret stays in pmem-tui's history (.pmem/history)") == 1  # the note, once
+        assert "step 2 previews forgetting the versions of the file" in said
         assert f"pmem-tui history forget {leaky} --version V" in said and password not in said
         await pilot.press("y")
         assert await until(pilot, lambda: isinstance(app.screen, PlanModal) and app.screen is not first)
         second = modal(app)
         assert "step 2 of 2" in second.heading and second.plan is None
         said = " ".join((second.explanation + " " + second.preview_text).split())
-        assert f"Forget the content of {leaky} at version" in said and password not in said
+        assert f"Forget the content of {leaky} from the history (version" in said and password not in said
         assert "Its earlier version in pmem-tui's history (.pmem/history) still holds the secret" in said
         await pilot.press("y")
         assert await until(pilot, lambda: "is gone from the history" in app.notes_text())
@@ -414,6 +415,47 @@ async def test_a_redaction_says_the_history_keeps_the_secret_and_forgets_it_in_s
         assert screen.report is not None
         after = screen.report.proposal(leaky)
         assert after is None or not {"secret", "secret-in-history"} & set(after.kinds)
+        assert not app.errors()
+
+
+@pytest.mark.rule("PM-HEALTH-5", "PM-CORE-6")
+async def test_a_redactions_step_two_is_planned_in_a_worker(
+    demo_root: Path, make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: step 2 was planned on the UI thread, reading every record's tree once per version
+    (72 s for 299 versions on a 300-record store, the app frozen). It is planned in a worker now."""
+    from pmem_tui.tui import health_review
+
+    release = threading.Event()
+    ran_on: list[str] = []
+    real = health_review.forget_secrets_offer
+
+    def slow(root: Path, path: str):  # type: ignore[no-untyped-def]
+        ran_on.append(threading.current_thread().name)
+        release.wait(10)
+        return real(root, path)
+
+    monkeypatch.setattr(health_review, "forget_secrets_offer", slow)
+    leaky, password = "notes/s.md", "hunter22"
+    wifi_secret(demo_root, leaky, password)
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_health(pilot, app)
+        await fix_marked(pilot, app, leaky)
+        await pilot.press("y")
+        assert await until(pilot, lambda: bool(ran_on))
+        assert ran_on != [threading.main_thread().name]
+        assert "Step 2: finding the versions of notes/s.md" in app.notes_text()
+        # The app answers meanwhile: the cursor moves, and no preview is open yet.
+        row = health_list(app).current_row
+        await pilot.press("j")
+        assert await until(pilot, lambda: health_list(app).current_row != row)
+        assert app.screen is screen
+        release.set()
+        assert await until(
+            pilot, lambda: isinstance(app.screen, PlanModal) and "step 2 of 2" in modal(app).heading
+        )
+        await pilot.press("n")
         assert not app.errors()
 
 

@@ -11,15 +11,20 @@ history's `rewrite.plan_forget`, previewed first); nothing here writes under the
 from __future__ import annotations
 
 import marshal
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pmem_tui.core import cache, textio
 from pmem_tui.core.history import stat_table
 from pmem_tui.core.history.names import original_path
 from pmem_tui.core.secrets import find_secrets
 
-__all__ = ["CACHE_FILE", "KeptSecret", "kept_secrets"]
+if TYPE_CHECKING:
+    from pmem_tui.core.history.store import Objects
+
+__all__ = ["CACHE_FILE", "KeptSecret", "content_hits", "kept_secrets"]
 
 CACHE_FILE = "health-kept-secrets-v1.bin"
 Hits = tuple[tuple[int, str], ...]  # (line number, kind) of each hit
@@ -50,28 +55,54 @@ def kept_secrets(root: Path) -> list[KeptSecret]:
         live = set(objects.tree_files(head).values())
     except Exception:  # a damaged store never blocks health: the history's own commands say what is wrong
         return []
-    known = _load(root)
-    learned = False
+    screen = _Screen(root, objects)
     out: list[KeptSecret] = []
     seen: set[str] = set()
     for v in versions:  # newest first
         if not v.blob or v.blob in live or v.blob in seen:
             continue
         seen.add(v.blob)
-        hits = known.get(v.blob)
-        if hits is None:
-            try:
-                text = textio.decode(objects.blob_bytes(v.blob))
-            except Exception:  # a blob that does not read: doctor's to repair, not health's
-                continue
-            hits = tuple((h.line_no, h.kind) for h in find_secrets(text, screened=True))
-            known[v.blob] = hits
-            learned = True
+        hits = screen.hits(v.blob)
         if hits:
             out.append(KeptSecret(original_path(v.path), v.id, v.time, hits))
-    if learned:
-        cache.write(root, CACHE_FILE, marshal.dumps(known))
+    screen.save()
     return out
+
+
+def content_hits(root: Path, blobs: Iterable[str]) -> dict[str, Hits]:
+    """What the secret screen finds in each content (blob id) the history keeps, from the cache or read once
+    (a content that does not read is left out). Raises when the store cannot be opened."""
+    from pmem_tui.core.history import store
+
+    screen = _Screen(Path(root), store.open_objects(Path(root)))
+    out = {b: h for b in dict.fromkeys(blobs) if (h := screen.hits(b)) is not None}
+    screen.save()
+    return out
+
+
+class _Screen:
+    """The secret screen of kept contents, cached by blob id in the user's cache folder."""
+
+    def __init__(self, root: Path, objects: Objects) -> None:
+        self.root, self.objects = root, objects
+        self.known = _load(root)
+        self.learned = False
+
+    def hits(self, blob: str) -> Hits | None:
+        hits = self.known.get(blob)
+        if hits is None:
+            try:
+                text = textio.decode(self.objects.blob_bytes(blob))
+            except Exception:  # a blob that does not read: doctor's to repair, not health's
+                return None
+            hits = tuple((h.line_no, h.kind) for h in find_secrets(text, screened=True))
+            self.known[blob] = hits
+            self.learned = True
+        return hits
+
+    def save(self) -> None:
+        if self.learned:
+            cache.write(self.root, CACHE_FILE, marshal.dumps(self.known))
 
 
 def _load(root: Path) -> dict[str, Hits]:

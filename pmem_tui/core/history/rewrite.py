@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,18 +26,19 @@ from dulwich.objects import ShaFile
 from pmem_tui.core import safeio
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.fsops import FS
-from pmem_tui.core.history import log, record, stat_table, store
+from pmem_tui.core.history import log, names, record, stat_table, store
 from pmem_tui.core.history.names import HISTORY_DIR, MAIN_REF, REVIEWED_REF
 
 __all__ = [
+    "ForgetAllPlan",
     "ForgetPlan",
     "PrunePlan",
     "apply_forget",
     "apply_forget_all",
     "apply_prune",
     "check",
-    "forget_all_lines",
     "plan_forget",
+    "plan_forget_all",
     "plan_prune",
     "repair",
     "replan_forget",
@@ -135,35 +136,118 @@ def apply_forget(root: Path, plan: ForgetPlan, fs: FS | None = None) -> str:
     return f"The content of {plan.path} at version {plan.version[:12]} is gone from the history."
 
 
-def forget_all_lines(plans: Sequence[ForgetPlan]) -> list[str]:
-    """The preview of forgetting several contents of one file at once (`apply_forget_all`)."""
-    if len(plans) == 1:
-        return plans[0].lines()
-    path = plans[0].path
-    versions = ", ".join(p.version[:12] for p in plans)
-    out = [
-        f"Forget {len(plans)} contents of {path} from the history (versions {versions}):",
-        "  the records that hold them, and every later record, are rewritten without them,",
-        "  then the store is repacked so the contents are gone from it. The memory file is not touched.",
-    ]
-    if any(p.live_has_it for p in plans):
-        out.append("  The file still holds one of them: the next record keeps it again unless you change it.")
-    return out
+@dataclass(frozen=True)
+class ForgetAllPlan:
+    """Forget several contents (blob ids) of one file at once. Forgetting works by content: every record's
+    file holding one is rewritten without it, whatever its path, so `others` names the other files whose
+    versions go too (a copy of the file, say)."""
+
+    path: str
+    versions: tuple[tuple[str, str], ...]  # (version id, blob): `path`'s newest version with each content
+    records: int  # the records holding one of them (each is rewritten, and every record after the first)
+    others: tuple[str, ...]  # other files (original paths) whose versions hold one of them
+    live: tuple[str, ...]  # the files that hold one of them now (the next record keeps it again)
+
+    @property
+    def blobs(self) -> frozenset[str]:
+        return frozenset(b for _, b in self.versions)
+
+    def lines(self) -> list[str]:
+        n = len(self.versions)
+        what = "the content" if n == 1 else f"{n} contents"
+        versions = ", ".join(v[:12] for v, _ in self.versions)
+        it = "it" if n == 1 else "them"
+        out = [
+            f"Forget {what} of {self.path} from the history (version{'s' if n > 1 else ''} {versions}):",
+            f"  {_n(self.records, 'record')} hold{'s' if self.records == 1 else ''} {it}; "
+            f"{'that record' if self.records == 1 else 'they'} and every later one are rewritten "
+            f"without {it},",
+            f"  then the store is repacked so {'it is' if n == 1 else 'they are'} gone from it. "
+            "No memory file is touched.",
+        ]
+        if self.others:
+            out.append(
+                f"  The same content was also kept as {', '.join(self.others)}: the versions of "
+                f"{'that file' if len(self.others) == 1 else 'those files'} holding it go too."
+            )
+        if self.live:
+            out.append(
+                f"  {', '.join(self.live)} still hold{'s' if len(self.live) == 1 else ''} it now: the next "
+                "record keeps it again unless you change it."
+            )
+        return out
+
+    def outcome(self) -> str:
+        n = len(self.versions)
+        if n == 1:
+            version = self.versions[0][0][:12]
+            return f"The content of {self.path} at version {version} is gone from the history."
+        return f"{n} contents of {self.path} are gone from the history."
 
 
-def apply_forget_all(root: Path, plans: Sequence[ForgetPlan], fs: FS | None = None) -> str:
-    """Forget every content `plans` name in one rewrite and one repack; say what was done (one sentence)."""
-    if not plans:
-        return "Nothing was forgotten."
-    _forget_blobs(Path(root), {p.blob for p in plans}, fs)
-    if len(plans) == 1:
-        return f"The content of {plans[0].path} at version {plans[0].version[:12]} is gone from the history."
-    return f"{len(plans)} contents of {plans[0].path} are gone from the history."
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
 
 
-def _forget_blobs(root: Path, blobs: set[str], fs: FS | None) -> None:
+def plan_forget_all(root: Path, path: str, blobs: Sequence[str]) -> ForgetAllPlan | None:
+    """Forgetting the contents `blobs` of `path` (its original path); None when no version of `path` holds
+    one. One pass over the records' changes (the log's cache: no tree is read)."""
+    root = Path(root)
+    with log.reading():
+        wanted = set(blobs)
+        newest: dict[str, str] = {}
+        for v in log.versions(root, path):  # newest first
+            if v.blob in wanted:
+                newest.setdefault(v.blob, v.id)
+        if not newest:
+            return None
+        held: dict[str, str] = {}  # the files holding one of the contents at the record (where they were)
+        places: set[str] = set()
+        records = 0
+        for rec in reversed(log.records(root)):  # oldest first: each record's files, from its changes
+            for ch in rec.changes:
+                held.pop(ch.old_path, None)
+                held.pop(ch.path, None)
+                if ch.blob in newest:
+                    held[ch.path] = ch.blob
+                    places.add(ch.path)
+            records += bool(held)
+    others = sorted({names.original_path(p) for p in places} - {path})
+    live = sorted(p for p in places if _live_blob(root, p) in newest)
+    return ForgetAllPlan(path, tuple((v, b) for b, v in newest.items()), records, tuple(others), tuple(live))
+
+
+def apply_forget_all(
+    root: Path,
+    plan: ForgetAllPlan,
+    replan: Callable[[], ForgetAllPlan | None] | None = None,
+    fs: FS | None = None,
+) -> str:
+    """Forget every content `plan` names in one rewrite and one repack; say what was done (one sentence).
+    What the preview saw is checked first, under the history's lock (no record is made meanwhile): `replan`
+    (default: the same contents planned again) must give the same plan, else nothing is forgotten."""
+    root = Path(root)
+
+    def check() -> None:
+        now = replan() if replan is not None else plan_forget_all(root, plan.path, sorted(plan.blobs))
+        if now != plan:
+            raise Refused(
+                f"The history of {plan.path} changed since the preview; nothing was forgotten: "
+                "preview it again."
+            )
+
+    _forget_blobs(root, plan.blobs, fs, check)
+    return plan.outcome()
+
+
+def _forget_blobs(
+    root: Path, blobs: set[str] | frozenset[str], fs: FS | None, check: Callable[[], None] | None = None
+) -> None:
+    """Rewrite every record without `blobs`, then repack; `check` first, under the lock (it may refuse)."""
     fs = fs or FS(root)
     with log.reading(), _lock(root):
+        if check is not None:
+            check()
         _rewrite(root, fs, lambda files: {p: b for p, b in files.items() if b not in blobs}, keep_from=None)
     _drop_caches(root)
 

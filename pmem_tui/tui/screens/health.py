@@ -368,7 +368,8 @@ class HealthScreen(Screen[None]):
 
     def _open_fix(self, proposals: list[Proposal], i: int, forgets: Mapping[str, ForgetPlan]) -> None:
         """Preview the fix of `proposals[i]`; once it is applied, the next one. A refusal (as it is planned
-        or as it is applied) is said and skips to the next one; cancelling stops the batch."""
+        or as it is applied) is said and skips to the next one; cancelling a fix stops the batch (but
+        cancelling a redaction's step 2 keeps the versions and goes on with the batch)."""
         if i >= len(proposals):
             return
         try:
@@ -395,14 +396,25 @@ class HealthScreen(Screen[None]):
         self.post_message(OfferPlan(offer, then, or_else=None if last else next_fix))
 
     def _forget_secrets(self, path: str, after: Callable[[Plan | None], None]) -> None:
-        """A redaction's step 2 (`review.forget_secrets_offer`), then `after`, whether applied or not."""
+        """A redaction's step 2 (`review.forget_secrets_offer`), then `after`, whether applied or not. It
+        reads every record of the history: planned in a worker, the app stays responsive meanwhile."""
+        self.notify(f"Step 2: finding the versions of {path} in the history that hold the secret…")
+        self._plan_forget_secrets(path, after)
+
+    @work(thread=True, group="forget-secrets", exit_on_error=False)
+    def _plan_forget_secrets(self, path: str, after: Callable[[Plan | None], None]) -> None:
         try:
             offer = review.forget_secrets_offer(self.root, path)
-        except PmemError as err:
-            self.refuse(str(err))
-            after(None)
-            return
-        self.post_message(OfferPlan(offer, after, or_else=lambda: after(None)))
+        except (PmemError, OSError) as err:  # a refusal, or a store that cannot be read: one sentence
+            self.app.call_from_thread(self._forget_refused, refusal_of(err), after)
+        except Exception as err:  # anything else is said too: the batch goes on
+            self.app.call_from_thread(self._forget_refused, str(err) or type(err).__name__, after)
+        else:
+            self.post_message(OfferPlan(offer, after, or_else=lambda: after(None)))
+
+    def _forget_refused(self, sentence: str, after: Callable[[Plan | None], None]) -> None:
+        self.refuse(sentence)
+        after(None)
 
     # -- e: edit ----------------------------------------------------------------------------------------
 
