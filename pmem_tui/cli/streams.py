@@ -8,8 +8,9 @@
   is UTF-8 whatever the stream declares, as `health`, `search` and `loader` always wrote it (`use_utf8`);
   JSON is then written in ASCII, every other character as a `\\uXXXX` escape (`json_text`): the same data
   whichever of the two encodings its reader assumes.
-* The app needs a terminal on standard input, output and error (Textual reads the first, draws on the last,
-  an editor it opens uses all three): `no_terminal` names the one that is not, before Textual starts.
+* The app needs a terminal on standard input and error (Textual reads the first, draws on the last; an
+  editor it opens also needs standard output, checked when it opens): `no_terminal` names the one that is
+  not, before Textual starts.
 
 Imports only `os` and `sys`: `status`'s quick path goes through here.
 """
@@ -111,8 +112,10 @@ def _escape(ch: str) -> str:
 
 
 def no_terminal() -> str | None:
-    """The first standard stream that is not a terminal ("standard input", ...), else None."""
-    for fd, name in ((0, "standard input"), (1, "standard output"), (2, "standard error")):
+    """The first standard stream the app needs that is not a terminal ("standard input", ...), else None.
+    Not standard output: the app draws on standard error (found in review: `pmem-tui > log` ran the app
+    before, and was refused); the editor, which needs it, says so when it is asked for (`tui/editor.py`)."""
+    for fd, name in ((0, "standard input"), (2, "standard error")):
         if not os.isatty(fd):  # a closed descriptor is not a terminal either
             return name
     return None

@@ -445,8 +445,8 @@ def plan_upgrade(root: Path) -> Plan:
     """Create only the missing lifecycle paths; move, rewrite and summarise nothing."""
     if is_unborn(root):  # missing, or empty: the first save makes it all
         raise Refused(f"There is no memory at {root}; the first save creates the whole structure.")
-    if not memory_root.is_memory(root):  # a wrong root (`~`) gets no lifecycle folders
-        raise Refused(f"Cannot upgrade: {memory_root.not_a_memory(root)}; nothing was changed.")
+    if not memory_root.is_memory(root, places=True):  # a wrong root (`~`) gets no lifecycle folders
+        raise Refused(f"Cannot upgrade: {memory_root.not_a_memory(root, places=True)}; nothing was changed.")
     journal.check_quiet(root)
     draft = Draft(root)
     missing = missing_lifecycle(root)

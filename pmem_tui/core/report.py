@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pmem_tui.core import ansi, safeio, textio
+from pmem_tui.core import ansi, memory_root, safeio, textio
 from pmem_tui.core.model import ARCHIVE_DIR, INDEX_FILE, TRASH_DIR, Snapshot
 from pmem_tui.core.tokens import estimate_tokens, tokens_for_chars
 
@@ -188,6 +188,9 @@ def _status_lines(snap: Snapshot) -> list[str]:
         if snap.lifecycle_ready
         else f"incomplete, missing {', '.join(snap.lifecycle_missing)} (run `pmem-tui upgrade`)"
     )
+    if not snap.lifecycle_ready and not memory_root.is_memory(snap.root, places=True):
+        # Found in review: a folder that is no memory (a wrong --root) was sent to `upgrade`, which refuses.
+        lifecycle = f"none: {memory_root.not_a_memory(snap.root, places=True)}; is --root right?"
     if snap.lifecycle_linked:
         lifecycle = (
             f"blocked: {', '.join(snap.lifecycle_linked)} is a symbolic link, which pmem-tui never follows "

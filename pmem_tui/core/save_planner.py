@@ -43,10 +43,10 @@ def plan_save(root: Path, path: str, content: bytes, index_line: str | None = No
     first_save = is_unborn(root)
     if root.exists() and not root.is_dir():
         raise Refused(f"{root} is not a folder.")
-    if not first_save and not memory_root.is_memory(root):  # a wrong root (`~`): no index, no file there
+    if not first_save and not memory_root.is_memory(root, places=True):  # a wrong root (`~`): no file
         raise Refused(
-            f"Cannot save: {memory_root.not_a_memory(root)}, and a first save creates a memory only in a "
-            "missing or empty folder; nothing was changed."
+            f"Cannot save: {memory_root.not_a_memory(root, places=True)}, and a first save creates a memory "
+            "only in a missing or empty folder; nothing was changed."
         )
     rel = check_memory_path(root, path, Area.CORE)
     journal.check_quiet(root)

@@ -96,6 +96,8 @@ def edit_suspended(app: App[Any], editor: Editor, path: Path) -> str | None:
     try:
         with app.suspend():
             # Inside the block nothing may raise: the app resumes only when the block ends normally.
+            if not os.isatty(1):  # the app draws on standard error; an editor, on standard output
+                return "The editor needs a terminal, and pmem-tui's standard output is not one (redirected)."
             return _attempt(editor, path)
     except SuspendNotSupported:  # no terminal to hand over (tests, Textual web)
         return _attempt(editor, path)

@@ -248,6 +248,10 @@ def home(tmp_path: Path) -> Path:
 
 
 NOT_A_MEMORY = "is not a memory folder (it has no _index.md, _core/ or _archive/_index.md)"
+NOT_EVEN_BEGUN = (
+    "is not a memory folder (it has no _index.md, _core/ or _archive/_index.md, nor a .md file in projects/ "
+    "or notes/)"
+)
 
 
 @pytest.mark.rule("PM-LAYOUT-1")
@@ -283,12 +287,23 @@ def test_save_and_upgrade_refuse_a_folder_that_is_not_a_memory(home: Path) -> No
     source = write(home.parent, "src.md", "# X\n")
     code, _, err = run(home, "save", "notes/x.md", "--from", str(source), "--yes")
     assert code == 1 and err == (
-        f"pmem-tui: Cannot save: {home} {NOT_A_MEMORY}, and a first save creates a memory only in a missing "
-        "or empty folder; nothing was changed.\n"
+        f"pmem-tui: Cannot save: {home} {NOT_EVEN_BEGUN}, and a first save creates a memory only in a "
+        "missing or empty folder; nothing was changed.\n"
     )
     code, _, err = run(home, "upgrade", "--yes")
-    assert code == 1 and err == f"pmem-tui: Cannot upgrade: {home} {NOT_A_MEMORY}; nothing was changed.\n"
+    assert code == 1 and err == f"pmem-tui: Cannot upgrade: {home} {NOT_EVEN_BEGUN}; nothing was changed.\n"
     assert tree_state(home) == before
+    code, out, _ = run(home, "status")  # and status says so, not "run upgrade"
+    assert code == 0 and f"Lifecycle: none: {home} {NOT_EVEN_BEGUN}; is --root right?" in out.decode()
+
+
+def test_a_memory_an_agent_began_without_an_index_can_be_upgraded(tmp_path: Path) -> None:
+    """Found in review: `notes/x.md` and nothing else: status said "run upgrade", and upgrade refused."""
+    root = tmp_path / "begun"
+    write(root, "notes/x.md", "# X\n")
+    code, _, err = run(root, "upgrade", "--yes")
+    assert code == 0, err
+    assert (root / "_archive/_index.md").is_file() and (root / "notes/x.md").read_text() == "# X\n"
 
 
 @pytest.mark.rule("PM-FIRST-1")
@@ -301,3 +316,14 @@ def test_a_first_save_still_makes_a_memory_in_an_empty_folder(tmp_path: Path) ->
     assert (root / "notes/first.md").is_file() and (root / "_archive/_index.md").is_file()
     code, out, _ = run(root, "snapshot")
     assert code == 0 and out == b"Nothing changed since the last record.\n"  # the save recorded it
+
+
+def test_the_app_needs_no_terminal_on_standard_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in review: `pmem-tui > log` ran the app before (it draws on standard error), then was refused;
+    only the editor needs standard output, and says so when it is opened (`tui/editor.py`)."""
+    from pmem_tui.cli import streams
+
+    monkeypatch.setattr(streams.os, "isatty", lambda fd: fd != 1)
+    assert streams.no_terminal() is None
+    monkeypatch.setattr(streams.os, "isatty", lambda fd: fd != 2)
+    assert streams.no_terminal() == "standard error"

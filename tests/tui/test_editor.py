@@ -50,7 +50,8 @@ def test_any_editor_setting_gives_a_command_or_one_sentence(env: dict[str, str])
         assert words and all(isinstance(w, str) for w in words)
 
 
-def test_the_screen_is_resumed_when_the_editor_hook_raises() -> None:
+def test_the_screen_is_resumed_when_the_editor_hook_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("pmem_tui.tui.editor.os.isatty", lambda _fd: True)  # as in a real terminal
     events: list[str] = []
 
     class Suspending:
@@ -65,6 +66,11 @@ def test_the_screen_is_resumed_when_the_editor_hook_raises() -> None:
 
     assert edit_suspended(Suspending(), broken, Path("x")) == "The editor failed: boom."  # type: ignore[arg-type]
     assert events == ["suspend", "resume"]
+    # Standard output redirected (`pmem-tui > log`: the app draws on standard error): no editor is run.
+    monkeypatch.setattr("pmem_tui.tui.editor.os.isatty", lambda fd: fd != 1)
+    said = edit_suspended(Suspending(), broken, Path("x"))  # type: ignore[arg-type]
+    assert said == "The editor needs a terminal, and pmem-tui's standard output is not one (redirected)."
+    assert events == ["suspend", "resume", "suspend", "resume"]
 
 
 async def test_an_editor_that_cannot_start_fails_or_is_killed_saves_nothing(
