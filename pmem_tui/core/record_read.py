@@ -172,12 +172,15 @@ def _inline(draft: _Draft, text: str) -> None:
 
 
 def _own_record(text: str) -> bool:
-    """A bullet naming a heading record's path after the heading's field lines: a record of its own (an
-    agent's, kept when pmem-tui's is removed) when it carries its own archive date, reason or index line;
-    else more of the heading record ("- notes/a.md — deleted 2026-11-20, recoverable until 2026-12-20")."""
+    """A bullet naming a heading record's path after the heading's field lines: more of the heading record
+    only when it adds a deletion date or deadline and nothing of a record's own ("- notes/a.md — deleted
+    2026-11-20, recoverable until 2026-12-20"); else a record of its own, an agent's, kept when pmem-tui's
+    is removed (found in review: a prose bullet, "- notes/a.md — Ana asked to keep this one", was taken
+    into pmem-tui's record and removed with it)."""
     probe = _Draft(start=0, kind="list")
     _inline(probe, text)
-    return any(k in probe.weak for k in ("archived", "reason", "index_line")) or "archived" in probe.defaults
+    said = set(probe.weak) | set(probe.defaults)
+    return bool(said & {"archived", "reason", "index_line"}) or not said & {"deleted", "deadline"}
 
 
 def parse_records(text: str) -> list[ArchiveRecord]:

@@ -223,3 +223,15 @@ def test_the_stale_record_pass_is_linear(memory: Path, monkeypatch: pytest.Monke
     problems = archive_match.record_problems(matching, recs, set)
     assert len(problems) == n and all("takes it from there" in p.detail for p in problems)
     assert len(built) == 1  # one pair of maps for the 4,000 stale records, not one walk per record
+
+
+def test_a_prose_bullet_after_a_heading_record_is_the_agents_own() -> None:
+    """Found in review: `- notes/tools.md — Ana asked to keep this one` after pmem-tui's heading record was
+    read as more of that record, so recovering removed the agent's line with it."""
+    text = (
+        "## notes/tools.md\n- Index line: `* notes/tools.md: x`\n- Archived: 2026-12-03\n- Reason: replaced\n"
+        "- notes/tools.md — Ana asked to keep this one; do not purge\n"
+    )
+    ours, agents = parse_records(text)
+    assert (ours.start, ours.end, agents.start, agents.end) == (0, 4, 4, 5)
+    assert agents.reason is None and agents.archived is None
