@@ -56,13 +56,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _open_app(args: argparse.Namespace) -> int:
-    from pmem_tui.cli.streams import no_terminal
+    from pmem_tui.cli.streams import app_terminal, no_terminal
 
-    stream = no_terminal()
-    if stream is not None:  # Textual would fail, or wait forever on input that never comes
+    why = no_terminal()
+    if why is not None:  # Textual would fail, or wait forever on input that never comes
         raise BadUsage(
-            f"pmem-tui's app needs a terminal, and {stream} is not one; "
-            "use a command such as `pmem-tui status` in scripts."
+            f"pmem-tui's app needs a terminal, and {why}; use a command such as `pmem-tui status` in scripts."
         )
     from pmem_tui.core.clock import today
 
@@ -71,7 +70,12 @@ def _open_app(args: argparse.Namespace) -> int:
     from pmem_tui.tui.app import run_app  # the only place the CLI imports Textual
 
     keep_mmap_threshold()  # a long-lived process: freed buffers go back to the system
-    return run_app(root=resolve_root(getattr(args, "root", None)), demo=args.demo, project=args.project)
+    root = resolve_root(getattr(args, "root", None))
+    give_back = app_terminal()  # standard error redirected (`2>err.log`): drawn on the terminal anyway
+    try:
+        return run_app(root=root, demo=args.demo, project=args.project)
+    finally:
+        give_back()
 
 
 def _status(argv: list[str]) -> int | None:

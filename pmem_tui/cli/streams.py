@@ -8,9 +8,11 @@
   is UTF-8 whatever the stream declares, as `health`, `search` and `loader` always wrote it (`use_utf8`);
   JSON is then written in ASCII, every other character as a `\\uXXXX` escape (`json_text`): the same data
   whichever of the two encodings its reader assumes.
-* The app needs a terminal on standard input and error (Textual reads the first, draws on the last; an
-  editor it opens also needs standard output, checked when it opens): `no_terminal` names the one that is
-  not, before Textual starts.
+* The app reads its keys on standard input, which must be a terminal, and draws on a terminal
+  (`app_terminal`): standard error, where Textual draws, else standard output, else `/dev/tty` (found in
+  trial: `pmem-tui --demo 2>err.log`, the usual way to keep a traceback, was refused with exit 2 and a
+  blank screen). `no_terminal` says why there is none, before Textual starts. An editor the app opens
+  needs standard output, checked when it opens (`tui/editor.py`).
 
 Imports only `os` and `sys`: `status`'s quick path goes through here.
 """
@@ -19,6 +21,10 @@ from __future__ import annotations
 
 import os
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _ascii_json = False  # standard output declared an encoding other than UTF-8: JSON goes out in ASCII
 _acted = False  # the command changed something: a failure to report it must not say "nothing was changed"
@@ -112,10 +118,47 @@ def _escape(ch: str) -> str:
 
 
 def no_terminal() -> str | None:
-    """The first standard stream the app needs that is not a terminal ("standard input", ...), else None.
-    Not standard output: the app draws on standard error (found in review: `pmem-tui > log` ran the app
-    before, and was refused); the editor, which needs it, says so when it is asked for (`tui/editor.py`)."""
-    for fd, name in ((0, "standard input"), (2, "standard error")):
-        if not os.isatty(fd):  # a closed descriptor is not a terminal either
-            return name
+    """Why the app cannot run here (the end of "…needs a terminal, and …"), else None."""
+    if not os.isatty(0):  # a closed descriptor is not a terminal either
+        return "standard input is not one"
+    drawn = _drawing_fd()
+    if drawn is None:
+        return "neither standard error nor standard output is one, and there is no /dev/tty"
+    if drawn[1]:
+        os.close(drawn[0])
     return None
+
+
+def app_terminal() -> Callable[[], None]:
+    """Make standard error the terminal the app draws on, when it is redirected (`2>err.log`): standard
+    output if that is a terminal, else `/dev/tty`. Returns what gives standard error back once the app has
+    ended (a crash's traceback, which Textual prints when it ends, is then on the screen, not in the file)."""
+    drawn = None if os.isatty(2) else _drawing_fd()
+    if drawn is None:
+        return lambda: None
+    fd, opened = drawn
+    if sys.stderr is not None:
+        sys.stderr.flush()
+    saved = os.dup(2)
+    os.dup2(fd, 2)
+    if opened:
+        os.close(fd)
+
+    def give_back() -> None:
+        if sys.stderr is not None:
+            sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+    return give_back
+
+
+def _drawing_fd() -> tuple[int, bool] | None:
+    """A terminal to draw on: standard error, standard output, or `/dev/tty` opened (then True)."""
+    for fd in (2, 1):
+        if os.isatty(fd):
+            return fd, False
+    try:
+        return os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC), True
+    except OSError:  # no controlling terminal (cron, a service, `setsid`)
+        return None

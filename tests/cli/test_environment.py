@@ -323,12 +323,49 @@ def test_a_first_save_still_makes_a_memory_in_an_empty_folder(tmp_path: Path) ->
     assert code == 0 and out == b"Nothing changed since the last record.\n"  # the save recorded it
 
 
-def test_the_app_needs_no_terminal_on_standard_output(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Found in review: `pmem-tui > log` ran the app before (it draws on standard error), then was refused;
-    only the editor needs standard output, and says so when it is opened (`tui/editor.py`)."""
+def test_the_app_draws_on_a_terminal_whichever_stream_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in review: `pmem-tui > log` ran the app before (it draws on standard error), then was refused.
+    Found in trial: `pmem-tui --demo 2>err.log` was refused (exit 2, a blank screen): it draws on standard
+    output then, or on /dev/tty; only when there is no terminal at all is it refused."""
     from pmem_tui.cli import streams
+
+    def no_tty(*_: object) -> int:
+        raise OSError(6, "No such device or address")
 
     monkeypatch.setattr(streams.os, "isatty", lambda fd: fd != 1)
     assert streams.no_terminal() is None
     monkeypatch.setattr(streams.os, "isatty", lambda fd: fd != 2)
-    assert streams.no_terminal() == "standard error"
+    assert streams.no_terminal() is None  # drawn on standard output
+    monkeypatch.setattr(streams.os, "isatty", lambda fd: fd == 0)
+    monkeypatch.setattr(streams.os, "open", no_tty)
+    assert streams.no_terminal() == (
+        "neither standard error nor standard output is one, and there is no /dev/tty"
+    )
+    monkeypatch.setattr(streams.os, "isatty", lambda fd: False)
+    assert streams.no_terminal() == "standard input is not one"
+
+
+def test_the_app_terminal_takes_standard_errors_place_and_gives_it_back(tmp_path: Path) -> None:
+    """`2>err.log`, standard output a terminal (a pty here): while the app runs, standard error is that
+    terminal; afterwards, the file again."""
+    script = (
+        "import os, sys\n"
+        "from pmem_tui.cli import streams\n"
+        "give_back = streams.app_terminal()\n"
+        "os.write(2, b'drawn\\n')\n"
+        "give_back()\n"
+        "os.write(2, b'logged\\n')\n"
+    )
+    leader, follower = os.openpty()
+    log = tmp_path / "err.log"
+    with log.open("wb") as err:
+        done = subprocess.run(
+            [sys.executable, "-c", script], stdin=follower, stdout=follower, stderr=err,
+            env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60, check=False, start_new_session=True,
+        )  # fmt: skip
+    os.close(follower)
+    shown = os.read(leader, 1000)
+    os.close(leader)
+    assert done.returncode == 0
+    assert b"drawn" in shown and b"logged" not in shown
+    assert log.read_bytes() == b"logged\n"

@@ -82,5 +82,6 @@ def test_the_app_command_keeps_the_threshold_before_it_opens_the_app(
     monkeypatch.setattr(allocator, "keep_mmap_threshold", keep)
     monkeypatch.setattr(app_module, "run_app", run_app)
     monkeypatch.setattr(streams, "no_terminal", lambda: None)  # under pytest: no terminal
+    monkeypatch.setattr(streams, "app_terminal", lambda: lambda: None)  # nor one to draw on
     assert cli.main(["--root", str(tmp_path)]) == 0
     assert calls == ["threshold", "app"]
