@@ -144,6 +144,18 @@ def stock(memory: Path) -> Path:
     return memory
 
 
+def one_note_memory(parent: Path, note: str, index: str) -> Path:
+    """`parent/memory`: the lifecycle's folders, an empty archive index, `notes/a.md` holding `note` and
+    `_index.md` holding `index`."""
+    root = parent / "memory"
+    for folder in ("_core", "notes", "projects", "_archive/_trash"):
+        (root / folder).mkdir(parents=True)
+    (root / "_archive/_index.md").write_text("# Archive index\n", encoding="utf-8")
+    (root / "notes/a.md").write_text(note, encoding="utf-8")
+    (root / "_index.md").write_text(index, encoding="utf-8")
+    return root
+
+
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file below root (the tool's hidden .pmem metadata excluded) with its bytes."""
     out: dict[str, bytes] = {}
@@ -217,6 +229,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         with contextlib.suppress(OSError):
             out.parent.mkdir(exist_ok=True)
             out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+
+
 def all_paths(root: Path) -> set[str]:
     """Every path below `root` (files, folders, links; `.pmem/` included), relative and POSIX."""
     out: set[str] = set()

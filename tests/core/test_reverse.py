@@ -11,17 +11,11 @@ import pytest
 from pmem_tui.core import executor, lifecycle, reverse
 from pmem_tui.core.errors import PmemError, Refused
 from pmem_tui.core.plan import MakeDir, RemoveDir
-from tests.conftest import tree_bytes
+from tests.conftest import one_note_memory, tree_bytes
 
 
 def memory(parent: Path) -> Path:
-    root = parent / "memory"
-    for folder in ("_core", "notes", "projects", "_archive/_trash"):
-        (root / folder).mkdir(parents=True)
-    (root / "notes/a.md").write_text("# A\n", encoding="utf-8")
-    (root / "_index.md").write_text("# Index\n\n- [A](notes/a.md) — a\n", encoding="utf-8")
-    (root / "_archive/_index.md").write_text("# Archive index\n", encoding="utf-8")
-    return root
+    return one_note_memory(parent, "# A\n", "# Index\n\n- [A](notes/a.md) — a\n")
 
 
 def archived(root: Path) -> lifecycle.Plan:

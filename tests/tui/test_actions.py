@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
-from tui_helpers import TODAY, RecordingApp, bare_root, fill, settle
+from tui_helpers import TODAY, RecordingApp, archive_preview, bare_root, fill, settle
 
 from pmem_tui.core import records
 from pmem_tui.tui.modals.new_file import NewFileModal
@@ -507,9 +507,7 @@ async def test_stale_plan_is_refused_by_the_executor_too(demo_root: Path, make_a
     app = make_app(demo_root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        await pilot.press("a")
-        await fill(pilot, "old")
-        await pilot.press("enter")
+        await archive_preview(pilot, "old")
         (demo_root / "projects/atlas.md").write_text("# changed meanwhile\n", encoding="utf-8")
         await pilot.press("y")
         await settle(pilot)

@@ -10,6 +10,7 @@ from tui_helpers import RecordingApp, settle, until
 
 from pmem_tui.core import tree
 from pmem_tui.tui.widgets.header import StatusHeader
+from tests.conftest import one_note_memory
 
 
 def header(app: RecordingApp) -> str:
@@ -71,12 +72,7 @@ async def test_a_summary_fixed_on_disk_leaves_the_count(demo_root: Path) -> None
 async def test_bang_names_the_problems_that_have_no_row(tmp_path: Path) -> None:
     """Found in trial: a hand-written root with a linked folder and a FIFO said "5 problems", and `!`
     showed 3 of them; the link and the FIFO (no row anywhere) could not be reached."""
-    root = tmp_path / "memory"
-    for folder in ("_core", "projects", "notes", "_archive/_trash"):
-        (root / folder).mkdir(parents=True)
-    (root / "_archive/_index.md").write_text("# Archive index\n", encoding="utf-8")
-    (root / "notes/a.md").write_text("# A\n\n- a\n", encoding="utf-8")
-    (root / "_index.md").write_text("- notes/a.md — a\n", encoding="utf-8")
+    root = one_note_memory(tmp_path, "# A\n\n- a\n", "- notes/a.md — a\n")
     (tmp_path / "outside").mkdir()
     (root / "projects/linked").symlink_to(tmp_path / "outside")
     os.mkfifo(root / "notes/pipe.md")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
-from tui_helpers import RecordingApp, fill, settle, until
+from tui_helpers import RecordingApp, archive_preview, settle, until
 from watchdog.events import (
     DirModifiedEvent,
     FileClosedNoWriteEvent,
@@ -123,14 +124,8 @@ async def test_watcher_change_makes_the_open_preview_refuse_confirmation(demo_ro
     app = make_app(demo_root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        await pilot.press("a")
-        await fill(pilot, "old")
-        await pilot.press("enter")
-        modal = app.screen
-        assert isinstance(modal, PlanModal) and modal.plan is not None
-        # An agent edits the file while the preview is open.
-        (demo_root / "projects/atlas.md").write_text("# Atlas\n\nnew facts\n", encoding="utf-8")
-        app.watcher.handler.dispatch(FileModifiedEvent(str(demo_root / "projects/atlas.md")))
+        modal = await archive_preview(pilot, "old")
+        _an_agent_edits_atlas(app, demo_root)  # while the preview is open
         assert await until(pilot, lambda: modal.stale is not None)
         assert "changed since the preview" in str(modal.query_one("#plan-status").render())
         modal.action_confirm()  # `y`, were it pressed with the focus out of the input
@@ -139,6 +134,12 @@ async def test_watcher_change_makes_the_open_preview_refuse_confirmation(demo_ro
         assert (demo_root / "projects/atlas.md").exists()
         assert "changed since the preview" in app.errors()[-1]
         await pilot.press("escape")
+
+
+def _an_agent_edits_atlas(app: Any, root: Path) -> None:
+    """An agent rewrites projects/atlas.md; the watcher is told, as the file system would tell it."""
+    (root / "projects/atlas.md").write_text("# Atlas\n\nnew facts\n", encoding="utf-8")
+    app.watcher.handler.dispatch(FileModifiedEvent(str(root / "projects/atlas.md")))
 
 
 def _key_bar_text(screen: object) -> str:
@@ -160,14 +161,9 @@ async def test_a_stale_preview_offers_no_confirm_and_keeps_the_reason_typed(
     app = make_app(demo_root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        await pilot.press("a")
-        await fill(pilot, "superseded by the new router")
-        await pilot.press("enter")
-        modal = app.screen
-        assert isinstance(modal, PlanModal) and modal.plan is not None
+        modal = await archive_preview(pilot, "superseded by the new router")
         assert "y Confirm" in _key_bar_text(modal)
-        (demo_root / "projects/atlas.md").write_text("# Atlas\n\nnew facts\n", encoding="utf-8")
-        app.watcher.handler.dispatch(FileModifiedEvent(str(demo_root / "projects/atlas.md")))
+        _an_agent_edits_atlas(app, demo_root)
         assert await until(pilot, lambda: modal.stale is not None)
         await pilot.pause()
         assert "Confirm" not in _key_bar_text(modal) and not modal.query_one("#plan-confirm").display

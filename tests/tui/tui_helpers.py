@@ -132,3 +132,15 @@ async def fill(pilot: Pilot[Any], text: str) -> None:
     focused.value = text
     focused.cursor_position = len(text)
     await pilot.pause()
+
+
+async def archive_preview(pilot: Pilot[Any], reason: str) -> Any:
+    """`a` on the highlighted row, `reason` typed, enter: the archive preview, its plan built."""
+    from pmem_tui.tui.modals.plan_modal import PlanModal
+
+    await pilot.press("a")
+    await fill(pilot, reason)
+    await pilot.press("enter")
+    modal = pilot.app.screen
+    assert isinstance(modal, PlanModal) and modal.plan is not None
+    return modal
