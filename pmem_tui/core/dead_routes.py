@@ -4,7 +4,6 @@ check and the preview. Nothing here follows a link or opens a file; a route that
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -56,17 +55,11 @@ def _names(root: Path, folder: str) -> frozenset[str] | None:
     """The names in `folder` (none when it is gone or not a folder); None when it cannot be listed (a
     link on the way, no permission): each route in it is then looked at alone."""
     try:
-        fd = safeio.open_dir(root, folder)
+        return safeio.names_in(root, folder)
     except (FileNotFoundError, NotADirectoryError):
         return frozenset()
     except (OSError, ValueError):
         return None
-    try:
-        return frozenset(os.listdir(fd))
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 MANY = 8  # dead routes in one folder from which the folder is listed once, not each route looked at

@@ -74,6 +74,7 @@ NO_FILE = "no file"  # the base of a draft of a file that did not exist when its
 
 def fingerprint(data: bytes | None) -> str:
     """What a draft's base records of the file's bytes (`NO_FILE` when there was no file)."""
+    # The same digest as a plan's `Fingerprint.sha256` (`fingerprint.sha256_bytes`, a layer above this one).
     return NO_FILE if data is None else hashlib.sha256(data).hexdigest()
 
 

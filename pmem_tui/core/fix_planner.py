@@ -107,8 +107,11 @@ def _plan_redact(root: Path, proposal: Proposal) -> Plan:
 
 def history_note(root: Path, path: str) -> str:
     """What a redaction leaves in the history, and how to remove it (the redact preview's note)."""
+    from pmem_tui.core.history import rewrite
+
     try:
-        earlier = len([b for b in _secret_contents(root, path) if b != _live_blob(root, path)])
+        live = rewrite.live_blob(root, path)  # read once, not once per kept content
+        earlier = sum(blob != live for blob in _secret_contents(root, path))
     except PmemError:  # a history that cannot be read: its own commands say so
         earlier = 0
     held = " still holds it"
@@ -144,12 +147,3 @@ def _secret_contents(root: Path, path: str) -> list[str]:
         blobs = list(dict.fromkeys(v.blob for v in log.versions(root, path) if v.blob))
         hits = content_hits(root, blobs)
     return [b for b in blobs if hits.get(b)]
-
-
-def _live_blob(root: Path, path: str) -> str | None:
-    from pmem_tui.core.history import store
-
-    try:
-        return store.blob_id(safeio.read_under(root, path))
-    except OSError:
-        return None

@@ -118,10 +118,11 @@ def _archive_into(draft: Draft, path: str, reason: str, today: dt.date) -> None:
     if archive_text is None:
         archive_text = records.empty_archive_index()
     new_archive_text = records.add_record(archive_text, rec)
-    same = [r for r in records.parse_records(new_archive_text) if r.path == rel]
-    used = newest(same, today=today)
-    if used is not None:  # an agent's record left from before stays: the preview says which one is used
-        _say_others(draft, used, same, "recovering it will use", lambda said: f"saying it is {said}")
+    if rel in archive_text:  # an agent's record left from before stays: the preview says which one is used
+        same = [r for r in records.parse_records(new_archive_text) if r.path == rel]
+        used = newest(same, today=today)
+        if used is not None:
+            _say_others(draft, used, same, "recovering it will use", lambda said: f"saying it is {said}")
     draft.set_text(ARCHIVE_INDEX, new_archive_text)
     draft.record_changes.append(f"Add the record of {rel}: archived {today.isoformat()}, reason: {reason}")
     lines = "its index line" if len(places) == 1 else f"its {len(places)} index lines"
@@ -411,12 +412,9 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
     for item in expired:
         draft.remove(item.location)
         if item.record is not None:
-            current = [
-                r for r in records.parse_records(text) if r.path == item.path and r.deleted is not None
-            ]
-            used = newest(current, deleted=True, today=day)
+            same = [r for r in records.parse_records(text) if r.path == item.path]  # parsed once an item
+            used = newest([r for r in same if r.deleted is not None], deleted=True, today=day)
             if used is not None:
-                same = [r for r in records.parse_records(text) if r.path == item.path]
                 _say_others(
                     draft,
                     used,

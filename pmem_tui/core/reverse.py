@@ -13,18 +13,16 @@ undo puts it back in the trash, its record and index line as before (recovering 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from pmem_tui.core import journal, records, textio
+from pmem_tui.core import journal, records, safeio, textio
 from pmem_tui.core.draft import Draft, exists
-from pmem_tui.core.errors import PmemError, Refused
+from pmem_tui.core.errors import Refused
 from pmem_tui.core.layout import require_lifecycle
 from pmem_tui.core.merge3 import merge3
 from pmem_tui.core.model import ARCHIVE_DIR, ARCHIVE_INDEX, CORE_DIR, INDEX_FILE, META_DIR, TRASH_DIR
-from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import MakeDir, MoveFile, Plan, RemoveDir, WriteFile
 
 # Never removed, even when an action made them and they are empty: the lifecycle's own folders.
@@ -68,11 +66,11 @@ def leave_folders(root: Path, plan: Plan, created: Sequence[str]) -> Plan:
 
 
 def _names(root: Path, folder: str) -> set[str] | None:
-    """The entries of `folder`, a real folder reached without a link; None when it is not one."""
+    """The entries of `folder`, a real folder reached without a link (and listed through it: found in
+    review, a link swapped in after the check was followed); None when it is not one."""
     try:
-        check_existing_inside(root, folder, folder=True)
-        return set(os.listdir(root / folder))
-    except (PmemError, OSError):  # a link on the way, a file: not a folder to remove
+        return set(safeio.names_in(root, folder))
+    except (OSError, ValueError):  # a link on the way, a file: not a folder to remove
         return None
 
 

@@ -146,6 +146,15 @@ def what_is_at(root: Path | str, rel: str) -> str | None:
 NO_SUCH_FILE = "no such file"
 
 
+def names_in(root: Path | str, rel: str) -> frozenset[str]:
+    """The names in the folder `rel` below `root`, reached without a link; OSError when it cannot be."""
+    fd = open_dir(root, rel)
+    try:
+        return frozenset(os.listdir(fd))
+    finally:
+        os.close(fd)
+
+
 def list_dir(root: Path | str, rel: str) -> list[tuple[str, os.stat_result]]:
     """Each entry of the folder `rel` below `root` with its lstat, the folder reached without a link."""
     fd = open_dir(root, rel)

@@ -41,7 +41,8 @@ def display(text: str) -> str:
 
 # Control characters, and the format characters that reorder or break a line on a terminal: the bidi
 # embeddings, overrides and isolates, and the line and paragraph separators (U+2028, U+2029).
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_FORMAT = r"\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029"  # DEL, C1, bidi, line separators
+_CONTROL = re.compile(rf"[\x00-\x08\x0a-\x1f{_FORMAT}]")
 
 
 def printable(text: str) -> str:
@@ -57,9 +58,7 @@ def _escaped(m: re.Match[str]) -> str:
 
 
 # Control characters but for a line break and a tab (a CR only before its LF: a CRLF file's lines).
-_CONTROL_IN_TEXT = re.compile(
-    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]|\r(?!\n)"
-)
+_CONTROL_IN_TEXT = re.compile(rf"[\x00-\x08\x0b\x0c\x0e-\x1f{_FORMAT}]|\r(?!\n)")
 
 
 def controls_as_spaces(text: str) -> str:

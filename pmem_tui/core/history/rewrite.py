@@ -105,7 +105,7 @@ def _plan_forget(root: Path, path: str, version: str) -> ForgetPlan:
         raise Refused(f"{path} is not in version {commit_id[:12]}; nothing to forget.")
     blob = files[where]
     holding = sum(1 for rec in log.records(root) if blob in log._tree_map(reader, rec.id).values())
-    live = _live_blob(root, where) == blob or _live_blob(root, path) == blob
+    live = live_blob(root, where) == blob or live_blob(root, path) == blob
     return ForgetPlan(path, commit_id, blob, holding, live)
 
 
@@ -123,7 +123,8 @@ def replan_forget(root: Path, plan: ForgetPlan) -> ForgetPlan:
     return plan_forget(root, plan.path, holding.id)
 
 
-def _live_blob(root: Path, rel: str) -> str | None:
+def live_blob(root: Path, rel: str) -> str | None:
+    """The blob id of `rel` as it is on disk now (None: it cannot be read)."""
     try:
         return store.blob_id(safeio.read_under(root, rel))
     except OSError:
@@ -213,7 +214,7 @@ def plan_forget_all(root: Path, path: str, blobs: Sequence[str]) -> ForgetAllPla
                     places.add(ch.path)
             records += bool(held)
     others = sorted({names.original_path(p) for p in places} - {path})
-    live = sorted(p for p in places if _live_blob(root, p) in newest)
+    live = sorted(p for p in places if live_blob(root, p) in newest)
     return ForgetAllPlan(path, tuple((v, b) for b, v in newest.items()), records, tuple(others), tuple(live))
 
 
