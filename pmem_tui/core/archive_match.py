@@ -12,8 +12,9 @@ ambiguous and the candidates are named.
 One path may have several records (an agent's own row beside pmem-tui's record, or two archive cycles): the
 one every reader and action uses is `newest` (by its date, then the last in the file); the others are named
 (`others_sentence`), never silently dropped nor silently left. A record whose file is at none of those places
-may still have a namesake: the one file with its name that no record claims (`namesakes`, asked only when the
-person acts on that record, or for a record already found stale).
+may still have a namesake: the one file with its name that no record claims (`Names.namesake`, asked only when
+the person acts on that record, or for a record already found stale): status's detail, recover's choice and
+refusal, and the scan's and doctor's word on a file with no record (`Names.claimant`) all come from it.
 """
 
 from __future__ import annotations
@@ -29,13 +30,12 @@ from pmem_tui.core.record_read import lines_of
 __all__ = [
     "Matching",
     "Names",
+    "Namesake",
     "Placed",
-    "claimant",
-    "claimants",
+    "contested_remark",
     "expected_place",
     "match_files",
     "namesake_sentence",
-    "namesakes",
     "newest",
     "others_sentence",
     "record_problems",
@@ -167,36 +167,12 @@ def namesake_sentence(rec: ArchiveRecord, found: Sequence[str]) -> str | None:
     )
 
 
-def claimants(matching: Matching, recs: Sequence[ArchiveRecord], location: str) -> list[str]:
-    """The paths whose records' files are at none of their places and have `location`'s file name (a file no
-    record claims), leaving out a record that is ambiguous: what recovering that file may mean (`namesakes`
-    the other way round)."""
-    return Names(matching, recs).claimants(location)
-
-
-def claimant(matching: Matching, recs: Sequence[ArchiveRecord], location: str) -> str | None:
-    """The one path recovering `location` means, or None (none, or several: nothing is guessed)."""
-    return Names(matching, recs).claimant(location)
-
-
-def namesakes(matching: Matching, path: str) -> list[str]:
-    """The files under `_archive/` (trash included) with `path`'s file name that no record claims, nor could
-    (a file two records are ambiguous about is never anyone's): where a file moved by hand may stand when it
-    is at none of its record's places. Asked only for one record."""
-    name = _name(path)
-    contested = matching.contested()
-    return [
-        p.location
-        for p in matching.placed
-        if p.record is None and p.location not in contested and _name(p.location) == name
-    ]
-
-
 class Names:
     """`namesakes` and `claimants` for many records or files at once: both maps are built once, from the
     files and the records (O(records + files)), not one walk of either per stale record."""
 
     def __init__(self, matching: Matching, recs: Sequence[ArchiveRecord]) -> None:
+        self.matching = matching
         contested = matching.contested()
         located = {p.path for p in matching.placed}
         self.files: dict[str, list[str]] = {}  # file name -> unclaimed locations
@@ -210,14 +186,83 @@ class Names:
         self.missing = {name: sorted(paths) for name, paths in missing.items()}
 
     def namesakes(self, path: str) -> list[str]:
+        """The files under `_archive/` (trash included) with `path`'s file name that no record claims, nor
+        could (a file two records are ambiguous about is never anyone's)."""
         return self.files.get(_name(path), [])
 
     def claimants(self, location: str) -> list[str]:
+        """The paths whose records find no file and have `location`'s file name, leaving out a record that
+        is ambiguous: what recovering that file may mean (`namesakes` the other way round)."""
         return self.missing.get(_name(location), [])
 
     def claimant(self, location: str) -> str | None:
+        """The one path recovering `location` means, or None (none, or several: nothing is guessed)."""
         found = self.claimants(location)
         return found[0] if len(found) == 1 and self.namesakes(found[0]) == [location] else None
+
+    def namesake(self, rec: ArchiveRecord) -> Namesake:
+        """What `rec` (a record whose file is at none of its places, not ambiguous) finds by its file name:
+        the one rule status's stale-record detail and recover's choice or refusal are both said from."""
+        found = tuple(self.namesakes(rec.path))
+        rivals = tuple(p for p in self.claimants(found[0]) if p != rec.path) if len(found) == 1 else ()
+        return Namesake(rec, found, rivals, contested_remark(self.matching, rec.path))
+
+
+@dataclass(frozen=True)
+class Namesake:
+    """A record whose file is at none of its places, and the files with its name (`Names.namesake`)."""
+
+    rec: ArchiveRecord
+    found: tuple[str, ...]  # the files under `_archive/` with its name that no record claims, nor could
+    rivals: tuple[str, ...]  # when one is found: the other records finding no file that have its name too
+    contested: str  # a file with its name that other records are ambiguous about, said (`contested_remark`)
+
+    @property
+    def location(self) -> str | None:
+        """The file recovering the record takes: the one namesake, which no other stale record could claim."""
+        return self.found[0] if len(self.found) == 1 and not self.rivals else None
+
+    @property
+    def sentence(self) -> str | None:
+        return namesake_sentence(self.rec, self.found)
+
+    def detail(self) -> str:
+        """What status adds to the stale record's problem (empty: no namesake)."""
+        said = self.sentence
+        if said is None:
+            return ""
+        if len(self.found) > 1:
+            return f": {said}"
+        if self.rivals:
+            rivals = ", ".join(self.rivals)
+            return f": {said}, but so has the file of {rivals}: move it by hand to the right place"
+        return f": {said}: recover {self.rec.path} takes it from there, its preview says so"
+
+    def refusal(self) -> str:
+        """Why recover takes no file (`location` is None)."""
+        said = self.sentence
+        if len(self.found) != 1:
+            return f"{said or f'{self.rec.path} is neither in the archive nor in the trash'}{self.contested}."
+        return (
+            f"{said}, but so has the file of {', '.join(self.rivals)}, whose record finds no file either; "
+            f"move it to {expected_place(self.rec)} by hand first if it is {self.rec.path}'s."
+        )
+
+    def note(self) -> str:
+        """What recover's preview says of the file it takes (`location`)."""
+        return f"{self.sentence}, so it is the file recovered: cancel if it is not {self.rec.path}."
+
+
+def contested_remark(matching: Matching, path: str) -> str:
+    """A file with `path`'s file name that other records are ambiguous about: never taken, but named."""
+    name = _name(path)
+    for other, (locations, _) in sorted(matching.ambiguous.items()):
+        for loc in locations:
+            if _name(loc) == name:
+                return (
+                    f"; {loc} has its name, but the record of {other} may be about it too, so it is not taken"
+                )
+    return ""
 
 
 def _name(path: str) -> str:
@@ -286,20 +331,6 @@ def match_files(
     return Matching(tuple(placed), ambiguous)
 
 
-def _namesake_detail(names: Names, rec: ArchiveRecord) -> str:
-    """What a stale record's problem adds of its namesakes: what recover would then do (lifecycle's)."""
-    found = names.namesakes(rec.path)
-    said = namesake_sentence(rec, found)
-    if said is None:
-        return ""
-    if len(found) > 1:
-        return f": {said}"
-    rivals = [p for p in names.claimants(found[0]) if p != rec.path]
-    if rivals:
-        return f": {said}, but so has the file of {', '.join(rivals)}: move it by hand to the right place"
-    return f": {said}: recover {rec.path} takes it from there, its preview says so"
-
-
 def record_problems(
     matching: Matching, recs: Sequence[ArchiveRecord], active: Callable[[], Container[str]]
 ) -> list[Problem]:
@@ -339,6 +370,6 @@ def record_problems(
             detail += f": {rec.path} is active, yet it says {states([rec])}; remove it by hand once read"
         else:
             names = names or Names(matching, recs)
-            detail += _namesake_detail(names, rec)
+            detail += names.namesake(rec).detail()
         problems.append(Problem("stale-record", rec.path, detail))
     return problems

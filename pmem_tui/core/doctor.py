@@ -19,7 +19,9 @@ Step states, read from the disk:
 Without an unfinished action, doctor repairs leftovers: journal files without an intent, temp files
 (`.pmem-tmp-*`), a file left under two names by a move (the same inode twice; the copy the archive
 records do not point to goes), and trash items without their record (a record is rebuilt with a
-fresh 30-day deadline; never purged).
+fresh 30-day deadline; never purged). The files under `_archive/` are the scan's (`tree.locate_archived`:
+any file, never through a link) matched to their records as the scan matches them, so doctor and the app
+never disagree on which file a record names.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from pmem_tui.core.model import (
     Fingerprint,
 )
 from pmem_tui.core.plan import MakeDir, MoveFile, Op, Plan, Preview, RemoveDir, RemoveFile, WriteFile
+from pmem_tui.core.tree import locate_archived, walk_files
 
 DONE, TODO, HALF, BLOCKED, CONFLICT = "done", "todo", "half", "blocked", "conflict"
 FORWARD, BACK = "forward", "back"
@@ -309,14 +312,18 @@ def plan_doctor(
         ops.extend(RemoveFile(p) for p in leftovers)
         notes.extend(f"Remove the leftover journal file {p} (its action never started)." for p in leftovers)
     if intent is None:
-        dup_ops, dup_notes = _two_names(root)
+        loaded = _read_records(root)
+        # The files under `_archive/` as the scan lists them and matches them to their records: doctor and the
+        # app never disagree on which file a record names.
+        matching = locate_archived(root, loaded[1] if loaded else [], today=today)[0]
+        dup_ops, dup_notes = _two_names(root, matching, loaded[1] if loaded else [], today)
         ops.extend(dup_ops)
         notes.extend(dup_notes)
         for op in dup_ops:
             for rel in _paths_of(op):
                 reads[rel] = fingerprint(root / rel)
         gone = {op.path for op in dup_ops if isinstance(op, RemoveFile)}
-        record_op, record_notes = _rebuild_trash_records(root, today, gone)
+        record_op, record_notes = _rebuild_trash_records(root, today, gone, loaded, matching)
         if record_op is not None:
             reads[ARCHIVE_INDEX] = fingerprint(root / ARCHIVE_INDEX)
             ops.append(record_op)
@@ -367,42 +374,25 @@ def _read_records(root: Path) -> tuple[str, list[ArchiveRecord]] | None:
     return text, records.parse_records(text)
 
 
-def _files_under(root: Path, rel_dir: str, skip: tuple[str, ...] = ()) -> list[str]:
-    """Relative paths (to `rel_dir`) of the regular, non-hidden `.md` files below it, links never followed."""
-    out: list[str] = []
-    if safeio.entry_kind(root, rel_dir) != "dir":
-        return out  # os.walk would follow the folder itself if it were a link
-    for dirpath, dirnames, filenames in os.walk(base := root / rel_dir):
-        rel_here = os.path.relpath(dirpath, base).replace(os.sep, "/")
-        prefix = "" if rel_here == "." else rel_here + "/"
-        dirnames[:] = sorted(
-            d for d in dirnames if not d.startswith(".") and f"{rel_dir}/{prefix}{d}" not in skip
-        )
-        for name in sorted(filenames):
-            path = Path(dirpath) / name
-            if name.startswith(".") or not name.endswith(".md") or path.is_symlink() or not path.is_file():
-                continue
-            out.append(prefix + name)
-    return out
-
-
-def _two_names(root: Path) -> tuple[list[Op], list[str]]:
+def _two_names(
+    root: Path, matching: archive_match.Matching, recs: list[ArchiveRecord], today: dt.date
+) -> tuple[list[Op], list[str]]:
     """A file left under two names by an interrupted move (the same inode twice): keep the name the
-    records point to, remove the other. Separate copies (other inodes) are never touched."""
+    records point to (the file `matching`, the scan's, finds for the newest record), remove the other.
+    Separate copies (other inodes) are never touched."""
     places: dict[str, list[str]] = {}
-    for folder in ACTIVE_DIRS:
-        for rel in _files_under(root, folder):
-            places.setdefault(f"{folder}/{rel}", []).append(f"{folder}/{rel}")
-    for rel in _files_under(root, ARCHIVE_DIR, skip=(TRASH_DIR,)):
-        if rel.split("/", 1)[0] in ACTIVE_DIRS:
-            places.setdefault(rel, []).append(f"{ARCHIVE_DIR}/{rel}")
-    for rel in _files_under(root, TRASH_DIR):
-        places.setdefault(rel, []).append(f"{TRASH_DIR}/{rel}")
+    for folder in ACTIVE_DIRS:  # the active files the scan lists: `.md` ones, never through a link
+        for f in walk_files(root, folder, ctime=False)[0]:
+            if f.path.endswith(".md"):
+                places.setdefault(f.path, []).append(f.path)
+    for (
+        p
+    ) in matching.placed:  # an archived file: at the tool's place for an active path, or found by a record
+        if p.in_trash or p.record is not None or p.path.split("/", 1)[0] in ACTIVE_DIRS:
+            places.setdefault(p.path, []).append(p.location)
     multiple = {p: locs for p, locs in places.items() if len(locs) > 1}
     if not multiple:
         return [], []
-    loaded = _read_records(root)
-    recs = loaded[1] if loaded else []
     ops: list[Op] = []
     notes: list[str] = []
     for path, locs in sorted(multiple.items()):
@@ -410,13 +400,13 @@ def _two_names(root: Path) -> tuple[list[Op], list[str]]:
         if not linked:
             notes.append(f"{path} exists as separate copies at {', '.join(locs)}; doctor leaves them to you.")
             continue
-        mine = archive_match.newest([r for r in recs if r.path == path])
-        if mine is not None and mine.deleted is not None:
-            keep = f"{TRASH_DIR}/{path}"
-        elif mine is not None:
-            keep = f"{ARCHIVE_DIR}/{path}"
-        else:
+        mine = archive_match.newest([r for r in recs if r.path == path], today=today)
+        if mine is None:
             keep = path
+        else:
+            trash = mine.deleted is not None
+            found = [p.location for p in matching.of(path) if p.record is not None and p.in_trash == trash]
+            keep = found[0] if found else f"{TRASH_DIR if trash else ARCHIVE_DIR}/{path}"
         if keep not in locs:
             notes.append(f"{path} is one file under the names {', '.join(locs)}; the records name neither.")
             continue
@@ -427,42 +417,44 @@ def _two_names(root: Path) -> tuple[list[Op], list[str]]:
     return ops, notes
 
 
-def _rebuild_trash_records(root: Path, today: dt.date, gone: set[str]) -> tuple[Op | None, list[str]]:
-    """A trash item without its record gets one with a fresh 30-day deadline: never auto-purged."""
+def _rebuild_trash_records(
+    root: Path,
+    today: dt.date,
+    gone: set[str],
+    loaded: tuple[str, list[ArchiveRecord]] | None,
+    matching: archive_match.Matching,
+) -> tuple[Op | None, list[str]]:
+    """A trash item without its record gets one with a fresh 30-day deadline: never auto-purged. The trash
+    items are the scan's (`matching`), each said as `status` says it."""
     from pmem_tui.core import records, textio
 
-    loaded = _read_records(root)  # no trash folder (or a link in its place): `_files_under` finds nothing
-    if loaded is None:
+    if loaded is None:  # no archive index (or not a regular file): no record is written
         return None, []
     text, parsed = loaded
     new_text = text
     notes = []
-    trash = [f"{TRASH_DIR}/{rel}" for rel in _files_under(root, TRASH_DIR)]
-    archived = [f"{ARCHIVE_DIR}/{rel}" for rel in _files_under(root, ARCHIVE_DIR, skip=(TRASH_DIR,))]
-    archived = [loc for loc in archived if loc != ARCHIVE_INDEX]
-    matching = archive_match.match_files(parsed, archived, trash, today)
-    claimed = {p.location for p in matching.placed if p.record is not None and p.record.deleted is not None}
     names = archive_match.Names(matching, parsed)
     contested = matching.contested()
-    for rel in _files_under(root, TRASH_DIR):
-        if f"{TRASH_DIR}/{rel}" in gone | claimed:  # gone, or found by a deletion record wherever it stands
-            continue
-        owner = names.claimant(f"{TRASH_DIR}/{rel}")
+    for placed in matching.placed:
+        if not placed.in_trash or placed.record is not None or placed.location in gone:
+            continue  # in the archive, found by a deletion record wherever it stands, or gone
+        rel = placed.path
+        owner = names.claimant(placed.location)
         if owner is not None:  # moved there by hand: the record of `owner` finds it (`recover` takes it)
             notes.append(
-                f"{TRASH_DIR}/{rel} has no deletion record, but it has the name of {owner}'s file, whose "
+                f"{placed.location} has no deletion record, but it has the name of {owner}'s file, whose "
                 f"record finds no file: `pmem-tui recover {owner}` takes it; doctor leaves it to you."
             )
             continue
-        if f"{TRASH_DIR}/{rel}" in contested:
+        if placed.location in contested:
             notes.append(
-                f"{TRASH_DIR}/{rel} has no deletion record, and several records may be about it: doctor "
+                f"{placed.location} has no deletion record, and several records may be about it: doctor "
                 "leaves it to you."
             )
             continue
         problem = paths.active_path_problem(rel)
         if problem is not None:  # dropped there by hand: a record would promise a recovery that is refused
-            notes.append(f"{TRASH_DIR}/{rel} has no deletion record, and {problem}: doctor leaves it to you.")
+            notes.append(f"{placed.location} has no deletion record, and {problem}: doctor leaves it to you.")
             continue
         # Its archive record there without the deletion is completed; else a record is written.
         mine = archive_match.newest([r for r in parsed if r.path == rel], today=today)

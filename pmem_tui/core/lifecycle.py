@@ -12,17 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pmem_tui.core import index, index_places, journal, memory_root, records
-from pmem_tui.core.archive_match import (
-    Matching,
-    claimant,
-    claimants,
-    expected_place,
-    namesake_sentence,
-    namesakes,
-    newest,
-    others_sentence,
-    states,
-)
+from pmem_tui.core.archive_match import Matching, Names, contested_remark, newest, others_sentence, states
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft, exists
 from pmem_tui.core.errors import PmemError, Refused
@@ -316,7 +306,7 @@ def recover_target(root: Path, location: str) -> str | None:
     except OSError:
         return None
     matching = locate_archived(root, recs)[0]
-    return claimant(matching, recs, location)
+    return Names(matching, recs).claimant(location)
 
 
 def plan_recover_many(root: Path, paths: Sequence[str], fallbacks: Mapping[str, str] | None = None) -> Plan:
@@ -345,39 +335,21 @@ def _namesake(
     draft: Draft, rel: str, matching: Matching, recs: Sequence[ArchiveRecord]
 ) -> tuple[str, ArchiveRecord | None]:
     """A record whose file is at none of its places: the one file under `_archive/` with its name that no
-    record claims (an agent moved it by hand), named in the preview, else the refusal."""
+    record claims (an agent moved it by hand), named in the preview, else the refusal (`Names.namesake`:
+    the rule status says its stale-record detail from)."""
     if (draft.root / rel).is_file():
         raise Refused(f"{rel} is already active.")
     ambiguity = matching.ambiguity(rel)
     if ambiguity is not None:
         raise Refused(ambiguity)
     rec = newest([r for r in recs if r.path == rel])
-    found = namesakes(matching, rel) if rec is not None else []
-    said = namesake_sentence(rec, found) if rec is not None else None
-    if len(found) != 1 or rec is None:
-        raise Refused(
-            f"{said or f'{rel} is neither in the archive nor in the trash'}{_contested(matching, rel)}."
-        )
-    rivals = [p for p in claimants(matching, recs, found[0]) if p != rel]
-    if rivals:  # another record whose file is missing has that name too: nothing is guessed
-        raise Refused(
-            f"{said}, but so has the file of {', '.join(rivals)}, whose record finds no file either; move it "
-            f"to {expected_place(rec)} by hand first if it is {rel}'s."
-        )
-    draft.notes.append(f"{said}, so it is the file recovered: cancel if it is not {rel}.")
-    return found[0], rec
-
-
-def _contested(matching: Matching, rel: str) -> str:
-    """A file with `rel`'s name that other records are ambiguous about: never taken, but named."""
-    name = rel.rsplit("/", 1)[-1]
-    for path, (locations, _) in sorted(matching.ambiguous.items()):
-        for loc in locations:
-            if loc.rsplit("/", 1)[-1] == name:
-                return (
-                    f"; {loc} has its name, but the record of {path} may be about it too, so it is not taken"
-                )
-    return ""
+    if rec is None:
+        raise Refused(f"{rel} is neither in the archive nor in the trash{contested_remark(matching, rel)}.")
+    found = Names(matching, recs).namesake(rec)
+    if found.location is None:
+        raise Refused(found.refusal())
+    draft.notes.append(found.note())
+    return found.location, rec
 
 
 def _say_others(

@@ -1,0 +1,122 @@
+"""One place for the archive-matching ideas: status, recover and doctor say the same of a record's file (its
+namesake, `archive_match.Names.namesake`), and doctor lists and matches the files under `_archive/` as the
+scan does (`tree.locate_archived`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pytest
+
+from pmem_tui.core import archive_match, lifecycle, tree
+from pmem_tui.core.doctor import plan_doctor
+from pmem_tui.core.errors import Refused
+from pmem_tui.core.executor import apply
+from pmem_tui.core.plan import RemoveFile
+from pmem_tui.core.records import parse_records
+from tests.conftest import write
+
+TODAY = dt.date(2026, 12, 3)
+
+
+@pytest.fixture(autouse=True)
+def _today(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PMEM_TUI_TODAY", TODAY.isoformat())
+
+
+def _record(path: str, deleted: bool = False, location: str | None = None) -> str:
+    out = f"## {path}\n- Original path: `{path}`\n- Archived: 2026-11-01\n- Reason: done\n"
+    if deleted:
+        out += "- Deleted: 2026-11-20\n"
+    if location:
+        out += f"- Location: `{location}`\n"
+    return out + "\n"
+
+
+def _archive(memory: Path, *recs: str) -> None:
+    write(memory, "_archive/_index.md", "# Archive index\n\n" + "".join(recs))
+
+
+# Each shape a stale record's namesake takes (a file with its name, at none of its record's places): the one
+# file (taken), two files, a rival record whose file is missing too, a file other records are ambiguous about.
+MOVED = "_archive/_trash/projects/a.md"  # an agent moved notes/a.md's archived file there
+SHAPES: dict[str, tuple[list[str], list[str]]] = {
+    "one": ([MOVED], ["notes/a.md"]),
+    "two": ([MOVED, "_archive/_trash/old/a.md"], ["notes/a.md"]),
+    "rival": ([MOVED], ["notes/a.md", "notes/sub/a.md"]),
+    "contested": (
+        ["_archive/_trash/x/a.md"],
+        ["notes/a.md", "projects/t.md|_archive/_trash/x/a.md", "notes/t.md|_archive/_trash/x/a.md"],
+    ),
+}
+
+
+@pytest.mark.rule("PM-AGENT-1")
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_status_and_recover_say_the_same_of_a_records_namesake(memory: Path, shape: str) -> None:
+    """The namesake rule was written three times (status's detail, recover's choice, its refusal); now once.
+    Status's stale-record problem and recover's plan or refusal come from the same verdict."""
+    files, specs = SHAPES[shape]
+    for rel in files:
+        write(memory, rel, "# A\n")
+    recs = []
+    for spec in specs:
+        path, *rest = spec.split("|")
+        recs.append(_record(path, deleted=bool(rest), location=rest[0] if rest else None))
+    _archive(memory, *recs)
+    snap = tree.scan(memory, today=TODAY)
+    said = {p.kind: p.detail for p in snap.problems if p.path == "notes/a.md"}
+    parsed = parse_records((memory / "_archive/_index.md").read_text(encoding="utf-8"))
+    matching = tree.locate_archived(memory, parsed, today=TODAY)[0]
+    rec = next(r for r in parsed if r.path == "notes/a.md")
+    verdict = archive_match.Names(matching, parsed).namesake(rec)
+    assert said["stale-record"].endswith(verdict.detail())
+    if verdict.location is not None:
+        plan = lifecycle.plan_recover(memory, "notes/a.md", index_line="- notes/a.md — a")
+        assert plan.preview.moves == ((verdict.location, "notes/a.md"),)
+        assert verdict.note() in plan.preview.notes
+        assert "takes it from there" in said["stale-record"]
+    else:
+        with pytest.raises(Refused) as refused:
+            lifecycle.plan_recover(memory, "notes/a.md")
+        assert str(refused.value) == verdict.refusal()
+        assert "takes it from there" not in said["stale-record"]
+    if shape == "contested":
+        assert "may be about it too, so it is not taken" in verdict.refusal()
+
+
+@pytest.mark.rule("PM-AGENT-1")
+def test_doctor_keeps_the_name_the_apps_matching_gives_a_record(memory: Path) -> None:
+    """Doctor had its own walker (`.md` files, the tool's places only): a file a record's ``Location`` names,
+    left under a second name (its active path, the same inode), was no "two names" case for doctor while the
+    app showed it both active and archived. Doctor matches as the scan does now, keeping the record's name."""
+    write(memory, "_archive/2026/a.md", "# A\n")
+    os.link(memory / "_archive/2026/a.md", memory / "notes/a.md")
+    _archive(memory, _record("notes/a.md", location="_archive/2026/a.md"))
+    snap = tree.scan(memory, today=TODAY)
+    assert [(a.path, a.location) for a in snap.archived] == [("notes/a.md", "_archive/2026/a.md")]
+    assert "notes/a.md" in [f.path for f in snap.active]
+    plan = plan_doctor(memory, today=TODAY)
+    assert RemoveFile("notes/a.md") in plan.ops, plan.preview.notes
+    assert RemoveFile("_archive/2026/a.md") not in plan.ops
+    apply(plan, memory)
+    assert not (memory / "notes/a.md").exists() and (memory / "_archive/2026/a.md").read_text() == "# A\n"
+
+
+@pytest.mark.rule("PM-AGENT-1")
+def test_doctor_says_of_a_file_in_the_trash_what_status_says(memory: Path) -> None:
+    """Doctor listed only `.md` files: a file dropped in the trash with another suffix was said by status
+    ("has no deletion record; ... so move it by hand") and passed over by doctor in silence; a non-`.md`
+    file under two names (the archive's and the trash's) was none for doctor."""
+    write(memory, "_archive/_trash/notes/data.txt", "data\n")
+    write(memory, "_archive/notes/kept.txt", "kept\n")
+    os.link(memory / "_archive/notes/kept.txt", memory / "_archive/_trash/notes/kept.txt")
+    _archive(memory, _record("notes/kept.txt", deleted=True))
+    status = {p.path: p.detail for p in tree.scan(memory, today=TODAY).problems if p.kind == "no-record"}
+    assert "move it by hand" in status["notes/data.txt"]
+    plan = plan_doctor(memory, today=TODAY)
+    notes = " ".join(plan.preview.notes)
+    assert "_archive/_trash/notes/data.txt has no deletion record" in notes and "doctor leaves it" in notes
+    assert plan.ops == (RemoveFile("_archive/notes/kept.txt"),)
