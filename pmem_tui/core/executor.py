@@ -34,7 +34,7 @@ import filelock
 
 from pmem_tui.core import after_commit, journal, meta_dir
 from pmem_tui.core.errors import Busy, DiskError, PmemError, StalePlan, UnfinishedAction, describe_os_error
-from pmem_tui.core.fingerprint import fingerprint
+from pmem_tui.core.fingerprint import fingerprint, folder_print
 from pmem_tui.core.fsops import FS, StepHook
 from pmem_tui.core.model import META_DIR
 from pmem_tui.core.paths import check_existing_inside
@@ -118,12 +118,13 @@ def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
         _check_plan(plan, root)
     except OSError as err:
         raise DiskError(f"{NOTHING_CHANGED}: {describe_os_error(err)}.") from err
+    ops = _as_seen(plan, root)
     from pmem_tui.core.history import record as history  # not on the app's start-up path
 
     history_before = history.before_action(root, fs)
     shas = {p: fp.sha256 for p, fp in plan.reads.items() if fp is not None}
     try:
-        journal.write_intent(fs, plan.action, plan.title, plan.ops, shas, _detail(plan))
+        journal.write_intent(fs, plan.action, plan.title, ops, shas, _detail(plan))
     except OSError as err:
         reason = describe_os_error(err)
         if _forget_intent(fs):
@@ -134,7 +135,7 @@ def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
     expected = {p: fp.sha256 for p, fp in plan.reads.items() if fp is not None and fp.size >= 0}
     progress = [0]
     try:
-        _run_ops(fs, plan.ops, expected, progress=progress)
+        _run_ops(fs, ops, expected, progress=progress)
     except OSError as err:
         message, finished = _undo_now(root, fs, plan, describe_os_error(err), progress[0])
         if finished:
@@ -192,6 +193,25 @@ def _check_plan(plan: Plan, root: Path) -> None:
     check_fresh(plan, root)
     check_paths(plan.ops, root)
     _check_destinations(plan.ops, root)
+
+
+def _as_seen(plan: Plan, root: Path) -> tuple[Op, ...]:
+    """The plan's steps, without the removal of a folder that is not the one its preview saw (`Plan.folders`:
+    an agent made it again since, or put something in it and took it out): an undo removes only the folders
+    its action made, as they were when the person confirmed."""
+    if not plan.folders:
+        return plan.ops
+    kept: list[Op] = []
+    for op in plan.ops:
+        if isinstance(op, RemoveDir) and op.path in plan.folders:
+            try:
+                same = folder_print(root, op.path) == plan.folders[op.path]
+            except OSError:  # gone, or a link on the way now: nothing of the preview's folder to remove
+                same = False
+            if not same:
+                continue
+        kept.append(op)
+    return tuple(kept)
 
 
 def _check_destinations(ops: tuple[Op, ...], root: Path) -> None:

@@ -41,3 +41,18 @@ def fingerprint(path: Path) -> Fingerprint | None:
             digest.update(chunk)
             size += len(chunk)
     return Fingerprint(size=size, mtime_ns=st.st_mtime_ns, sha256=digest.hexdigest())
+
+
+FolderPrint = tuple[int, int, int]  # a folder's st_dev, st_ino, st_ctime_ns
+
+
+def folder_print(root: Path, rel: str) -> FolderPrint:
+    """What a plan saw of the folder `rel` below `root` (reached without a link; OSError when it cannot be):
+    its device, inode and ctime. The same folder, unchanged inside, keeps all three; one removed and made
+    again at its path does not (its inode number may be the old one's: the ctime tells them apart)."""
+    fd = safeio.open_dir(root, rel)
+    try:
+        st = os.fstat(fd)
+    finally:
+        os.close(fd)
+    return st.st_dev, st.st_ino, st.st_ctime_ns

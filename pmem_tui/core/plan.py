@@ -107,6 +107,9 @@ class Plan:
     # Per item, the reason of its archive record: the one an archive writes, or the one a recover removes
     # (an undo or a redo archives again with it, instead of asking the person again).
     reasons: dict[str, str] = field(default_factory=dict)
+    # Per folder an undo removes (`RemoveDir`), what it saw of it (`fingerprint.folder_print`): the executor
+    # leaves alone a folder that is not that one any more (made again, or changed inside, since the preview).
+    folders: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
     @property
     def is_empty(self) -> bool:

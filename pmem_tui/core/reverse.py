@@ -3,12 +3,17 @@
 `leave_folders`: an undo's plan, plus the removal of each folder the undone action created that holds
 nothing once the undo has run (`_archive/notes/` made by an archive, `_archive/_trash/notes/` by a delete,
 `notes/` by a recover). A folder that holds anything else, or that is a link, is left alone; the executor
-checks the path again (no link at any depth) and removes the folder only if it is empty at that moment.
+checks the path again (no link at any depth), leaves a folder that is not the one the preview saw
+(`Plan.folders`: removed and made again since, or changed inside), and removes it only if it is empty then.
 
 `plan_reverse`: the exact inverse of a delete, or of a recover from the trash: each move taken back, each
 control file's edit taken back (merged with what an agent wrote since; refused when both touched the same
 lines). A delete's undo puts the file back where it stood in the archive, its record as before; a recover's
 undo puts it back in the trash, its record and index line as before (recovering again is its redo).
+
+`check_recovered`: a recover's undo (back to the trash, or archived again) acts only on the file the recover
+put back, where it put it, with the bytes it moved: if the person or an agent moved it since, the undo is
+refused with one sentence rather than acting on whatever stands at that path now (or on nothing).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pathlib import Path
 from pmem_tui.core import journal, records, safeio, textio
 from pmem_tui.core.draft import Draft, exists
 from pmem_tui.core.errors import Refused
+from pmem_tui.core.fingerprint import FolderPrint, fingerprint, folder_print
 from pmem_tui.core.layout import require_lifecycle
 from pmem_tui.core.merge3 import merge3
 from pmem_tui.core.model import ARCHIVE_DIR, ARCHIVE_INDEX, CORE_DIR, INDEX_FILE, META_DIR, TRASH_DIR
@@ -46,12 +52,14 @@ def leave_folders(root: Path, plan: Plan, created: Sequence[str]) -> Plan:
         elif isinstance(op, (MakeDir, WriteFile)):
             arriving.add(op.path)
     gone: list[str] = []
+    seen: dict[str, FolderPrint] = {}
     for folder in sorted(set(created), key=lambda f: (-f.count("/"), f)):  # the deepest first
         if folder in KEPT or any(p == folder or p.startswith(folder + "/") for p in arriving):
             continue
-        names = _names(root, folder)
-        if names is None:
+        listed = _listed(root, folder)
+        if listed is None:
             continue
+        names, seen[folder] = listed
         names -= leaving.get(folder, set())
         names -= {_name(g) for g in gone if _parent(g) == folder}
         if not names:
@@ -62,22 +70,46 @@ def leave_folders(root: Path, plan: Plan, created: Sequence[str]) -> Plan:
         plan,
         ops=(*plan.ops, *(RemoveDir(folder) for folder in gone)),
         preview=replace(plan.preview, removes_dirs=tuple(gone)),
+        folders={**plan.folders, **{folder: seen[folder] for folder in gone}},
     )
 
 
-def _names(root: Path, folder: str) -> set[str] | None:
+def _listed(root: Path, folder: str) -> tuple[set[str], FolderPrint] | None:
     """The entries of `folder`, a real folder reached without a link (and listed through it: found in
-    review, a link swapped in after the check was followed); None when it is not one."""
+    review, a link swapped in after the check was followed), and what the executor checks again of it
+    (`folder_print`, taken first: a change while it is listed shows); None when it is not one."""
     try:
-        return set(safeio.names_in(root, folder))
+        seen = folder_print(root, folder)
+        return set(safeio.names_in(root, folder)), seen
     except (OSError, ValueError):  # a link on the way, a file: not a folder to remove
         return None
+
+
+def check_recovered(root: Path, last: Plan, verb: str = "undo") -> None:
+    """Refuse (one sentence) unless each file `last`, a recover, moved is still where it put it, with the
+    bytes it moved (an edit saved since in the app is undone before, which writes those bytes back). `verb`:
+    what takes it back ("undo", or "redo" when the recover was itself an archive's undo)."""
+    for src, dst in last.preview.moves:
+        seen = last.reads.get(src)
+        try:
+            now = fingerprint(root / dst)
+        except OSError:  # a FIFO, a file that cannot be opened: not the file the recover moved
+            now = None
+        if now is None or now.size < 0:
+            raise Refused(f"{dst} was moved since; {verb} would not put back what the recover did.")
+        if seen is not None and now.sha256 != seen.sha256:
+            raise Refused(
+                f"{dst} was moved or changed since: it is not the file the recover put there; {verb} would "
+                "not put back what the recover did."
+            )
 
 
 def plan_reverse(root: Path, last: Plan, action: str, title: str) -> Plan:
     """The exact inverse of `last` (a delete, or a recover from the trash), planned now."""
     require_lifecycle(root, "recover")
     journal.check_quiet(root)
+    if last.action == "recover":
+        check_recovered(root, last)
     draft = Draft(root)
     for src, dst in reversed(last.preview.moves):
         if not exists(root, dst):

@@ -4,7 +4,8 @@ The inverse of an action is planned like any other change, so the tree is as it 
 archive -> recover; delete -> the file back where it stood in the archive, its record as before (redo:
 delete again); recover from the archive -> archive again, with the reason of the record it removed (asked
 for only when that record had none); recover from the trash -> back in the trash, record and index line as
-before (redo: recover again); save -> save the previous content (a new file: archive it, never a silent
+before (redo: recover again), either refused when the recovered file was moved or changed since
+(`reverse.check_recovered`); save -> save the previous content (a new file: archive it, never a silent
 removal). Each undo also removes the folders its action created that are empty once it has run. Purge,
 upgrade and doctor have no inverse, nor has a redaction (its preview masks the secret, `FileDiff.masked`,
 and pmem-tui keeps no copy to write back): they are refused with a sentence.
@@ -149,6 +150,7 @@ def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:
         plan = reverse.plan_reverse(root, last, "undo-recover", f"Put back {what} in the trash")
         return offer(plan, f"put {what} back in the trash, records and index lines as before the recovery.")
     if last.action == "recover":
+        reverse.check_recovered(root, last, verb.lower())  # never archives another file standing there
         if all(p in last.reasons for p in items):
             # A batch is recovered last archived first: archived again in the opposite order, its records and
             # their neighbour lines are the ones the first archive wrote.

@@ -128,3 +128,68 @@ def test_an_undo_refuses_when_an_agent_rewrote_every_line_it_would_take_back(tmp
     index.write_text(index.read_text(encoding="utf-8").replace("— a\n", "— a (edited by the agent)\n"))
     with pytest.raises(Refused, match="was edited since"):
         reverse.plan_reverse(root, recover, "undo-recover", "Put back in the trash")
+
+
+@pytest.mark.parametrize("where", ["archive", "trash"])
+def test_a_recovers_undo_refuses_when_the_recovered_file_was_moved_since(tmp_path: Path, where: str) -> None:
+    """Found in review: after a recover, the person (or an agent) moved the recovered file elsewhere; ctrl+z
+    planned to archive again (or trash) whatever stood at its path by then, or refused with a sentence that
+    did not say why. It refuses with one sentence now, and acts on no other file."""
+    root = memory(tmp_path)
+    archived(root)
+    if where == "trash":
+        executor.apply(lifecycle.plan_delete(root, "notes/a.md"), root)
+    recover = lifecycle.plan_recover(root, "notes/a.md")
+    executor.apply(recover, root)
+    reverse.check_recovered(root, recover)  # untouched since: the undo may run
+    os.rename(root / "notes/a.md", root / "notes/b.md")
+    with pytest.raises(
+        Refused, match=r"^notes/a\.md was moved since; undo would not put back what the recover"
+    ):
+        reverse.check_recovered(root, recover)
+    (root / "notes/a.md").write_text(
+        "# Another file, written where the recovered one was\n", encoding="utf-8"
+    )
+    before = tree_bytes(root)
+    with pytest.raises(Refused, match="moved or changed since: it is not the file the recover put there"):
+        reverse.check_recovered(root, recover)
+    if where == "trash":  # the exact inverse asks it itself: the other file would have gone to the trash
+        with pytest.raises(Refused, match="not the file the recover put there"):
+            reverse.plan_reverse(root, recover, "undo-recover", "Put back notes/a.md in the trash")
+    assert tree_bytes(root) == before
+    os.replace(root / "notes/b.md", root / "notes/a.md")  # moved back: the same bytes, the undo may run
+    reverse.check_recovered(root, recover)
+
+
+@pytest.mark.rule("PM-AGENT-3")
+def test_an_empty_folder_an_agent_makes_after_the_undos_preview_is_left_alone(tmp_path: Path) -> None:
+    """Found in review: the archive made `_archive/notes/`; an agent moved the file to `_archive/a.md`, so
+    the undo's preview plans removing the empty folder. Between the preview and the confirm the agent
+    removes it and makes it again (its own, empty): the undo removed the agent's folder. The executor now
+    leaves a folder that is not the one the preview saw; the folder seen, untouched, still goes."""
+    root = memory(tmp_path)
+    plan = archived(root)
+    os.rename(root / "_archive/notes/a.md", root / "_archive/a.md")
+    undo = undo_of(root, plan)
+    assert undo.preview.removes_dirs == ("_archive/notes",)
+    os.rmdir(root / "_archive/notes")  # the agent, between the preview and the confirm
+    os.mkdir(root / "_archive/notes")
+    executor.apply(undo, root)
+    assert (root / "notes/a.md").is_file() and (root / "_archive/notes").is_dir()
+    # Not there at the preview: not planned, and one made before the confirm stays.
+    plan = archived(root)
+    os.rename(root / "_archive/notes/a.md", root / "_archive/a.md")
+    os.rmdir(root / "_archive/notes")
+    undo = undo_of(root, plan)
+    assert undo.preview.removes_dirs == ()
+    os.mkdir(root / "_archive/notes")
+    executor.apply(undo, root)
+    assert (root / "_archive/notes").is_dir()
+    # The folder the preview saw, as it saw it: removed.
+    os.rmdir(root / "_archive/notes")
+    plan = archived(root)
+    os.rename(root / "_archive/notes/a.md", root / "_archive/a.md")
+    undo = undo_of(root, plan)
+    assert undo.preview.removes_dirs == ("_archive/notes",)
+    executor.apply(undo, root)
+    assert not (root / "_archive/notes").exists() and (root / "notes/a.md").is_file()

@@ -79,3 +79,26 @@ def test_undo_never_puts_back_one_line_for_a_route_that_had_two(tmp_path: Path, 
     with pytest.raises(Refused, match="no saved index line any more: recover it from the Archive or Trash"):
         inverse(root, plan, "Undo: Archive notes/n1.md", "Undo")
     assert tree_bytes(root) == before
+
+
+def test_undo_of_a_recover_never_archives_the_file_standing_where_the_recovered_one_was(
+    tmp_path: Path,
+) -> None:
+    """Found in review: recover notes/a.md from the archive, an agent moves it to notes/b.md and writes a
+    new notes/a.md; ctrl+z planned to archive the agent's new file. It refuses with one sentence now."""
+    import os
+
+    from pmem_tui.core import executor, lifecycle
+    from pmem_tui.core.errors import Refused
+    from pmem_tui.tui.undo import inverse
+    from tests.conftest import one_note_memory
+
+    root = one_note_memory(tmp_path, "# A\n", "# Index\n\n- [A](notes/a.md) — a\n")
+    executor.apply(lifecycle.plan_archive(root, "notes/a.md", "done"), root)
+    recover = lifecycle.plan_recover(root, "notes/a.md")
+    executor.apply(recover, root)
+    assert inverse(root, recover, "Undo: Recover notes/a.md", "Undo").plan is not None
+    os.rename(root / "notes/a.md", root / "notes/b.md")
+    (root / "notes/a.md").write_text("# The agent's new file\n", encoding="utf-8")
+    with pytest.raises(Refused, match="not the file the recover put there"):
+        inverse(root, recover, "Undo: Recover notes/a.md", "Undo")
