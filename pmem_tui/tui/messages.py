@@ -67,11 +67,13 @@ class PreviewShown(Message):
 @dataclass
 class OfferPlan(Message):
     """A screen asks the app to open the preview modal; `then` runs once the plan is applied, `or_else` when
-    applying it is refused (the refusal said first: a batch goes on with its next item)."""
+    applying it is refused (the refusal said first: a batch goes on with its next item), `on_cancel` when
+    the preview is cancelled."""
 
     offer: Offer
     then: Callable[[Plan], None] | None = None
     or_else: Callable[[], None] | None = None
+    on_cancel: Callable[[], None] | None = None
 
 
 @dataclass

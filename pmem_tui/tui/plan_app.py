@@ -105,6 +105,7 @@ class PlanApp(BeforeAppKey, App[int]):
 
         def closed(confirmed: bool | None) -> None:
             if confirmed and offer.change is not None:
+                self.notify("Rewriting pmem-tui's history…", title=offer.change.title)
                 self._apply_change(offer.change, then, or_else)
             elif confirmed and modal.plan is not None:
                 if tag is not None:
@@ -127,7 +128,13 @@ class PlanApp(BeforeAppKey, App[int]):
         self.open_plan(offer, tag=tag)
 
     def on_offer_plan(self, message: OfferPlan) -> None:
-        self.open_plan(message.offer, then=message.then, or_else=message.or_else)
+        cancelled = message.on_cancel
+        self.open_plan(
+            message.offer,
+            then=message.then,
+            or_else=message.or_else,
+            on_cancel=None if cancelled is None else lambda _stale: cancelled(),
+        )
 
     def whole_memory(
         self, make: Callable[[], Plan], nothing: str, *, explanation: str | None = None, danger: bool = False
@@ -163,6 +170,10 @@ class PlanApp(BeforeAppKey, App[int]):
             result = executor.apply(plan, self.root)
         except PmemError as err:
             self.post_message(PlanApplied(plan, None, str(err)))
+        except Exception as err:  # unexpected: said in one sentence, and the continuations still run
+            self.post_message(
+                PlanApplied(plan, None, f"{plan.title} failed: {str(err) or type(err).__name__}")
+            )
         else:
             self.post_message(PlanApplied(plan, result.outcome, None, result.warning))
 

@@ -97,13 +97,19 @@ async def open_health(pilot, app: RecordingApp) -> HealthScreen:
     return app.screen
 
 
+async def previewed(pilot, app: RecordingApp) -> PlanModal:
+    """The preview a key opened: a fix is planned in a worker (`HealthScreen.action_fix`)."""
+    assert await until(pilot, lambda: isinstance(app.screen, PlanModal))
+    return modal(app)
+
+
 async def fix_marked(pilot, app: RecordingApp, *paths: str) -> PlanModal:
     """Mark `paths` and press `f`: the preview of the first fix of the batch."""
     for path in paths:
         select(app, path)
         await pilot.press("space")
     await pilot.press("f")
-    return modal(app)
+    return await previewed(pilot, app)
 
 
 @pytest.mark.rule("PM-HEALTH-1", "PM-HEALTH-3", "PM-HEALTH-4", "PM-HEALTH-6", "PM-DEL-5")
@@ -308,7 +314,7 @@ async def test_fix_applies_the_index_fix_through_its_preview(demo_root: Path, ma
         # An orphan: the line to add, through the preview; nothing before `y`.
         select(app, ORPHAN)
         await pilot.press("f")
-        m = modal(app)
+        m = await previewed(pilot, app)
         assert m.plan is not None and m.plan.title.startswith("Fix _index.md: add")
         assert "projects/outage-scratch.md" in m.preview_text
         assert (demo_root / "_index.md").read_text(encoding="utf-8") == index_before
@@ -319,7 +325,7 @@ async def test_fix_applies_the_index_fix_through_its_preview(demo_root: Path, ma
         # A dead route: the line to drop.
         select(app, DEAD)
         await pilot.press("f")
-        m = modal(app)
+        m = await previewed(pilot, app)
         assert m.plan is not None and "drop" in m.plan.title
         await pilot.press("y")
         await settle(pilot)
@@ -509,7 +515,7 @@ async def test_a_secret_is_shown_by_line_and_its_fix_opens_the_save_preview(
         assert "line 5 looks like a secret (password)" in detail and password not in detail
         assert "f: save it with line 5 redacted, through the save preview" in detail
         await pilot.press("f")
-        m = modal(app)
+        m = await previewed(pilot, app)
         assert m.plan is not None and m.plan.title == f"Save {leaky}"
         assert "[redacted]" in m.preview_text and password not in m.preview_text
         assert (demo_root / leaky).read_text(encoding="utf-8") == text  # nothing before `y`

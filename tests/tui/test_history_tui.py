@@ -300,7 +300,8 @@ async def test_health_offers_forget_for_a_secret_in_a_kept_version(
         p = screen.report.proposal(SECRET_NOTE) if screen.report is not None else None
         assert p is not None and p.kinds == ("secret-in-history", "orphan") and p.fix_action == "forget"
         assert screen.query_one("#health-list", MemoryList).select_key(f"proposal:{SECRET_NOTE}")
-        await pilot.press("f")
+        await pilot.press("f")  # planned in a worker: it reads the history
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal))
         modal = app.screen
         assert isinstance(modal, PlanModal)
         shown = flat(modal.preview_text)
@@ -311,7 +312,7 @@ async def test_health_offers_forget_for_a_secret_in_a_kept_version(
         await settle(pilot)
         assert app.screen is screen and len(log.versions(root, SECRET_NOTE)) == 2
         await pilot.press("f")
-        assert isinstance(app.screen, PlanModal)
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal))
         loads = screen.loads
         await pilot.press("y")
         assert await until(pilot, lambda: "is gone from the history" in app.notes_text())
@@ -347,7 +348,8 @@ def test_before_any_review_a_change_s_diff_is_against_the_first_record(tmp_path:
 
 
 async def fix_marked(pilot: Pilot[object], app: RecordingApp, paths: tuple[str, ...]) -> HealthScreen:
-    """The health review, checked, with the proposals of `paths` marked, and `f` pressed."""
+    """The health review, checked, with the proposals of `paths` marked, `f` pressed, and the first preview
+    open."""
     screen = await open_health_review(pilot, app)
     assert await until(pilot, lambda: not screen.checking)
     health_list = screen.query_one("#health-list", MemoryList)
@@ -355,6 +357,7 @@ async def fix_marked(pilot: Pilot[object], app: RecordingApp, paths: tuple[str, 
         assert health_list.select_key(f"proposal:{path}")
         await pilot.press("space")
     await pilot.press("f")
+    assert await until(pilot, lambda: isinstance(app.screen, PlanModal))  # planned in a worker
     return screen
 
 

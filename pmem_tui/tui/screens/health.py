@@ -11,7 +11,8 @@ never calls the app: it posts `OfferPlan` (what `tui/health_review.py` planned),
   changes);
 * `a` archive: the archive preview, its reason prefilled from the proposal (`archive_reason`), editable;
 * `d` archive, then delete: the archive preview, then the delete preview, each confirmed on its own;
-* `f` the fix of a proposal (`fix_planner.plan_fix`: an index line, a secret redacted), via its preview;
+* `f` the fix of a proposal (`fix_planner.plan_fix`: an index line, a secret redacted or forgotten), via its
+  preview, planned in a worker (a redaction's note and a forget read the history); one batch at a time;
 * `e` edit the file in $EDITOR, then the save preview (an invalid summary is never rewritten for you);
 * `space` marks rows: `K`, `a` and `d` then take them together (one preview per step), `f` fixes them one
   preview after the other.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -96,6 +98,16 @@ class HealthScreen(Screen[None]):
             self.blocked = blocked
             self.error = error
 
+    @dataclass
+    class FixPlanned(Message):
+        """The fix of `proposals[i]` planned (in the worker): its offer, or the sentence refusing it."""
+
+        proposals: list[Proposal]
+        i: int
+        forgets: Mapping[str, ForgetPlan]
+        offer: Offer | None
+        refusal: str
+
     kept: reactive[frozenset[str]] = reactive(frozenset())  # paths kept with `K` this session (the app's)
 
     def __init__(
@@ -118,6 +130,7 @@ class HealthScreen(Screen[None]):
         self._token = 0
         self._checking = False
         self._again = False
+        self._fixing = False  # a batch of fixes is under way: planned, previewed or applied (`action_fix`)
 
     @property
     def checking(self) -> bool:
@@ -357,6 +370,9 @@ class HealthScreen(Screen[None]):
             self._offer(lambda: review.archive_offer(self.root, proposals, then_delete=True), archived)
 
     def action_fix(self) -> None:
+        if self._fixing:  # keys reach the screen while a fix is planned or applied: never a second batch
+            self.say("A fix is still under way; wait for it to finish.", severity="warning")
+            return
         chosen = self._selection_or_refuse()
         if not chosen:
             return
@@ -364,36 +380,70 @@ class HealthScreen(Screen[None]):
             if p.fix is None:
                 self.refuse(review.no_fix(p))
         fixable = [p for _row, p in chosen if p.fix is not None]
-        self._open_fix(fixable, 0, review.forget_plans(self.root, fixable))
+        if fixable:
+            self._fixing = True
+            self._next_fix(fixable, 0, None)
 
-    def _open_fix(self, proposals: list[Proposal], i: int, forgets: Mapping[str, ForgetPlan]) -> None:
-        """Preview the fix of `proposals[i]`; once it is applied, the next one. A refusal (as it is planned
-        or as it is applied) is said and skips to the next one; cancelling a fix stops the batch (but
-        cancelling a redaction's step 2 keeps the versions and goes on with the batch)."""
-        if i >= len(proposals):
+    def _next_fix(self, proposals: list[Proposal], i: int, forgets: Mapping[str, ForgetPlan] | None) -> None:
+        """Plan the fix of `proposals[i]` in a worker (a redaction's note and a forget read the history, each
+        record of it); none left, the batch is over. `forgets`: the batch's forgets, planned first."""
+        if i >= len(proposals) or not self.is_attached:
+            self._fixing = False
             return
+        if proposals[i].fix_action in ("redact", "forget"):
+            self.say(f"Reading the history of {proposals[i].path} for its fix…")
+        self._plan_fix(proposals, i, forgets)
+
+    @work(thread=True, group="fix", exit_on_error=False)
+    def _plan_fix(self, proposals: list[Proposal], i: int, forgets: Mapping[str, ForgetPlan] | None) -> None:
+        offer: Offer | None = None
+        refusal = ""
         try:
+            if forgets is None:  # each planned before any is applied (`review.forget_plans`)
+                forgets = review.forget_plans(self.root, proposals)
             offer = review.fix_offer(self.root, proposals[i], i, len(proposals), forgets)
         except (PmemError, OSError) as err:
-            self.refuse(refusal_of(err))
-            self._open_fix(proposals, i + 1, forgets)
-            return
+            refusal = refusal_of(err)
+        except Exception as err:  # anything else is said too: the batch goes on
+            refusal = str(err) or type(err).__name__
+        # Posted to the screen: dropped with it when the person has left it meanwhile.
+        self.post_message(
+            self.FixPlanned(proposals, i, forgets if forgets is not None else {}, offer, refusal)
+        )
+
+    def on_health_screen_fix_planned(self, message: HealthScreen.FixPlanned) -> None:
+        """Preview the fix; once it is applied, the next one. A refusal (as it is planned or as it is applied)
+        is said and skips to the next one; cancelling a fix stops the batch (but cancelling a redaction's
+        step 2 keeps the versions and goes on with the batch)."""
+        message.stop()
+        proposals, i, forgets = message.proposals, message.i, message.forgets
 
         def next_fix(_plan: Plan | None = None) -> None:
-            self._open_fix(proposals, i + 1, forgets)
+            self._next_fix(proposals, i + 1, forgets)
 
-        last = i + 1 >= len(proposals)
-        after: Callable[[Plan | None], None] = self._clear_marks if last else next_fix
-        path = proposals[i].path
+        if message.offer is None:
+            self.refuse(message.refusal)
+            next_fix()
+            return
+
+        def after(plan: Plan | None) -> None:
+            if i + 1 >= len(proposals):
+                self._clear_marks(plan)
+            next_fix()
+
+        path, redact = proposals[i].path, proposals[i].fix_action == "redact"
 
         def then(plan: Plan) -> None:  # a redaction's step 2: the versions the history keeps with the secret
-            if proposals[i].fix_action == "redact":
+            if redact:
                 self._forget_secrets(path, after)
             else:
                 after(plan)
 
         # applied, or refused as it is applied: the next one follows
-        self.post_message(OfferPlan(offer, then, or_else=None if last else next_fix))
+        self.post_message(OfferPlan(message.offer, then, or_else=next_fix, on_cancel=self._fixes_stopped))
+
+    def _fixes_stopped(self) -> None:
+        self._fixing = False
 
     def _forget_secrets(self, path: str, after: Callable[[Plan | None], None]) -> None:
         """A redaction's step 2 (`review.forget_secrets_offer`), then `after`, whether applied or not. It
@@ -410,7 +460,8 @@ class HealthScreen(Screen[None]):
         except Exception as err:  # anything else is said too: the batch goes on
             self.app.call_from_thread(self._forget_refused, str(err) or type(err).__name__, after)
         else:
-            self.post_message(OfferPlan(offer, after, or_else=lambda: after(None)))
+            skip = lambda: after(None)  # noqa: E731  refused as applied, or cancelled: the batch goes on
+            self.post_message(OfferPlan(offer, after, or_else=skip, on_cancel=skip))
 
     def _forget_refused(self, sentence: str, after: Callable[[Plan | None], None]) -> None:
         self.refuse(sentence)
