@@ -1,8 +1,9 @@
 """The scriptable front: argparse over the core services, one module per command group.
 
 Without `--yes` an action prints its preview and changes nothing (exit 0); with `--yes` it applies.
-A refusal exits 1 with one sentence on stderr; bad usage exits 2; an action that was done while the disk
-reported an error after its commit point exits 3 (its outcome on stdout, the disk's error on stderr).
+A refusal exits 1 with one sentence on stderr (none when stderr is closed: never on stdout); bad usage
+exits 2; an action that was done while the disk reported an error after its commit point exits 3 (its
+outcome on stdout, the disk's error on stderr).
 Non-TUI commands never import Textual: the app is imported only when no command is given.
 
 `parser` builds the argument parser; `status`, `lifecycle` (the actions: a preview, `--yes` applies),
@@ -135,6 +136,7 @@ def _streams(arg_list: list[str]) -> str | None:
     from pmem_tui.cli import streams
     from pmem_tui.cli.status import plain_command
 
+    streams.stderr_closed()  # before anything is said or opened
     plain = plain_command(arg_list, "snapshot", ("--quiet",))
     said = streams.refusal(quiet=plain is not None and "--quiet" in plain[1])
     if said is None:

@@ -14,6 +14,12 @@
   blank screen). `no_terminal` says why there is none, before Textual starts. An editor the app opens
   needs standard output, checked when it opens (`tui/editor.py`).
 
+* Standard error closed (`2>&-`): `/dev/null` takes its place (`stderr_closed`), so a refusal, a note or a
+  usage line goes nowhere and the exit code carries it, as with other Unix tools. Before, Python's `print`
+  wrote them to standard output (inside the JSON a script reads, or a hook's loaded block), `search` failed
+  on the missing stream, the app refused to start (a bad descriptor), and the first file a command opened
+  would have taken descriptor 2.
+
 Imports only `os` and `sys`: `status`'s quick path goes through here.
 """
 
@@ -28,6 +34,26 @@ if TYPE_CHECKING:
 
 _ascii_json = False  # standard output declared an encoding other than UTF-8: JSON goes out in ASCII
 _acted = False  # the command changed something: a failure to report it must not say "nothing was changed"
+
+
+def stderr_closed() -> None:
+    """Standard error was closed when the process started: `/dev/null` on descriptor 2, and `sys.stderr`
+    (and `sys.__stderr__`, where Textual draws) writing to it. A descriptor 2 opened since is left alone."""
+    if sys.stderr is not None:
+        return
+    try:
+        os.fstat(2)
+    except OSError:
+        null = os.open(os.devnull, os.O_WRONLY)
+        if null != 2:
+            os.dup2(null, 2)  # inherited: an editor's or a hook's standard error goes nowhere too
+            os.close(null)
+        fd = 2
+    else:
+        fd = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+    stream = open(fd, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=fd != 2)  # noqa: SIM115
+    sys.stderr = stream
+    sys.__stderr__ = stream  # type: ignore[misc]  # Final in typeshed; set once, before anything reads it
 
 
 def refusal(quiet: bool) -> str | None:

@@ -222,6 +222,37 @@ def test_a_report_that_cannot_be_written_after_the_action_says_the_action_was_do
     assert (cafe / "_archive" / CAFE).is_file() and not (cafe / CAFE).exists()
 
 
+# -- 3b. standard error closed ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (("archive", "notes/none.md", "--reason", "r", "--json"), 1),
+        (("archive", "notes/none.md", "--reason", "r"), 1),
+        (("archive", "--json"), 2),
+    ],
+    ids=["refused --json", "refused", "bad usage --json"],
+)
+def test_with_standard_error_closed_a_refusal_is_said_nowhere(
+    cafe: Path, argv: tuple[str, ...], code: int
+) -> None:
+    """Before: the refusal's sentence (argparse's usage line for bad usage) went to standard output, inside
+    what a script reads as JSON. Standard error closed, it goes nowhere: the exit code carries it."""
+    before = tree_state(cafe)
+    assert run(cafe, *argv, redirect="2>&-") == (code, b"", "")
+    assert tree_state(cafe) == before
+
+
+def test_with_standard_error_closed_commands_run_and_their_json_is_whole(cafe: Path) -> None:
+    """Before: `search` failed on the missing stream (exit 1, nothing said)."""
+    code, out, _ = run(cafe, "search", "espresso", "--json", redirect="2>&-")
+    assert code == 0 and CAFE in json.dumps(json.loads(out), ensure_ascii=False)
+    code, out, _ = run(cafe, "archive", CAFE, "--reason", "r", "--yes", "--json", redirect="2>&-")
+    assert code == 0 and json.loads(out)["applied"] is True
+    assert (cafe / "_archive" / CAFE).is_file()
+
+
 # -- 4. the app without a terminal ---------------------------------------------------------------------------
 
 
