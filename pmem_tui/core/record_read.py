@@ -10,11 +10,10 @@ from pmem_tui.core.md_lines import ITEM, atx
 from pmem_tui.core.model import ARCHIVE_INDEX, RECOVERY_DAYS, ArchiveRecord, IndexPlace
 from pmem_tui.core.record_inline import inline_fields
 from pmem_tui.core.record_values import (
-    DEADLINE_WORDS,
-    DELETE_WORDS,
     LINE_FIELDS,
     block_value,
     cells,
+    date_hints,
     fence_state,
     field_of,
     location_value,
@@ -73,15 +72,7 @@ class _Draft:
             self.values[key] = value
 
     def date_hint(self, text: str) -> None:
-        date = parse_date(text)
-        if date is not None:
-            key = (
-                "deadline"
-                if DEADLINE_WORDS.search(text)
-                else "deleted"
-                if DELETE_WORDS.search(text)
-                else "archived"
-            )
+        for key, date in date_hints(text):
             self.defaults.setdefault(key, date)
 
     def build(self) -> ArchiveRecord | None:

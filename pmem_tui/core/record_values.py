@@ -95,26 +95,53 @@ _LEAD_WORD = re.compile(
 )
 _LEAD_SEP = re.compile(r"\s*(?:[—–:：|,]+|-(?=\s))?\s*")
 DELETE_WORDS = re.compile(r"delet|trash|删除|回收", re.I)
-# A date hint that is the recovery deadline ("recoverable until 2026-12-20"), not the archive date.
-DEADLINE_WORDS = re.compile(
-    r"until|recover(?:y|able)?\s+by|restore\s+by|deadline|expir|purge\s+after|截止|期限", re.I
+# Words that make the date right after them the recovery deadline ("recoverable until 2026-12-20",
+# "expires on 2026-12-20", "恢复截止：2026-12-20"), and the Chinese words that do so right after it
+# ("2026-12-20 截止"). Only a date they govern: "2026-01-01 (keep until Q3)" is an archive date.
+_DEADLINE_BEFORE = re.compile(
+    r"(?:until|recover(?:y|able)?\s+by|restore\s+by|deadline|expir|purge\s+after|截止|期限)\w*"
+    r"(?:\s+date)?\s*[:：]?\s*(?:(?:on|is|at|于|为)\s*)?(?:(?:" + _WEEKDAY + r"),?\s+)?$",
+    re.I,
 )
+_DEADLINE_AFTER = re.compile(r"\s*(?:截止|到期)")
 
 
-def parse_date(value: str) -> dt.date | None:
-    """The first valid date in `value` (see the module notes for the forms), or None."""
-    best: tuple[int, dt.date] | None = None
+def _date_at(value: str, pos: int) -> tuple[int, int, dt.date] | None:
+    """The first valid date in `value` from `pos` on: (start, end, date)."""
+    best: tuple[int, int, dt.date] | None = None
     for pattern in _DATES:
-        for m in pattern.finditer(value):
+        for m in pattern.finditer(value, pos):
             try:
                 month = int(m.group("m")) if "m" in m.groupdict() else _MONTHS[m.group("mon")[:3].lower()]
                 date = dt.date(int(m.group("y")), month, int(m.group("d")))
             except (ValueError, KeyError, TypeError):
                 continue
             if best is None or m.start() < best[0]:
-                best = (m.start(), date)
+                best = (m.start(), m.end(), date)
             break
-    return None if best is None else best[1]
+    return best
+
+
+def parse_date(value: str) -> dt.date | None:
+    """The first valid date in `value` (see the module notes for the forms), or None."""
+    found = _date_at(value, 0)
+    return None if found is None else found[2]
+
+
+def date_hints(text: str) -> list[tuple[str, dt.date]]:
+    """Each date in a record's heading or list line (a part without a label), with what it is: the
+    ``deadline`` when deadline words govern it, else the ``deleted`` date when the words speak of deleting
+    or the trash, else the ``archived`` date."""
+    out: list[tuple[str, dt.date]] = []
+    pos = 0
+    while (found := _date_at(text, pos)) is not None:
+        start, end, date = found
+        if _DEADLINE_BEFORE.search(text, pos, start) or _DEADLINE_AFTER.match(text, end):
+            out.append(("deadline", date))
+        else:
+            out.append(("deleted" if DELETE_WORDS.search(text) else "archived", date))
+        pos = end
+    return out
 
 
 def _strip_lead_date(text: str) -> str:

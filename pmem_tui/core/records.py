@@ -23,9 +23,10 @@ directly under those without a blank line between, and indented lines under a li
 further down a heading's section, or a list record for another path written under it, is not part of it: it
 stays when the record is removed or updated. A heading record ends at the next heading or record start; a list
 or headless record at the next line at the left margin that is not a field. A date in a record's heading or
-list line (or in a heading above a group of list records) is the archive date, the deadline when the words
-there speak of one (``recoverable until``, ``recover by``, ``expires``…), or the deletion date when they
-speak of deleting or the trash; fields win.
+list line (or in a heading above a group of list records) is the deadline when deadline words govern it
+(``recoverable until 2026-12-20``, ``recover by``, ``expires on``…, ``2026-12-20 截止``), else the deletion
+date when the words speak of deleting or the trash, else the archive date (``## 2026-01-01 (keep until Q3)``:
+the archive date); fields win.
 
 Field lines are ``Label: value`` with optional bullet and bold (``**Label:** value``, ``**Label**: value``),
 ``:`` or ``：``; labels are matched case-insensitively from `LABELS` (English and Chinese wordings). Values:

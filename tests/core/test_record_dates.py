@@ -1,0 +1,68 @@
+"""Which date a record's heading or list line gives: the archive date, the deletion date or the recovery
+deadline. The deadline words must govern the date ("recoverable until 2026-02-01"); a heading such as
+"## 2026-01-01 (keep until Q3)" is an archive date with a note, not a deadline (found in review)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pmem_tui.core.records import parse_records
+from tests.campaign import examples
+
+D1, D2 = dt.date(2026, 1, 1), dt.date(2026, 2, 1)
+NEXT = D1 + dt.timedelta(days=30)
+
+
+@pytest.mark.rule("PM-ARC-5", "PM-DEL-3")
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("## 2026-01-01 (keep until Q3)\n\n- projects/a.md\n", (D1, None, None)),
+        ("## 2026-01-01 — keep until Q3\n- Path: projects/a.md\n", (D1, None, None)),
+        ("- projects/a.md — 2026-01-01 keep until Q3\n", (D1, None, None)),
+        ("## 2026-01-01 — recoverable until 2026-02-01\n\n- projects/a.md\n", (D1, None, D2)),
+        ("## 2026-01-01 (deleted, recover by 2026-02-01)\n\n- projects/a.md\n", (None, D1, D2)),
+        ("## 2026-01-01 (deleted)\n\n- projects/a.md\n", (None, D1, NEXT)),
+        ("- projects/a.md — deleted 2026-01-01, recoverable until 2026-02-01\n", (None, D1, D2)),
+        ("- projects/a.md — deleted 2026-01-01 (expires on 2026-02-01)\n", (None, D1, D2)),
+        ("## Trash — expiry date: 2026-02-01\n\n- projects/a.md\n", (None, None, D2)),
+        ("## projects/a.md — purge after 1 Feb 2026\n", (None, None, D2)),
+        ("## projects/a.md — 恢复截止：2026年2月1日\n", (None, None, D2)),
+        ("## projects/a.md — 2026-02-01 截止\n", (None, None, D2)),
+        ("## projects/a.md — archived 2026-01-01 until further notice\n", (D1, None, None)),
+    ],
+)
+def test_the_deadline_words_must_govern_the_date(
+    text: str, expected: tuple[dt.date | None, dt.date | None, dt.date | None]
+) -> None:
+    (rec,) = parse_records(text)
+    assert (rec.archived, rec.deleted, rec.deadline) == expected
+
+
+_NOTE = st.sampled_from(["keep until Q3", "keep until the launch", "expires when done", "until later"])
+_DATE = st.dates(dt.date(2000, 1, 1), dt.date(2099, 12, 31))
+
+
+@pytest.mark.rule("PM-ARC-5")
+@settings(max_examples=examples(200), deadline=None)
+@given(_DATE, _NOTE, st.sampled_from(["({})", "— {}", ", {}", "{}"]))
+def test_a_date_before_deadline_words_is_the_archive_date(date: dt.date, note: str, shape: str) -> None:
+    for text in (
+        f"## {date.isoformat()} {shape.format(note)}\n\n- projects/a.md\n",
+        f"- projects/a.md — {date.isoformat()} {shape.format(note)}\n",
+    ):
+        (rec,) = parse_records(text)
+        assert (rec.archived, rec.deadline) == (date, None), text
+
+
+@pytest.mark.rule("PM-DEL-3")
+@settings(max_examples=examples(200), deadline=None)
+@given(_DATE, _DATE, st.sampled_from(["recoverable until", "recover by", "expires", "deadline:", "until"]))
+def test_the_date_the_words_govern_is_the_deadline(first: dt.date, second: dt.date, words: str) -> None:
+    heading = f"## {first.isoformat()} (deleted, {words} {second.isoformat()})"
+    (rec,) = parse_records(heading + "\n\n- projects/a.md\n")
+    assert (rec.deleted, rec.deadline) == (first, second)
