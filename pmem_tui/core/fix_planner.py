@@ -58,10 +58,7 @@ def plan_fix(root: Path, proposal: Proposal) -> Plan:
             raise Refused(f"{route} is already in {INDEX_FILE}; nothing to add.")
         unlisted = index.named_without_bullet(text, route)
         if unlisted is not None:  # a second line would name the file twice to an agent
-            raise Refused(
-                f"{route} is named by line {unlisted + 1} of {INDEX_FILE} without a list bullet; agents may "
-                "not read it as a route: make it a list item."
-            )
+            raise Refused(f"{route} is {index.orphan_detail(unlisted)}.")
         if safeio.entry_kind(root, route) != "file":  # never a link, at any depth
             raise Refused(f"{route} no longer exists; nothing to add.")
         draft.set_text(INDEX_FILE, index.append_line(text, proposal.fix))

@@ -21,6 +21,7 @@ newline), and the line is not the unterminated last line after a blank line.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,7 +30,7 @@ from typing import BinaryIO
 from pmem_tui.core import safeio, textio
 from pmem_tui.core.index_line import PM_PREFIX, make_line, normalize_route, parse_line
 from pmem_tui.core.md_lines import ITEM, Blocks
-from pmem_tui.core.model import IndexEntry
+from pmem_tui.core.model import INDEX_FILE, IndexEntry, Problem
 from pmem_tui.core.textio import dominant_eol, line_ending, split_bom, split_lines, strip_ending
 
 __all__ = [
@@ -41,12 +42,15 @@ __all__ = [
     "named_without_bullet",
     "neighbours",
     "normalize_route",
+    "orphan_detail",
+    "orphan_problems",
     "parse_index",
     "parse_line",
     "parse_rows",
     "read_index",
     "remove_line",
     "replace_line",
+    "unbulleted_routes",
 ]
 
 _BOM_BYTES = textio.BOM.encode("utf-8")
@@ -207,18 +211,52 @@ def find_entries(text: str, route: str) -> list[IndexEntry]:
     return [e for e in parse_index(text) if e.route == route]
 
 
-def named_without_bullet(text: str, route: str) -> int | None:
-    """The first line (0-based) that is not an entry but would name `route` as a list item: a line without
-    a bullet that `parse_line` does not read as a route (``notes/my plan.md — …``, ``**notes/x.md**``), which
-    an agent may still read as one. None when there is none."""
-    bodies = _bodies(split_bom(text)[1])
+# A line naming a ``.md`` path that is not a list item (`md_lines.ITEM`): where `unbulleted_routes` looks.
+_UNBULLETED = re.compile(r"^(?![ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)).*\.md", re.M)
+
+
+def unbulleted_routes(text: str) -> dict[str, int]:
+    """Each route a line names without being an entry, but would name as a list item: a line without a
+    bullet that `parse_line` does not read as a route (``notes/my plan.md — …``, ``**notes/x.md**``), which an
+    agent may still read as one; -> its first such line (0-based)."""
+    body = split_bom(text)[1]
+    if _UNBULLETED.search(body) is None:  # (one scan in C: an index of list items has none)
+        return {}
+    bodies = _bodies(body)
     oks = _entry_bodies(bodies)
+    found: dict[str, int] = {}
     for n, body in enumerate(bodies):
-        if oks[n] and route in body and ITEM.fullmatch(body) is None and parse_line(body) is None:
+        if oks[n] and ".md" in body and ITEM.fullmatch(body) is None and parse_line(body) is None:
             parsed = parse_line("- " + body.strip())
-            if parsed is not None and parsed[0] == route:
-                return n
-    return None
+            if parsed is not None:
+                found.setdefault(parsed[0], n)
+    return found
+
+
+def named_without_bullet(text: str, route: str) -> int | None:
+    """The first line (0-based) that names `route` without a list bullet (`unbulleted_routes`), or None."""
+    return unbulleted_routes(text).get(route)
+
+
+def orphan_detail(unbulleted: int | None = None) -> str:
+    """What is wrong with an active file no entry lists, in one sentence (the scan's problem, the app's row,
+    the health check's signal): `unbulleted` is the line (0-based) naming it without a list bullet, if any."""
+    if unbulleted is None:
+        return f"on disk but not in {INDEX_FILE}"
+    return (
+        f"named in {INDEX_FILE} only by line {unbulleted + 1}, which is not a list item (`- `); "
+        "fix: make that line a list item"
+    )
+
+
+def orphan_problems(root: Path, paths: list[str]) -> list[Problem]:
+    """The `orphan` problems of these active files, each with its sentence (`orphan_detail`); the index is
+    read again (never through a link) only when there is one."""
+    lines: dict[str, int] = {}
+    if paths:
+        with contextlib.suppress(OSError):
+            lines = unbulleted_routes(textio.decode(safeio.read_under(root, INDEX_FILE)))
+    return [Problem("orphan", path, orphan_detail(lines.get(path))) for path in paths]
 
 
 def _check(lines: list[str], line_no: int) -> None:

@@ -326,10 +326,10 @@ def scan(
     # In ACTIVE_DIRS order, each folder's files sorted by path: the app's patches find a file by bisection.
     active: list[ActiveFile] = []
     shallow = None
+    orphans: list[str] = []  # their problems are said after the files' own (`index.orphan_problems`)
     if not deep:  # the files as columns; a listed route's string is the walk's already (`_canonical`)
         shallow = columns.ActiveColumns(entries, on_disk.paths, on_disk.sizes, on_disk.mtimes, entry_at)
-        for i in shallow.orphans():
-            problems.append(Problem("orphan", on_disk.paths[i], f"on disk but not in {INDEX_FILE}"))
+        orphans = [on_disk.paths[i] for i in shallow.orphans()]
     else:
         with safeio.Reader(root) as reader:  # the files come folder by folder: one walk per folder
             for i, rel in enumerate(on_disk.paths):
@@ -351,7 +351,7 @@ def scan(
                     title, info = content.title, content.summary
                     problems += content_problems(rel, content)
                 if found_entry is None:
-                    problems.append(Problem("orphan", rel, f"on disk but not in {INDEX_FILE}"))
+                    orphans.append(rel)
                 active.append(
                     ActiveFile(
                         path,
@@ -363,6 +363,7 @@ def scan(
                     )
                 )
     del on_disk
+    problems += index_mod.orphan_problems(root, orphans)
     if facts_cache:
         facts_cache.save()
     why = dead_reasons(root, [routes[k] for k in dead])

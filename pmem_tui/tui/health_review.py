@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from pmem_tui.core.index import orphan_detail
 from pmem_tui.core.model import INDEX_FILE, RECOVERY_DAYS, TrashItem
 from pmem_tui.core.textio import printable
 from pmem_tui.tui.keys import key_for
@@ -62,6 +63,8 @@ def proposal_row(p: Proposal, root: Path | None = None) -> Row:
             else:
                 missing = True
     orphan = "orphan" in kinds
+    # Named by a line that is not a list item: "not in _index.md" would be false; its signal says what is.
+    told = any(s.kind == "orphan" and s.detail != orphan_detail() for s in p.signals)
     return Row(
         key=proposal_key(p),
         kind=DEAD if missing else (ORPHAN if orphan else ENTRY),
@@ -71,7 +74,7 @@ def proposal_row(p: Proposal, root: Path | None = None) -> Row:
         size=size,
         mtime_ns=mtime_ns,
         index_line=p.fix if p.fix_action == "drop" else None,
-        in_index=not orphan,
+        in_index=None if told else not orphan,
     )
 
 

@@ -24,6 +24,7 @@ from pmem_tui.tui.rows import (
     RowSequence,
     copy_numbers,
     entry_row_copy,
+    orphan_details,
     orphan_row,
     search_text,
 )
@@ -37,10 +38,12 @@ class IndexRows(RowSequence):
         "_active",
         "_again",
         "_copies",
+        "_details",
         "_entries",
         "_files",
         "_keys",
         "_orphans",
+        "_problems",
         "_replaced",
         "_stamp",
     )
@@ -54,6 +57,8 @@ class IndexRows(RowSequence):
         self._files = columns.files_of(entries, active, again)  # the entry's file in `active`; -1: none
         self._stamp = columns.stamper(active)  # a file's size and time, without making the file
         self._orphans = array("i", columns.orphans_of(active))
+        self._problems = snap.problems  # what the scan says of an orphan (`rows.orphan_details`)
+        self._details: dict[str, str] | None = None  # made with the first orphan row
         # A route listed again: its later lines are copies 2, 3..., keyed apart (`rows.DUP_SEP`).
         self._copies = copy_numbers(again)
         self._again = again  # each such route's lines (`carry_keys`)
@@ -85,7 +90,10 @@ class IndexRows(RowSequence):
             return row
         n = len(self._entries)
         if i >= n:
-            return orphan_row(self._active[self._orphans[i - n]])
+            if self._details is None:
+                self._details = orphan_details(self._problems)
+            file = self._active[self._orphans[i - n]]
+            return orphan_row(file, self._details.get(file.path))
         f = self._files[i]
         return entry_row_copy(self._entries[i], self._stamp(f) if f >= 0 else None, self._copies.get(i, 1))
 

@@ -25,7 +25,7 @@ from pmem_tui.core import index as index_mod
 from pmem_tui.core.model import ACTIVE_DIRS, INDEX_FILE, ActiveFile, IndexEntry, Snapshot
 from pmem_tui.core.report import Baseline
 from pmem_tui.core.tokens import tokens_for_chars
-from pmem_tui.tui.rows import Row, entry_row, orphan_row
+from pmem_tui.tui.rows import Row, entry_row, orphan_details, orphan_row
 
 # Beyond this many changed paths, a rescan is as cheap as a patch.
 MAX_PATCHED_PATHS = 200
@@ -404,11 +404,13 @@ def patch(
 
     rows: list[Row] = []
     done: set[str] = set()
+    details: dict[str, str] | None = None
     for file in updated.values():
         if file.path in dups:
             return None
         if file.entry is None:
-            rows.append(orphan_row(file))
+            details = orphan_details(snap.problems) if details is None else details
+            rows.append(orphan_row(file, details.get(file.path)))
         else:  # its entry, as patched (the scan gives each listed file its first entry)
             at = bisect_left(new_entries, file.entry.line_no, key=_LINE_NO)
             rows.append(entry_row(new_entries[at], file))

@@ -15,12 +15,14 @@ from typing import overload
 
 from pmem_tui.core import paths
 from pmem_tui.core.columns import repeated
+from pmem_tui.core.index import orphan_detail
 from pmem_tui.core.model import (
     INDEX_FILE,
     ActiveFile,
     ArchivedItem,
     FileInfo,
     IndexEntry,
+    Problem,
     Snapshot,
     TrashItem,
 )
@@ -199,9 +201,16 @@ def countdown(item: TrashItem, today: dt.date) -> str:
     return f"recoverable {left} more day{'s' if left != 1 else ''}"
 
 
-def orphan_row(file: ActiveFile) -> Row:
-    """The Index row of an active file that no index line lists."""
-    return _orphan_row(file)
+def orphan_row(file: ActiveFile, detail: str | None = None) -> Row:
+    """The Index row of an active file that no index line lists; `detail`: the scan's sentence for it, when
+    it says more (`orphan_details`)."""
+    return _orphan_row(file) if detail is None else _unbulleted_row(file, detail)
+
+
+def orphan_details(problems: Sequence[Problem]) -> dict[str, str]:
+    """The orphans a line without a list bullet names (`index.orphan_detail`): path -> the scan's sentence."""
+    plain = orphan_detail()
+    return {p.path: p.detail for p in problems if p.kind == "orphan" and p.detail != plain}
 
 
 def _file_row(
@@ -225,6 +234,14 @@ def _orphan_row(file: ActiveFile) -> Row:
 
 
 _ORPHAN_NOTE = f"On disk but not in {INDEX_FILE}: agents cannot find it by its route."
+
+
+def _unbulleted_row(file: ActiveFile, detail: str) -> Row:
+    """Named by a line that is not a list item: "not in _index.md" would be false (so the preview says
+    nothing of it, `in_index` None); the note is the scan's sentence."""
+    cells = (file.path, file.title or "", "not a list item")
+    note = detail[:1].upper() + detail[1:] + "."
+    return _file_row(ORPHAN, file, file.path, cells, flag="orphan", note=note, in_index=None)
 
 
 def head_rows(head: list[tuple[IndexEntry, FileInfo | None]]) -> list[Row]:

@@ -2,11 +2,12 @@
 a bullet; pmem-tui called the file an orphan and the health fix `f` listed it a second time, so an agent
 reading the index saw the file twice). Such a line is not read as a route: without a bullet it may be prose
 (a heading over its underline, a table row, a sentence, a template: found in review when they were read as
-routes, and archive or a health fix removed them). The file stays an orphan; its fix refuses to list it
+routes, and archive or a health fix removed them). The file stays an orphan, told so; no fix lists it
 again."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ from pmem_tui.core.errors import Refused
 from pmem_tui.core.fix_planner import plan_fix
 from pmem_tui.core.health.check import check_health
 from tests.conftest import tree_bytes, write
+
+TOLD = "named in _index.md only by line 7, which is not a list item (`- `); fix: make that line a list item"
 
 
 @pytest.mark.rule("PM-CORE-5", "PM-HEALTH-5")
@@ -34,22 +37,48 @@ def test_the_fix_adds_no_second_line_for_a_file_a_line_without_a_bullet_names(
     memory: Path, line: str
 ) -> None:
     write(memory, "notes/my-plan.md", "# My plan\n\nText.\n")
+    stale = next(  # a proposal made before the agent wrote the line
+        p for p in check_health(memory, use_cache=False).proposals if p.path == "notes/my-plan.md"
+    )
+    assert stale.fix_action == "add"
     with (memory / "_index.md").open("a", encoding="utf-8") as f:
         f.write(f"\n{line}\n")
-    problems = {(p.kind, p.path) for p in tree.scan(memory, deep=True).problems}
-    assert ("orphan", "notes/my-plan.md") in problems
+    for deep in (True, False):
+        problems = {(p.kind, p.path): p.detail for p in tree.scan(memory, deep=deep).problems}
+        assert problems[("orphan", "notes/my-plan.md")] == TOLD
+    # Found in review: the health check and the app said "not in _index.md", which is false; no fix is
+    # offered (a second line would name the file twice), the sentence says what to do by hand.
     proposal = next(
         p for p in check_health(memory, use_cache=False).proposals if p.path == "notes/my-plan.md"
     )
-    assert proposal.fix_action == "add"
+    assert [(s.kind, s.detail) for s in proposal.signals] == [("orphan", TOLD)]
+    assert proposal.fix is None and proposal.fix_action is None
     before = tree_bytes(memory)
     with pytest.raises(Refused) as refused:
-        plan_fix(memory, proposal)
-    assert str(refused.value) == (
-        "notes/my-plan.md is named by line 7 of _index.md without a list bullet; agents may not read it as a "
-        "route: make it a list item."
-    )
+        plan_fix(memory, stale)
+    assert str(refused.value) == f"notes/my-plan.md is {TOLD}."
     assert tree_bytes(memory) == before
+
+
+def test_the_app_rows_say_the_line_is_not_a_list_item(memory: Path) -> None:
+    from pmem_tui.tui.health_review import proposal_row
+    from pmem_tui.tui.index_rows import IndexRows
+
+    write(memory, "notes/my-plan.md", "# My plan\n\nText.\n")
+    write(memory, "notes/lost.md", "# Lost\n\nText.\n")
+    with (memory / "_index.md").open("a", encoding="utf-8") as f:
+        f.write("\nnotes/my-plan.md — no bullet\n")
+    rows = {r.path: r for r in IndexRows(tree.scan(memory, deep=False)) if r.kind == "orphan"}
+    told, lost = rows["notes/my-plan.md"], rows["notes/lost.md"]
+    assert (told.cells[2], told.note, told.in_index) == (
+        "not a list item",
+        f"{TOLD[0].upper()}{TOLD[1:]}.",
+        None,
+    )
+    assert (lost.cells[2], lost.in_index) == ("not in _index.md", False)
+    proposals = {p.path: p for p in check_health(memory, use_cache=False).proposals}
+    assert proposal_row(proposals["notes/my-plan.md"], memory).in_index is None
+    assert proposal_row(proposals["notes/lost.md"], memory).in_index is False
 
 
 @pytest.mark.parametrize(
@@ -68,3 +97,18 @@ def test_prose_without_a_bullet_is_never_a_route(memory: Path, text: str) -> Non
         f.write("\n" + text)
     after = {(p.kind, p.path) for p in tree.scan(memory, deep=True).problems}
     assert after == before
+
+
+@pytest.mark.parametrize("orphan_first", [True, False])
+def test_the_health_cache_keeps_what_the_line_is(memory: Path, orphan_first: bool) -> None:
+    """The index's lines without a bullet are cached with its entries (the index is not read again on a
+    warm run), and looked for when a file appears after a run that had no orphan."""
+    with (memory / "_index.md").open("a", encoding="utf-8") as f:
+        f.write("\nnotes/my-plan.md — no bullet\n")
+    if orphan_first:
+        write(memory, "notes/my-plan.md", "# My plan\n\nText.\n")
+    check_health(memory)
+    if not orphan_first:
+        write(memory, "notes/my-plan.md", "# My plan\n\nText.\n")
+    proposals = {p.path: p for p in check_health(memory, today=dt.date(2030, 1, 1)).proposals}
+    assert [s.detail for s in proposals["notes/my-plan.md"].signals if s.kind == "orphan"] == [TOLD]

@@ -63,7 +63,7 @@ if TYPE_CHECKING:  # the engine (and numpy) loads only for a run that reads file
 __all__ = ["ENGINE", "check_health"]
 
 # Bump when features, normalization, sketches or a stored record change: old caches are then ignored.
-ENGINE = "health-8"
+ENGINE = "health-9"
 
 
 # -- listing ------------------------------------------------------------------------------------------------
@@ -219,7 +219,7 @@ def _check(
     run = Run(root, day, inactive_days)
     cache, old_sig = _cached_features(root) if use_cache else (None, None)
     active = listing.files(listing.active)
-    entries, orphan_lines = features.index_job(run, active, listing.index, cache)
+    entries, orphan_lines, unbulleted = features.index_job(run, active, listing.index, cache)
     trash = _expired_trash(run, listing, listed)
     feats = features.features(run, active, cache, old_sig)
     features.with_index_lines(feats.files, orphan_lines)
@@ -233,6 +233,7 @@ def _check(
     )
     dead = dead_reasons(root, (route for route in evidence.routes if route not in evidence.on_disk))
     evidence.dead = dead
+    evidence.unbulleted = unbulleted or {}
     proposals = signals.propose(evidence)
     files = feats.files
     near = tuple(
@@ -243,7 +244,11 @@ def _check(
         index = None
         if listing.index is not None:
             index = IndexCache(
-                listing.index.size, listing.index.mtime_ns, listing.index.ctime_ns, tuple(entries)
+                listing.index.size,
+                listing.index.mtime_ns,
+                listing.index.ctime_ns,
+                tuple(entries),
+                None if unbulleted is None else tuple(unbulleted.items()),
             )
         pairs_now = tuple((a, b, s) for (a, b), s in checked_now.items())
         header = FeatureCache(ENGINE, written_at, tuple(files), index, pairs_now)

@@ -53,6 +53,7 @@ class IndexCache:
     mtime_ns: int
     ctime_ns: int
     entries: tuple[IndexRow, ...]
+    unbulleted: tuple[tuple[str, int], ...] | None = None  # `index.unbulleted_routes`; None: not read
 
 
 @dataclass(frozen=True)
@@ -132,24 +133,31 @@ def index_routes(text: str) -> list[IndexRow]:
     return [(route, raw, n) for n, raw, route, _title, _summary in index.parse_rows(text)]
 
 
-def _index_entries(run: Run, listed: FileInfo | None, cache: FeatureCache | None) -> list[IndexRow]:
-    """Every `_index.md` entry, from the cache when the index is unchanged."""
+def _index_entries(
+    run: Run, listed: FileInfo | None, cache: FeatureCache | None
+) -> tuple[list[IndexRow], dict[str, int] | None]:
+    """Every `_index.md` entry, from the cache when the index is unchanged, with the cached lines that name a
+    route without a list bullet (None: not known)."""
     if listed is None:
-        return []
+        return [], {}
     old = cache.index if cache is not None else None
     if old is not None and cache is not None and still_fresh(_stamp(old), _stamp(listed), cache.written_ns):
-        return list(old.entries)
+        return list(old.entries), None if old.unbulleted is None else dict(old.unbulleted)
     data = run.read_file(listed.path)
-    return [] if data is None else index_routes(textio.decode(data))
+    return ([] if data is None else index_routes(textio.decode(data))), None
 
 
 def index_job(
     run: Run, active: list[FileInfo], listed: FileInfo | None, cache: FeatureCache | None
-) -> tuple[list[IndexRow], dict[str, str | None]]:
-    """The index entries, and the line each orphan would get (`layout.propose_index_line`, or cached)."""
-    entries = _index_entries(run, listed, cache)
+) -> tuple[list[IndexRow], dict[str, str | None], dict[str, int] | None]:
+    """The index entries, the line each orphan would get (`layout.propose_index_line`, or cached), and the
+    lines naming a route without a list bullet (`index.unbulleted_routes`, looked for only when there is an
+    orphan, else None; the run reads the index once)."""
+    entries, unbulleted = _index_entries(run, listed, cache)
     routes = {r for r, _, _ in entries}
     orphans = [e for e in active if e.path not in routes]
+    if orphans and unbulleted is None and listed is not None and (data := run.read_file(listed.path)):
+        unbulleted = index.unbulleted_routes(textio.decode(data))
     cached: dict[str, FileFeatures] = {}
     if orphans and cache is not None:
         cached = {f.path: f for f in cache.files if f.index_line is not None}
@@ -163,7 +171,7 @@ def index_job(
             lines[e.path] = propose_index_line(run.root, e.path, e.path)
         except ValueError:  # a path no index line can carry
             lines[e.path] = None
-    return entries, lines
+    return entries, lines, unbulleted
 
 
 def with_index_lines(files: list[FileFeatures], lines: dict[str, str | None]) -> None:

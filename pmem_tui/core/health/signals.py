@@ -25,6 +25,7 @@ from pmem_tui.core.health.features import FileFeatures, IndexRow
 from pmem_tui.core.health.kept import KeptSecret
 from pmem_tui.core.health.report import CATEGORIES, Proposal, Signal
 from pmem_tui.core.health.similarity import OVERLAP_THRESHOLD
+from pmem_tui.core.index import orphan_detail
 from pmem_tui.core.model import CORE_DIR, INDEX_FILE
 
 __all__ = ["DELETE_SIMILARITY", "KINDS", "SIGNAL_KINDS", "Evidence", "Kind", "propose"]
@@ -52,6 +53,8 @@ class Evidence:
     kept: list[KeptSecret] = field(default_factory=list)  # secrets in versions the history keeps
     # Why each listed route names no file (`dead_routes.why_dead`).
     dead: dict[str, str] = field(default_factory=dict)
+    # The line naming an unlisted file without a list bullet (`index.unbulleted_routes`).
+    unbulleted: dict[str, int] = field(default_factory=dict)
 
     @functools.cached_property
     def routes(self) -> Counter[str]:
@@ -152,8 +155,9 @@ def _inactive(ev: Evidence) -> Iterator[Found]:
 def _orphans(ev: Evidence) -> Iterator[Found]:
     for f in ev.files:
         if f.path not in ev.routes:
-            fix = ("add", f.index_line) if f.index_line is not None else None
-            yield f.path, Signal("orphan", f"on disk but not in {INDEX_FILE}"), fix
+            line = ev.unbulleted.get(f.path)  # a second line would name it twice: no fix but by hand
+            fix = ("add", f.index_line) if f.index_line is not None and line is None else None
+            yield f.path, Signal("orphan", orphan_detail(line)), fix
 
 
 def _dead_routes(ev: Evidence) -> Iterator[Found]:
@@ -272,7 +276,7 @@ KINDS: tuple[Kind, ...] = (
     ),
     Kind(
         "orphan", "keep", _fixed(FIX_CERTAINTY), _orphans,
-        "on disk but not in _index.md; fix: the line to add",
+        "on disk but not in _index.md; fix: the line to add (none if a line without a list bullet names it)",
     ),
     Kind(
         "dead-route", "keep", _fixed(FIX_CERTAINTY), _dead_routes,
