@@ -19,6 +19,10 @@ class Refused(PmemError):
     """The action cannot be planned in the memory's current state."""
 
 
+class EditedSince(Refused):
+    """An undo's inverse would take back lines someone (an agent) edited since: the app adds what to do."""
+
+
 class LifecycleIncomplete(Refused):
     """Archive, delete, recover and health need the lifecycle structure: run upgrade."""
 

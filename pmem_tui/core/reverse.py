@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pmem_tui.core import journal, records, safeio, textio
 from pmem_tui.core.draft import Draft, exists
-from pmem_tui.core.errors import Refused
+from pmem_tui.core.errors import EditedSince, Refused
 from pmem_tui.core.fingerprint import FolderPrint, fingerprint, folder_print
 from pmem_tui.core.layout import require_lifecycle
 from pmem_tui.core.merge3 import merge3
@@ -125,7 +125,7 @@ def plan_reverse(root: Path, last: Plan, action: str, title: str) -> Plan:
         if now != diff.new:
             merged = merge3(textio.encode(diff.new), textio.encode(now), textio.encode(diff.old))
             if merged is None:
-                raise Refused(
+                raise EditedSince(
                     f"{diff.path} was edited since, on the lines {last.title.lower()} changed; "
                     "nothing can be taken back."
                 )

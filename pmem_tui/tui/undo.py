@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pmem_tui.core import index, lifecycle, reverse, textio
-from pmem_tui.core.errors import Refused
+from pmem_tui.core.errors import EditedSince, Refused
 from pmem_tui.core.model import TRASH_DIR
 from pmem_tui.core.plan import Plan
 from pmem_tui.tui.keys import key_for
@@ -110,6 +110,14 @@ def _recover(root: Path, items: list[str], last: Plan) -> Plan:
         ) from None
 
 
+def _reverse(root: Path, last: Plan, action: str, title: str, instead: str) -> Plan:
+    """`reverse.plan_reverse`; refused for an agent's edit since, with what the person can do instead."""
+    try:
+        return reverse.plan_reverse(root, last, action, title)
+    except EditedSince as clash:
+        raise Refused(f"{str(clash).rstrip('.')}: {instead}.") from None
+
+
 def _route(line: str) -> str | None:
     parsed = index.parse_line(line)
     return parsed[0] if parsed else None
@@ -137,7 +145,8 @@ def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:
     if last.action == "archive":
         return offer(_recover(root, items, last), f"recover {what} from the archive, with {lines}.")
     if last.action == "delete":
-        plan = reverse.plan_reverse(root, last, "undo-delete", f"Put back {what} in the archive")
+        instead = f"recover {what} from the Trash pane with {key_for('recover')} instead"
+        plan = _reverse(root, last, "undo-delete", f"Put back {what} in the archive", instead)
         return offer(
             plan, f"put {what} back where it was in the archive, with the record as before the delete."
         )
@@ -147,7 +156,10 @@ def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:
     if last.action == "undo-recover":
         return offer(_recover(root, items, last), f"recover {what} from the trash again, with {lines}.")
     if last.action == "recover" and any(src.startswith(f"{TRASH_DIR}/") for src, _ in last.preview.moves):
-        plan = reverse.plan_reverse(root, last, "undo-recover", f"Put back {what} in the trash")
+        instead = (
+            f"archive {what} again with {key_for('archive')} instead (then {key_for('delete')} deletes it)"
+        )
+        plan = _reverse(root, last, "undo-recover", f"Put back {what} in the trash", instead)
         return offer(plan, f"put {what} back in the trash, records and index lines as before the recovery.")
     if last.action == "recover":
         reverse.check_recovered(root, last, verb.lower())  # never archives another file standing there

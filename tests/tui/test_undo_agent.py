@@ -102,3 +102,40 @@ def test_undo_of_a_recover_never_archives_the_file_standing_where_the_recovered_
     (root / "notes/a.md").write_text("# The agent's new file\n", encoding="utf-8")
     with pytest.raises(Refused, match="not the file the recover put there"):
         inverse(root, recover, "Undo: Recover notes/a.md", "Undo")
+
+
+def test_an_undo_refused_for_an_agents_edit_says_which_key_helps(tmp_path: Path) -> None:
+    """Found in review: ctrl+z refused ("edited since … nothing can be taken back") and said no more; the
+    same sentence now names the key that does what is left to do."""
+    import pmem_tui.tui.actions  # noqa: F401  (the key table the refusal names its key from)
+    from pmem_tui.core import lifecycle
+    from pmem_tui.core.errors import Refused
+    from pmem_tui.core.executor import apply
+    from pmem_tui.tui.undo import inverse
+    from tests.conftest import one_note_memory
+
+    root = one_note_memory(tmp_path, "# A\n", "# Index\n\n- [A](notes/a.md) — a\n")
+    apply(lifecycle.plan_archive(root, "notes/a.md", "done"), root)
+    delete = lifecycle.plan_delete(root, "notes/a.md")
+    apply(delete, root)
+    archive = root / "_archive/_index.md"
+    archive.write_text(
+        archive.read_text(encoding="utf-8").replace("Deleted:", "Deleted on:"), encoding="utf-8"
+    )
+    with pytest.raises(Refused) as refused:
+        inverse(root, delete, "Undo: Delete notes/a.md", "Undo")
+    assert str(refused.value).endswith(
+        "nothing can be taken back: recover notes/a.md from the Trash pane with r instead."
+    )
+    archive.write_text(
+        archive.read_text(encoding="utf-8").replace("Deleted on:", "Deleted:"), encoding="utf-8"
+    )
+    recover = lifecycle.plan_recover(root, "notes/a.md")
+    apply(recover, root)
+    index = root / "_index.md"
+    index.write_text(index.read_text(encoding="utf-8").replace("notes/a.md)", "notes/a.md) (agent)"))
+    with pytest.raises(Refused) as refused:
+        inverse(root, recover, "Undo: Recover notes/a.md", "Undo")
+    assert str(refused.value).endswith(
+        "nothing can be taken back: archive notes/a.md again with a instead (then d deletes it)."
+    )
