@@ -29,6 +29,7 @@ from pmem_tui.tui.screens.health import HealthScreen
 from pmem_tui.tui.screens.history import HistoryScreen
 from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.widgets.changes import ChangesView
+from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from tests.conftest import tree_bytes
 
@@ -150,9 +151,12 @@ async def test_mark_reviewed_empties_the_pane_and_writes_only_the_reviewed_ref(r
         view = await open_changes(pilot, app)
         before = (root / EDITED).read_bytes()
         loads = view.loads
+        assert "p Preview" in app.screen.query_one(KeyBar).render().plain
         await pilot.press("R")
         assert await until(pilot, lambda: view.loads > loads)
         assert view.data is not None and view.data.rows == ()
+        await settle(pilot)  # the key bar offers `p` only with a row to preview
+        assert "p Preview" not in app.screen.query_one(KeyBar).render().plain
         assert "Nothing changed since the last review." in view.list.empty_text
         assert "Marked reviewed" in app.notes_text()
         assert stat_table.read_head(root, names.REVIEWED_REF) == stat_table.read_head(root)

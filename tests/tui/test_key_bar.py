@@ -81,7 +81,7 @@ async def test_p_and_n_act_only_where_the_key_table_offers_them(tmp_path: Path) 
         commands = {c.title for c in app.get_system_commands(app.screen)}
         assert "New memory file" not in commands and "Help: keys" in commands
         changes = await on_pane(pilot, "6")
-        assert "n New" not in changes and "p Preview" in changes
+        assert "n New" not in changes and "p Preview" not in changes  # no change yet: nothing to preview
         await pilot.press("n")
         await settle(pilot)
         assert app.screen is app.main_screen
@@ -91,15 +91,21 @@ async def test_p_and_n_act_only_where_the_key_table_offers_them(tmp_path: Path) 
         assert isinstance(app.screen, NewFileModal)
 
 
-async def test_p_on_an_empty_pane_keeps_the_focus_and_says_why(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pane", ["4", "6"], ids=["Trash", "Changes"])
+async def test_p_on_an_empty_pane_is_not_offered_keeps_the_focus_and_says_why(
+    tmp_path: Path, pane: str
+) -> None:
+    """Found in review: on an empty Changes pane `p` did nothing and said nothing; the key bar offered
+    `p Preview` on an empty Trash pane (and on an empty Changes pane)."""
     app = RecordingApp(bare_root(tmp_path))
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        trash = await on_pane(pilot, "4")
+        shown = await on_pane(pilot, pane)
+        assert "p Preview" not in shown and "Quit" in shown
         focused = app.focused
         await pilot.press("p")
         await settle(pilot)
-        assert app.focused is focused and bar_text(app) == trash
+        assert app.focused is focused and bar_text(app) == shown
         assert app.notes[-1][0] == "Nothing to preview: no row on this pane."
 
 

@@ -156,6 +156,24 @@ class MainScreen(Screen[None]):
         name = self.current_pane()
         return self.view(name) if name in ROW_PANES else None
 
+    def current_list(self) -> MemoryList | None:
+        """The rows of the pane in view: a pane of rows', or the Changes pane's; None on Epics."""
+        view = self.current_view()
+        if view is not None:
+            return view.list
+        holder = self.switcher.visible_content
+        found = holder.query(MemoryList) if holder is not None else None
+        return found.first() if found else None
+
+    def nothing_to_preview(self) -> str | None:
+        """Why `p` cannot act on the pane in view, in one sentence (no row to preview), or None."""
+        rows = self.current_list()
+        if rows is None or rows.current_row is not None:
+            return None
+        # Found in trial: the focus went to an empty preview quietly, and the key bar lost the pane's keys.
+        filtered = " that the filter shows" if rows.filter_query else ""
+        return f"Nothing to preview: no row{filtered} on this pane."
+
     def selection(self) -> tuple[str, list[Row]]:
         view = self.current_view()
         if view is None:
@@ -235,6 +253,8 @@ class MainScreen(Screen[None]):
             return self.can_undo  # not with nothing to undo (found in trial)
         if action.id == "redo":
             return self.can_redo
+        if action.id == "preview.focus":
+            return self.nothing_to_preview() is None  # pressed anyway, it says why
         return action.show
 
     async def action_show_pane(self, index: int) -> None:
@@ -291,12 +311,9 @@ class MainScreen(Screen[None]):
                 view.problem_paths = paths
 
     def action_focus_preview(self) -> None:
-        view = self.current_view()
-        if view is not None and view.list.current_row is None:
-            # Nothing in the preview to scroll (found in trial: the focus went there quietly, and the key bar
-            # lost the pane's keys): the focus stays, and says why.
-            filtered = " that the filter shows" if view.list.filter_query else ""
-            self.notify(f"Nothing to preview: no row{filtered} on this pane.")
+        why = self.nothing_to_preview()
+        if why is not None:  # the focus stays
+            self.notify(why)
             return
         focus_now(self.preview)
 
