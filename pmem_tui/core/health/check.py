@@ -33,8 +33,8 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pmem_tui.core import archive_match, health_cache, safeio, settled, textio, tree, user_input
 from pmem_tui.core import cache as cache_layer
-from pmem_tui.core import health_cache, safeio, settled, textio, tree, user_input
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.dead_routes import dead_reasons
 from pmem_tui.core.errors import Busy
@@ -234,6 +234,7 @@ def _check(
     dead = dead_reasons(root, (route for route in evidence.routes if route not in evidence.on_disk))
     evidence.dead = dead
     evidence.unbulleted = unbulleted or {}
+    evidence.stale = _stale_records(run, listing, listed)
     proposals = signals.propose(evidence)
     files = feats.files
     near = tuple(
@@ -275,6 +276,22 @@ def _expired_trash(run: Run, listing: _Listing, listed: tree.Listed | None) -> t
     data = run.read_file(ARCHIVE_INDEX) if listing.archive_index is not None else None
     text = textio.decode(data) if data is not None else ""
     return tree.expired_trash(run.root, text, run.today, listed)
+
+
+def _stale_records(run: Run, listing: _Listing, listed: tree.Listed | None) -> dict[str, str]:
+    """The active files a record in `_archive/_index.md` still says are archived or in the trash (moved back
+    by hand or by an agent): path -> the scan's sentence for it (its `stale-record` problem). The archive is
+    matched only when a record names an active path."""
+    from pmem_tui.core.records import parse_records
+
+    data = run.read_file(ARCHIVE_INDEX) if listing.archive_index is not None else None
+    recs = parse_records(textio.decode(data)) if data else []
+    active = {s[0] for s in listing.active}
+    if not any(r.path in active for r in recs):
+        return {}
+    matching, _, _ = tree.locate_archived(run.root, recs, listed, run.today)
+    problems = archive_match.record_problems(matching, recs, lambda: active)
+    return {p.path: p.detail for p in problems if p.kind == "stale-record" and p.path in active}
 
 
 # -- the cache ----------------------------------------------------------------------------------------------

@@ -55,6 +55,8 @@ class Evidence:
     dead: dict[str, str] = field(default_factory=dict)
     # The line naming an unlisted file without a list bullet (`index.unbulleted_routes`).
     unbulleted: dict[str, int] = field(default_factory=dict)
+    # Active files a record still says are archived or in the trash -> the scan's sentence (`stale-record`).
+    stale: dict[str, str] = field(default_factory=dict)
 
     @functools.cached_property
     def routes(self) -> Counter[str]:
@@ -158,6 +160,11 @@ def _orphans(ev: Evidence) -> Iterator[Found]:
             line = ev.unbulleted.get(f.path)  # a second line would name it twice: no fix but by hand
             fix = ("add", f.index_line) if f.index_line is not None and line is None else None
             yield f.path, Signal("orphan", orphan_detail(line)), fix
+
+
+def _stale_records(ev: Evidence) -> Iterator[Found]:
+    for path, detail in ev.stale.items():
+        yield path, Signal("stale-record", detail), None
 
 
 def _dead_routes(ev: Evidence) -> Iterator[Found]:
@@ -277,6 +284,11 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "orphan", "keep", _fixed(FIX_CERTAINTY), _orphans,
         "on disk but not in _index.md; fix: the line to add (none if a line without a list bullet names it)",
+    ),
+    Kind(
+        "stale-record", "keep", _fixed(FIX_CERTAINTY), _stale_records,
+        "active, yet a record in _archive/_index.md says it is archived or in the trash; no fix: remove "
+        "the record by hand once read",
     ),
     Kind(
         "dead-route", "keep", _fixed(FIX_CERTAINTY), _dead_routes,
