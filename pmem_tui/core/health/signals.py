@@ -273,6 +273,11 @@ KINDS: tuple[Kind, ...] = (
         "no change for `inactive_days` days: the newest of its mtime and a date it states",
     ),
     Kind(
+        "stale-record", "keep", _fixed(FIX_CERTAINTY), _stale_records,
+        "active, yet a record in _archive/_index.md says it is archived or in the trash; no fix: remove "
+        "the record by hand once read",
+    ),
+    Kind(
         "secret", "keep", _fixed(FIX_CERTAINTY), _secrets,
         "a line that looks like a secret (its line and kind, never its value); fix: save it redacted",
     ),
@@ -284,11 +289,6 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "orphan", "keep", _fixed(FIX_CERTAINTY), _orphans,
         "on disk but not in _index.md; fix: the line to add (none if a line without a list bullet names it)",
-    ),
-    Kind(
-        "stale-record", "keep", _fixed(FIX_CERTAINTY), _stale_records,
-        "active, yet a record in _archive/_index.md says it is archived or in the trash; no fix: remove "
-        "the record by hand once read",
     ),
     Kind(
         "dead-route", "keep", _fixed(FIX_CERTAINTY), _dead_routes,
