@@ -29,7 +29,14 @@ from pmem_tui.core.secrets import find_secrets, redact_secrets
 if TYPE_CHECKING:
     from pmem_tui.core.history.rewrite import ForgetAllPlan
 
-__all__ = ["archive_reason", "history_note", "plan_fix", "secret_forgets"]
+__all__ = [
+    "archive_reason",
+    "earlier_secrets",
+    "history_note",
+    "plan_fix",
+    "removes_secret",
+    "secret_forgets",
+]
 
 HIDDEN = "<secret>"  # what the save preview shows in place of the secret it removes
 
@@ -102,15 +109,29 @@ def _plan_redact(root: Path, proposal: Proposal) -> Plan:
     return replace(plan, preview=replace(plan.preview, diffs=diffs, notes=notes, recovery=recovery))
 
 
-def history_note(root: Path, path: str) -> str:
-    """What a redaction leaves in the history, and how to remove it (the redact preview's note)."""
+def earlier_secrets(root: Path, path: str) -> int:
+    """How many contents of `path` the history keeps, other than the live one, that look like they hold a
+    secret (0 without a history, or when it cannot be read: its own commands say so)."""
     from pmem_tui.core.history import rewrite
 
     try:
         live = rewrite.live_blob(root, path)  # read once, not once per kept content
-        earlier = sum(blob != live for blob in _secret_contents(root, path))
-    except PmemError:  # a history that cannot be read: its own commands say so
-        earlier = 0
+        return sum(blob != live for blob in _secret_contents(root, path))
+    except PmemError:
+        return 0
+
+
+def removes_secret(old: str, new: str) -> bool:
+    """Whether `new` no longer has a line of `old` that looks like it holds a secret (a save that removed one,
+    by hand or by a redaction)."""
+    lines = old.split("\n")
+    kept = set(new.split("\n"))
+    return any(lines[hit.line_no - 1] not in kept for hit in find_secrets(old))
+
+
+def history_note(root: Path, path: str) -> str:
+    """What a redaction leaves in the history, and how to remove it (the redact preview's note)."""
+    earlier = earlier_secrets(root, path)
     held = " still holds it"
     if earlier:
         held = f" and {earlier} earlier version{'s' if earlier != 1 else ''} of it still hold it"

@@ -167,8 +167,12 @@ def offer_save(
     # save still said the file changed since).
     note = _keep_draft(app, rel, content, _seen_base(plan, rel, base))
 
+    removed = _removes_secret(plan, rel)
+
     def saved(_plan: Plan) -> None:
         drafts.discard(app.root, rel)
+        if removed:
+            _tell_secret_left(app, rel)
 
     def cancelled(stale: bool) -> None:
         if was_draft or stale:
@@ -177,6 +181,30 @@ def offer_save(
             drafts.discard(app.root, rel)
 
     app.open_plan(plan_offer(plan, explanation), then=saved, on_cancel=cancelled)
+
+
+def _removes_secret(plan: Plan, rel: str) -> bool:
+    """Whether the save takes out a line of the file that looks like it holds a secret."""
+    from pmem_tui.core.fix_planner import removes_secret
+
+    diff = next((d for d in plan.preview.diffs if d.path == rel and not d.is_new and not d.masked), None)
+    return diff is not None and removes_secret(diff.old, diff.new)
+
+
+def _tell_secret_left(app: PlanApp, rel: str) -> None:
+    """After a save by hand that removed a secret: one sentence when the history keeps earlier versions of
+    the file holding it, and where to forget them (`health_review.secret_left_note`). The history is read
+    in a worker."""
+
+    def count() -> None:
+        from pmem_tui.core.fix_planner import earlier_secrets
+        from pmem_tui.tui.health_review import secret_left_note
+
+        n = earlier_secrets(app.root, rel)
+        if n:
+            app.call_from_thread(app.notify, secret_left_note(rel, n), severity="warning", timeout=20)
+
+    app.run_worker(count, thread=True, group="secret-left", exit_on_error=False, description="kept secrets")
 
 
 def _seen_base(plan: Plan, rel: str, base: str | None) -> str | None:

@@ -272,6 +272,24 @@ def fix_offer(
     )
 
 
+def held_secret(n: int) -> str:
+    """ "earlier version in pmem-tui's history (.pmem/history) still holds" (or "3 earlier versions … hold"):
+    a redaction's step 2 and a hand save that removed a secret say it alike."""
+    one = n == 1
+    held = "earlier version" if one else f"{n} earlier versions"
+    return held + " in pmem-tui's history (.pmem/history) still " + ("holds" if one else "hold")
+
+
+def secret_left_note(path: str, n: int) -> str:
+    """After a save by hand that removed a secret from `path`: that `n` earlier versions keep it, and where
+    to forget them (the health review's fix, as a redaction's step 2 does)."""
+    them = "it" if n == 1 else "them"
+    return (
+        f"{path} no longer holds the secret, but its {held_secret(n)} it: forget {them} in the health "
+        f"review ({key_for('health')}, then {key_for('health.fix')} on its secret-in-history proposal)."
+    )
+
+
 def forget_secrets_offer(root: Path, path: str) -> Offer:
     """Step 2 of a redaction: forget every version of `path` the history keeps that holds a secret (the
     one just recorded before the save among them), through its preview. Reads every record's changes once:
@@ -287,8 +305,7 @@ def forget_secrets_offer(root: Path, path: str) -> Offer:
     title = f"Forget {path}'s versions holding the secret from the history (step 2 of 2)"
     n = len(plan.versions)
     one = n == 1
-    held = "earlier version" if one else f"{n} earlier versions"
-    held += " in pmem-tui's history (.pmem/history) still " + ("holds" if one else "hold")
+    held = held_secret(n)
     them, those = ("it", "that version") if one else ("them", "those versions")
     also = ""
     if plan.others:
