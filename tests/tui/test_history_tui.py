@@ -227,7 +227,8 @@ async def test_v_opens_the_history_and_diffs_any_two_versions(root: Path) -> Non
             ("modified", T0 + 3600),
             ("added", T0),
         ]
-        assert "No difference." in diff_shown(screen)  # the newest version is the file now
+        # The newest version is the file now (the diff view draws what it was given on its next refresh).
+        assert await until(pilot, lambda: "No difference." in diff_shown(screen))
         diffs = screen.diffs
         await pilot.press("down")  # the first agent edit, against the file now
         assert await until(pilot, lambda: screen.diffs > diffs and f"+{SECOND}" in diff_shown(screen))
