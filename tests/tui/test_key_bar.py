@@ -136,6 +136,33 @@ async def test_the_bar_offers_what_works_on_the_pane_in_view(demo_root: Path) ->
             assert "? Help" in text and "q Quit" in text
 
 
+async def test_row_keys_are_offered_only_with_a_row_and_purge_only_with_expired_trash(tmp_path: Path) -> None:
+    """Found in trial: an empty Trash pane offered `space Mark`, `r Recover` and `P Purge` (nothing to mark,
+    recover or purge); each still says why when pressed. Marks a filter hides still count for the actions."""
+    from tui_helpers import fill
+
+    root = bare_root(tmp_path)
+    for folder in ("_archive/_trash", "projects"):
+        (root / folder).mkdir(parents=True)
+    (root / "_archive/_index.md").write_text("# Archive index\n", encoding="utf-8")
+    app = RecordingApp(root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        trash = await on_pane(pilot, "4")
+        assert not [k for k in ("space Mark", "r Recover", "P Purge") if k in trash], trash
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.notes[-1][0] == "Nothing selected to recover."
+        index = await on_pane(pilot, "1")
+        assert "a Archive" in index and "space Mark" in index
+        await pilot.press("space", "slash")
+        await fill(pilot, "no such row")
+        await pilot.press("enter")
+        await settle(pilot)
+        hidden = bar_text(app)
+        assert "a Archive" in hidden and "space Mark" not in hidden, hidden  # the mark the filter hides
+
+
 async def test_help_and_quit_stay_at_80_columns(demo_root: Path) -> None:
     app = RecordingApp(demo_root)
     async with app.run_test(size=(80, 24)) as pilot:

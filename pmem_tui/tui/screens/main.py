@@ -48,6 +48,8 @@ from pmem_tui.tui.words import plural
 # to an input that has the focus (the filter).
 TYPED_FOCUS_MOVES = frozenset({"show_pane", "focus_preview", "filter"})
 _ACTIONS = {a.id: a for a in (*MAIN, MARK)}
+_ROW_ACTIONS = frozenset({"preview.focus", "mark", "archive", "delete", "recover", "edit"})  # need a row
+_ONE_ROW = frozenset({"preview.focus", "mark"})  # the highlighted row only, never the marked ones
 FIRST_PANE = pane_id(PANES[0].id)  # the pane in the first frame (the Index)
 
 
@@ -253,8 +255,12 @@ class MainScreen(Screen[None]):
             return self.can_undo  # not with nothing to undo (found in trial)
         if action.id == "redo":
             return self.can_redo
-        if action.id == "preview.focus":
-            return self.nothing_to_preview() is None  # pressed anyway, it says why
+        if action.id in _ROW_ACTIONS:  # found in trial: `r Recover`, `space Mark` offered on an empty Trash
+            rows = self.current_list()  # pressed anyway, each says why
+            marked = rows is not None and bool(rows.marked_keys) and action.id not in _ONE_ROW
+            return self.nothing_to_preview() is None or marked  # marks the filter hides count
+        if action.id == "purge":
+            return snap is not None and bool(snap.expired_trash)
         return action.show
 
     async def action_show_pane(self, index: int) -> None:
