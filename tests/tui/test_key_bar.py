@@ -153,6 +153,8 @@ async def test_row_keys_are_offered_only_with_a_row_and_purge_only_with_expired_
         await pilot.press("r")
         await settle(pilot)
         assert app.notes[-1][0] == "Nothing selected to recover."
+        changes = await on_pane(pilot, "6")  # no history yet: no row
+        assert "v History" not in changes and "p Preview" not in changes, changes
         index = await on_pane(pilot, "1")
         assert "a Archive" in index and "space Mark" in index
         await pilot.press("space", "slash")

@@ -48,8 +48,8 @@ from pmem_tui.tui.words import plural
 # to an input that has the focus (the filter).
 TYPED_FOCUS_MOVES = frozenset({"show_pane", "focus_preview", "filter"})
 _ACTIONS = {a.id: a for a in (*MAIN, MARK)}
-_ROW_ACTIONS = frozenset({"preview.focus", "mark", "archive", "delete", "recover", "edit"})  # need a row
-_ONE_ROW = frozenset({"preview.focus", "mark"})  # the highlighted row only, never the marked ones
+_ROW_ACTIONS = frozenset({"preview.focus", "mark", "archive", "delete", "recover", "edit", "history"})
+_ONE_ROW = frozenset({"preview.focus", "mark", "history"})  # the highlighted row only, never the marked ones
 FIRST_PANE = pane_id(PANES[0].id)  # the pane in the first frame (the Index)
 
 
