@@ -351,10 +351,17 @@ def forget_offer(
     )
 
 
+# Problems of the index or the archive records left to the person (no automatic fix): their signal's sentence
+# says what is wrong and what to do (a line that is not a list item, a record of a file active again).
+_BY_HAND = ("orphan", "stale-record")
+
+
 def no_fix(proposal: Proposal) -> str:
-    what = (
-        f"an invalid summary is never rewritten for you: press {key_for('health.edit')} to edit it"
-        if "invalid-summary" in proposal.kinds
-        else "nothing in the index to change"
-    )
-    return f"Proposal {proposal.n} ({proposal.path}) has no index fix: {what}."
+    """Why `f` does nothing for `proposal`: what to mend by hand, or that there is nothing to fix (found in
+    review: "nothing in the index to change" was said of a line that is not a list item)."""
+    said = [s.detail for s in proposal.signals if s.kind in _BY_HAND]
+    if "invalid-summary" in proposal.kinds:
+        edit = key_for("health.edit")
+        said.append(f"an invalid summary is never rewritten for you: press {edit} to edit it")
+    what = "; ".join(said) or "nothing in the index to change"
+    return f"Proposal {proposal.n} ({proposal.path}) has no automatic fix: {what}."
