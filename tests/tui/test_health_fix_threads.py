@@ -39,6 +39,35 @@ async def moves_meanwhile(pilot, app: RecordingApp, screen: HealthScreen) -> Non
     assert app.screen is screen
 
 
+LEAKY, PASSWORD = "notes/s.md", "hunter22"
+
+
+def leaky_recorded(root: Path) -> Path:
+    """`root` with `LEAKY`, a file holding a secret, recorded in the history."""
+    from pmem_tui.core.history import record
+
+    wifi_secret(root, LEAKY, PASSWORD)
+    assert record.record(root, create=True).commit is not None
+    return root
+
+
+async def fix_held(  # type: ignore[no-untyped-def]
+    pilot, app: RecordingApp, monkeypatch: pytest.MonkeyPatch
+) -> tuple[HealthScreen, list[bool], threading.Event]:
+    """`f` on `LEAKY` in the health review, its redaction's history read held in the worker: the screen,
+    whether each read ran on the UI thread, and the event that lets it go on."""
+    from pmem_tui.core import fix_planner
+
+    screen = await open_health(pilot, app)
+    release = threading.Event()
+    on_main: list[bool] = []
+    monkeypatch.setattr(fix_planner, "_secret_contents", held(fix_planner._secret_contents, on_main, release))
+    select(app, LEAKY)
+    await pilot.press("f")
+    assert await until(pilot, lambda: bool(on_main))
+    return screen, on_main, release
+
+
 @pytest.mark.rule("PM-HEALTH-5", "PM-CORE-6")
 async def test_a_redactions_note_reads_the_history_in_a_worker(
     demo_root: Path, make_app, monkeypatch: pytest.MonkeyPatch
@@ -46,23 +75,10 @@ async def test_a_redactions_note_reads_the_history_in_a_worker(
     """Found in review: the redact preview's note (how many earlier versions hold the secret) read the file's
     history on the UI thread as `f` was pressed. It is planned in a worker now; the note is in the preview
     once it is done."""
-    from pmem_tui.core import fix_planner
-    from pmem_tui.core.history import record
-
-    leaky, password = "notes/s.md", "hunter22"
-    wifi_secret(demo_root, leaky, password)
-    assert record.record(demo_root, create=True).commit is not None
-    release = threading.Event()
-    on_main: list[bool] = []
-    app = make_app(demo_root)
+    leaky, password = LEAKY, PASSWORD
+    app = make_app(leaky_recorded(demo_root))
     async with app.run_test(size=(120, 36)) as pilot:
-        screen = await open_health(pilot, app)
-        monkeypatch.setattr(
-            fix_planner, "_secret_contents", held(fix_planner._secret_contents, on_main, release)
-        )
-        select(app, leaky)
-        await pilot.press("f")
-        assert await until(pilot, lambda: bool(on_main))
+        screen, on_main, release = await fix_held(pilot, app, monkeypatch)
         assert on_main == [False]
         assert f"Reading the history of {leaky} for its fix" in app.notes_text()
         await moves_meanwhile(pilot, app, screen)
@@ -153,3 +169,30 @@ async def test_forgetting_several_kept_secrets_reads_and_rewrites_the_history_of
                 if v.kind != "deleted"
             )
         assert not app.errors()
+
+
+@pytest.mark.rule("PM-HEALTH-5")
+async def test_no_other_change_starts_while_a_fix_is_planned(
+    demo_root: Path, make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: `a` pressed while a fix was planned (the app answers meanwhile) opened the archive
+    preview, and the fix's preview then opened over it: two previews of the same file, stacked. Every key of
+    the screen that starts a change is refused until the batch is over."""
+    leaky = LEAKY
+    app = make_app(leaky_recorded(demo_root))
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen, _on_main, release = await fix_held(pilot, app, monkeypatch)
+        for key in ("a", "d", "K", "e", "P"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is screen, key
+            assert app.notes_text().count(BUSY) == 1 + ("a", "d", "K", "e", "P").index(key), key
+        release.set()
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal))
+        assert [type(s) for s in app.screen_stack].count(PlanModal) == 1
+        assert "step 1 of 2" in modal(app).heading
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen is screen and leaky in [r.path for r in health_list(app).all_rows]
+        await pilot.press("K")  # the batch is over: the keys act again
+        assert leaky not in [r.path for r in health_list(app).all_rows]

@@ -12,7 +12,8 @@ never calls the app: it posts `OfferPlan` (what `tui/health_review.py` planned),
 * `a` archive: the archive preview, its reason prefilled from the proposal (`archive_reason`), editable;
 * `d` archive, then delete: the archive preview, then the delete preview, each confirmed on its own;
 * `f` the fix of a proposal (`fix_planner.plan_fix`: an index line, a secret redacted or forgotten), via its
-  preview, planned in a worker (a redaction's note and a forget read the history); one batch at a time;
+  preview, planned in a worker (a redaction's note and a forget read the history); one batch at a time,
+  and no other key changes anything while it is under way;
 * `e` edit the file in $EDITOR, then the save preview (an invalid summary is never rewritten for you);
 * `space` marks rows: `K`, `a` and `d` then take them together (one preview per step), `f` fixes them one
   preview after the other.
@@ -80,23 +81,15 @@ class HealthScreen(Screen[None]):
         *bindings(HEALTH),  # keep is `K`: `k` moves up here as everywhere
     ]
 
+    @dataclass
     class Loaded(Message):
         """The engine finished (in the worker): a report with its rows, or why there is none."""
 
-        def __init__(
-            self,
-            token: int,
-            report: HealthReport | None,
-            rows: list[Row],
-            blocked: str | None = None,
-            error: str | None = None,
-        ) -> None:
-            super().__init__()
-            self.token = token
-            self.report = report
-            self.rows = rows
-            self.blocked = blocked
-            self.error = error
+        token: int
+        report: HealthReport | None
+        rows: list[Row]
+        blocked: str | None = None
+        error: str | None = None
 
     @dataclass
     class FixPlanned(Message):
@@ -130,7 +123,7 @@ class HealthScreen(Screen[None]):
         self._token = 0
         self._checking = False
         self._again = False
-        self._fixing = False  # a batch of fixes is under way: planned, previewed or applied (`action_fix`)
+        self._fixing = False  # a batch of fixes is under way: planned, previewed or applied (`_busy`)
 
     @property
     def checking(self) -> bool:
@@ -291,7 +284,16 @@ class HealthScreen(Screen[None]):
     def refuse(self, message: str) -> None:
         self.say(message, severity="error")
 
+    def _busy(self) -> bool:
+        """A batch of fixes is planned or applied: no other change meanwhile (found in review: `a` while a fix
+        was planned opened the archive preview, and the fix's preview opened over it)."""
+        if self._fixing:
+            self.say("A fix is still under way; wait for it to finish.", severity="warning")
+        return self._fixing
+
     def _selection_or_refuse(self) -> list[tuple[Row, Proposal]]:
+        if self._busy():
+            return []
         if self.report is None:
             if self.blocked is not None:
                 self.refuse(self.blocked)
@@ -370,9 +372,6 @@ class HealthScreen(Screen[None]):
             self._offer(lambda: review.archive_offer(self.root, proposals, then_delete=True), archived)
 
     def action_fix(self) -> None:
-        if self._fixing:  # keys reach the screen while a fix is planned or applied: never a second batch
-            self.say("A fix is still under way; wait for it to finish.", severity="warning")
-            return
         chosen = self._selection_or_refuse()
         if not chosen:
             return
@@ -491,10 +490,9 @@ class HealthScreen(Screen[None]):
     async def action_upgrade(self) -> None:
         await self.app.run_action("upgrade")
 
-    async def action_purge(self) -> None:
-        await self.app.run_action(
-            "purge"
-        )  # the expired trash: its own preview, focus on Cancel, `y` confirms
+    async def action_purge(self) -> None:  # the expired trash: its own preview, focus on Cancel, `y` confirms
+        if not self._busy():
+            await self.app.run_action("purge")
 
     def action_back(self) -> None:
         self.dismiss(None)
