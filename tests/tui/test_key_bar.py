@@ -18,6 +18,11 @@ def bar_text(app: RecordingApp) -> str:
     return bar.render().plain
 
 
+def drawn_bar(app: RecordingApp) -> str:
+    """The key bar as it was last drawn (`bar_text` renders it anew: it cannot tell a bar left stale)."""
+    return app.screen.query_one(KeyBar).render_line(0).text
+
+
 async def test_the_bar_shows_the_main_screens_keys_and_the_palette(demo_root: Path) -> None:
     app = RecordingApp(demo_root)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -107,6 +112,27 @@ async def test_p_on_an_empty_pane_is_not_offered_keeps_the_focus_and_says_why(
         await settle(pilot)
         assert app.focused is focused and bar_text(app) == shown
         assert app.notes[-1][0] == "Nothing to preview: no row on this pane."
+
+
+async def test_p_comes_back_to_the_bar_when_the_filter_is_cleared(demo_root: Path) -> None:
+    """Found in review: a filter that showed no row took `p Preview` off the bar, as it should; escape on the
+    list cleared the filter and brought the rows back, but not `p` (the bar was redrawn on a focus change
+    only). The bar is redrawn whenever the pane goes from no row to a row, or back."""
+    from tui_helpers import fill
+
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert "p Preview" in drawn_bar(app)
+        await pilot.press("slash")
+        await fill(pilot, "zzzz")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "p Preview" not in drawn_bar(app) and "/ Filter" in drawn_bar(app)
+        await pilot.press("escape")  # on the list: the filter is cleared, the rows are back
+        await pilot.pause()
+        assert app.main_screen.nothing_to_preview() is None
+        assert "p Preview" in drawn_bar(app)
 
 
 async def on_pane(pilot: Pilot[Any], key: str) -> str:

@@ -141,7 +141,6 @@ class ChangesView(Vertical):
         self.list.empty_text = message.data.empty
         self.list.set_rows(list(message.data.rows))
         self._update_tab_label()
-        self.screen.refresh_bindings()  # `p` is offered only with a row to preview
         self.show_current()
 
     def _update_tab_label(self) -> None:

@@ -392,6 +392,8 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
 
     def _announce(self) -> None:
         row = self.current_row
+        if (row is None) != (self._last_highlight is None) and self.is_attached:
+            self.screen.refresh_bindings()  # `p` is offered only with a row: a filter cleared, a first row
         if row != self._last_highlight or row is None:
             self._last_highlight = row
             self.post_message(self.Highlighted(self, row))
