@@ -196,3 +196,19 @@ async def test_no_other_change_starts_while_a_fix_is_planned(
         assert app.screen is screen and leaky in [r.path for r in health_list(app).all_rows]
         await pilot.press("K")  # the batch is over: the keys act again
         assert leaky not in [r.path for r in health_list(app).all_rows]
+
+
+async def test_leaving_the_review_with_fixes_under_way_says_what_was_dropped(
+    demo_root: Path, make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review, as a user: escape while a fix was planned (a redaction's note, or its step 2) closed
+    the review and the rest of the batch was dropped without a word."""
+    app = make_app(leaky_recorded(demo_root))
+    async with app.run_test(size=(120, 36)) as pilot:
+        _screen, _on_main, release = await fix_held(pilot, app, monkeypatch)
+        await pilot.press("escape")
+        release.set()
+        await settle(pilot)
+        assert not isinstance(app.screen, (HealthScreen, PlanModal))
+        assert "the fixes not yet previewed were dropped; H shows them again" in app.notes_text()
+        assert PASSWORD in (demo_root / LEAKY).read_text(encoding="utf-8")  # nothing was applied

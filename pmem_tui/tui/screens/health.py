@@ -495,4 +495,6 @@ class HealthScreen(Screen[None]):
             await self.app.run_action("purge")
 
     def action_back(self) -> None:
+        if self._fixing:  # the batch's later fixes (a redaction's step 2 too) are not planned once it is left
+            self.app.notify("Left the review: the fixes not yet previewed were dropped; H shows them again.")
         self.dismiss(None)
