@@ -304,6 +304,14 @@ MODAL: tuple[Action, ...] = (  # `PlanModal`
     ),
 )
 HEALTH: tuple[Action, ...] = (
+    # `f` first: at 80 columns the bar ends after four keys, and the fix is the review's own action.
+    Action(
+        "health.fix",
+        "f",
+        "fix",
+        "Fix",
+        "apply the fix: an index line added or dropped, or a secret redacted, through its preview",
+    ),
     # Not `k`: that moves up, here as everywhere else.
     Action("health.keep", "K", "keep", "Keep", "keep: dismiss the proposal for this session"),
     Action("health.archive", "a", "archive", "Archive", "archive the file, through its preview"),
@@ -313,13 +321,6 @@ HEALTH: tuple[Action, ...] = (
         "delete",
         "Archive+delete",
         "archive, then delete to the trash, each through its preview",
-    ),
-    Action(
-        "health.fix",
-        "f",
-        "fix",
-        "Fix",
-        "apply the fix: an index line added or dropped, or a secret redacted, through its preview",
     ),
     Action("health.edit", "e", "edit", "Edit", "edit the file in $EDITOR, then the save preview"),
     Action("health.back", "escape,H", "back", "Back", "back to the panes"),

@@ -282,3 +282,18 @@ async def test_cancel_is_escape_alone_while_the_reason_is_typed(demo_root: Path)
         await pilot.press(*"old", "enter")  # the preview is built; the focus leaves the input
         await settle(pilot)
         assert "n/esc Cancel" in bar_text(app)
+
+
+async def test_the_health_reviews_fix_key_fits_at_80_columns(demo_root: Path) -> None:
+    """Found in review, as a user: at 80 columns the health review's bar ended before `f Fix`, its own
+    action (Mark, Keep, Archive and Archive+delete came first)."""
+    from pmem_tui.tui.screens.health import HealthScreen
+
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("H")
+        await settle(pilot)
+        assert isinstance(app.screen, HealthScreen)
+        text = bar_text(app)
+        assert "f Fix" in text and "q Quit" in text and len(text) <= 80, text
