@@ -66,3 +66,45 @@ def test_the_date_the_words_govern_is_the_deadline(first: dt.date, second: dt.da
     heading = f"## {first.isoformat()} (deleted, {words} {second.isoformat()})"
     (rec,) = parse_records(heading + "\n\n- projects/a.md\n")
     assert (rec.deleted, rec.deadline) == (first, second)
+
+
+D3 = dt.date(2026, 2, 15)
+
+
+@pytest.mark.rule("PM-DEL-3")
+@pytest.mark.parametrize(
+    "line",
+    [
+        "recoverable until `2026-02-15`",
+        "recoverable until **2026-02-15**",
+        "expires in 45 days: 2026-02-15",
+        "deadline for recovery 2026-02-15",
+        "expires → 2026-02-15",
+        "recoverable until end of 2026-02-15",
+    ],
+)
+def test_a_deadline_written_with_marks_or_words_between_is_still_the_deadline(line: str) -> None:
+    """The words between the deadline words and their date (backticks, bold, 'in 45 days:') do not make
+    the deadline an archive date, with the deletion date's 30 days as the deadline instead: a purge would
+    then take the file two weeks before the deadline the agent wrote (found in review)."""
+    for text in (
+        f"- projects/a.md — deleted 2026-01-01, {line}\n",
+        f"## 2026-01-01 (deleted; {line})\n\n- projects/a.md\n",
+    ):
+        (rec,) = parse_records(text)
+        assert (rec.archived, rec.deleted, rec.deadline) == (None, D1, D3), text
+
+
+@pytest.mark.rule("PM-ARC-5")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## projects/a.md — keep until Q3, archived 2026-01-01\n",
+        "## projects/a.md (keep until Q3) 2026-01-01\n",
+        "## projects/a.md — keep until Q3 — 2026-01-01\n",
+        "- projects/a.md — keep until the launch; archived 2026-01-01\n",
+    ],
+)
+def test_deadline_words_before_a_clause_break_do_not_govern_the_date(text: str) -> None:
+    (rec,) = parse_records(text)
+    assert (rec.archived, rec.deadline) == (D1, None), text
