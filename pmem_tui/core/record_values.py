@@ -100,13 +100,16 @@ DELETE_WORDS = re.compile(r"delet|trash|删除|回收", re.I)
 # "恢复截止：2026-12-20"), and the Chinese words that do so right after it ("2026-12-20 截止"). Only a date
 # they govern: "2026-01-01 (keep until Q3)" and "keep until Q3, archived 2026-01-01" are archive dates (a
 # clause break, a bracket or an archive or delete word between them ends what the words govern).
+_BREAKS = r",;，；。、|()（）\[\]—–"  # what ends a clause of a heading or list line
+_CLAUSE_BREAK = re.compile(f"[{_BREAKS}]")
 _DEADLINE_BEFORE = re.compile(
     r"(?:until|recover(?:y|able)?\s+by|restore\s+by|deadline|expir|purge\s+after|截止|期限)"
-    r"(?:(?!archiv|delet|trash|归档|删除|回收)[^,;，；。、|()（）\[\]—–])*"
+    r"(?:(?!archiv|delet|trash|归档|删除|回收)[^" + _BREAKS + r"])*"
     r"(?:(?:" + _WEEKDAY + r"),\s*)?[(（\[]?[\s`*_]*$",
     re.I,
 )
 _DEADLINE_AFTER = re.compile(r"\s*(?:截止|到期)")
+_ARCHIVE_WORDS = re.compile(r"archiv|归档", re.I)
 
 
 def _date_at(value: str, pos: int) -> tuple[int, int, dt.date] | None:
@@ -133,17 +136,27 @@ def parse_date(value: str) -> dt.date | None:
 
 def date_hints(text: str) -> list[tuple[str, dt.date]]:
     """Each date in a record's heading or list line (a part without a label), with what it is: the
-    ``deadline`` when deadline words govern it, else the ``deleted`` date when the words speak of deleting
-    or the trash, else the ``archived`` date."""
+    ``deadline`` when deadline words govern it, else the ``archived`` date when its own clause speaks of
+    archiving and not of deleting, else the ``deleted`` date when the words speak of deleting or the trash,
+    else the ``archived`` date."""
+    spans: list[tuple[int, int, dt.date]] = []
+    while (found := _date_at(text, spans[-1][1] if spans else 0)) is not None:
+        spans.append(found)
     out: list[tuple[str, dt.date]] = []
-    pos = 0
-    while (found := _date_at(text, pos)) is not None:
-        start, end, date = found
+    for i, (start, end, date) in enumerate(spans):
+        pos = spans[i - 1][1] if i else 0
         if _DEADLINE_BEFORE.search(text, pos, start) or _DEADLINE_AFTER.match(text, end):
             out.append(("deadline", date))
-        else:
-            out.append(("deleted" if DELETE_WORDS.search(text) else "archived", date))
-        pos = end
+            continue
+        # Its own clause's words first ("archived 2026-01-01, deleted 2026-01-05", "归档 …，删除 …").
+        nxt = spans[i + 1][0] if i + 1 < len(spans) else len(text)
+        left = max([pos, *(m.end() for m in _CLAUSE_BREAK.finditer(text, pos, start))])
+        after = _CLAUSE_BREAK.search(text, end, nxt)
+        clause = text[left : after.start() if after else nxt]
+        key = "deleted" if DELETE_WORDS.search(text) else "archived"
+        if _ARCHIVE_WORDS.search(clause) and not DELETE_WORDS.search(clause):
+            key = "archived"
+        out.append((key, date))
     return out
 
 

@@ -108,3 +108,24 @@ def test_a_deadline_written_with_marks_or_words_between_is_still_the_deadline(li
 def test_deadline_words_before_a_clause_break_do_not_govern_the_date(text: str) -> None:
     (rec,) = parse_records(text)
     assert (rec.archived, rec.deadline) == (D1, None), text
+
+
+D5 = dt.date(2026, 1, 5)
+
+
+@pytest.mark.rule("PM-ARC-5", "PM-DEL-3")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## notes/a.md — 归档 2026-01-01，删除 2026-01-05\n",
+        "- notes/a.md — 已归档 2026-01-01；已删除 2026-01-05\n",
+        "## archived 2026-01-01, deleted 2026-01-05\n\n- notes/a.md\n",
+        "## 2026-01-01 archived, 2026-01-05 deleted\n\n- notes/a.md\n",
+    ],
+)
+def test_an_archive_date_beside_a_deletion_date_is_the_archive_date(text: str) -> None:
+    """Each date takes the archive or delete word of its own clause: the archive date was read as the
+    deletion date (the deadline 30 days after it, days before the one the tool promises) when a delete word
+    stood anywhere in the text (the Chinese comma does not cut a line's parts; a group's heading is whole)."""
+    (rec,) = parse_records(text)
+    assert (rec.archived, rec.deleted, rec.deadline) == (D1, D5, D5 + dt.timedelta(days=30)), text
