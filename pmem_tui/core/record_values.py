@@ -97,13 +97,14 @@ _LEAD_SEP = re.compile(r"\s*(?:[—–:：|,]+|-(?=\s))?\s*")
 DELETE_WORDS = re.compile(r"delet|trash|删除|回收", re.I)
 # Words that make the next date in the same clause the recovery deadline ("recoverable until 2026-12-20",
 # "expires on 2026-12-20", "recoverable until `2026-12-20`", "expires in 30 days: 2026-12-20",
-# "恢复截止：2026-12-20"), and the Chinese words that do so right after it ("2026-12-20 截止"). Only a date
-# they govern: "2026-01-01 (keep until Q3)" and "keep until Q3, archived 2026-01-01" are archive dates (a
-# clause break, a bracket or an archive or delete word between them ends what the words govern).
+# "恢复截止：2026-12-20", "到期：2026-12-20", "可恢复至 2026-12-20"), and the Chinese words that do so right
+# after it ("2026-12-20 截止"). Only a date they govern: "2026-01-01 (keep until Q3)" and "keep until Q3,
+# archived 2026-01-01" are archive dates (a clause break, a bracket or an archive or delete word between
+# them ends what the words govern).
 _BREAKS = r",;，；。、|()（）\[\]—–"  # what ends a clause of a heading or list line
 _CLAUSE_BREAK = re.compile(f"[{_BREAKS}]")
 _DEADLINE_BEFORE = re.compile(
-    r"(?:until|recover(?:y|able)?\s+by|restore\s+by|deadline|expir|purge\s+after|截止|期限)"
+    r"(?:until|recover(?:y|able)?\s+by|restore\s+by|deadline|expir|purge\s+after|截止|期限|到期|恢复至|保留至)"
     r"(?:(?!archiv|delet|trash|归档|删除|回收)[^" + _BREAKS + r"])*"
     r"(?:(?:" + _WEEKDAY + r"),\s*)?[(（\[]?[\s`*_]*$",
     re.I,

@@ -129,3 +129,12 @@ def test_an_archive_date_beside_a_deletion_date_is_the_archive_date(text: str) -
     stood anywhere in the text (the Chinese comma does not cut a line's parts; a group's heading is whole)."""
     (rec,) = parse_records(text)
     assert (rec.archived, rec.deleted, rec.deadline) == (D1, D5, D5 + dt.timedelta(days=30)), text
+
+
+@pytest.mark.rule("PM-DEL-3")
+@pytest.mark.parametrize("words", ["到期：", "到期日 ", "可恢复至 ", "保留至 ", "恢复期限：", "截止 "])
+def test_chinese_deadline_words_before_the_date_govern_it(words: str) -> None:
+    """'2026-02-15 到期' was the deadline, '到期：2026-02-15' and '可恢复至 2026-02-15' ('recoverable
+    until') were not: the deadline came 30 days after the deletion date, two weeks before the one written."""
+    (rec,) = parse_records(f"- projects/a.md — 删除于 2026-01-01，{words}2026-02-15\n")
+    assert (rec.deleted, rec.deadline) == (D1, D3)
