@@ -24,9 +24,10 @@ further down a heading's section, or a list record for another path written unde
 stays when the record is removed or updated. A heading record ends at the next heading or record start; a list
 or headless record at the next line at the left margin that is not a field. A date in a record's heading or
 list line (or in a heading above a group of list records) is the deadline when deadline words govern it
-(``recoverable until 2026-12-20``, ``recover by``, ``expires on``…, ``2026-12-20 截止``), else the deletion
-date when the words speak of deleting or the trash, else the archive date (``## 2026-01-01 (keep until Q3)``:
-the archive date); fields win.
+(the next date in their clause: ``recoverable until `2026-12-20```, ``expires on``…, ``到期：``…,
+``2026-12-20 截止``), else the archive date when its own clause speaks of archiving and not of deleting
+(``archived 2026-01-01, deleted 2026-01-05``), else the deletion date when the words speak of deleting or the
+trash, else the archive date (``## 2026-01-01 (keep until Q3)``: the archive date); fields win.
 
 Field lines are ``Label: value`` with optional bullet and bold (``**Label:** value``, ``**Label**: value``),
 ``:`` or ``：``; labels are matched case-insensitively from `LABELS` (English and Chinese wordings). Values:
