@@ -37,3 +37,34 @@ def test_an_active_file_a_record_says_is_archived_is_listed_in_the_health_review
     assert said["notes/standup.md"] in proposal_text(proposal, None).plain
     other = report.proposal("notes/other.md")
     assert other is None or "stale-record" not in other.kinds
+
+
+@pytest.mark.rule("PM-HEALTH-5")
+def test_a_record_made_stale_by_a_change_under_the_archive_alone_is_not_served_from_the_cache(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: the stale-record signal depends on the files under `_archive/` (a record whose file
+    is there is not stale), but the health report's cache key lists only the active files, `_core/`, the
+    trash and the two indexes: an agent removing the archived copy of a file it had copied back (nothing
+    else touched) got the cached report, without the signal, until something else changed; and putting it
+    back kept a signal that was no longer true."""
+    import time
+
+    from pmem_tui.core import cache
+
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + 10_000_000_000)  # out of the racy window
+    apply(lifecycle.plan_archive(memory, "notes/standup.md", "done"), memory)
+    archived = memory / "_archive/notes/standup.md"
+    (memory / "notes/standup.md").write_bytes(archived.read_bytes())  # copied back by hand: both stand
+
+    def stale() -> list[str]:
+        report = check_health(memory)
+        return [p.path for p in report.proposals if "stale-record" in p.kinds]
+
+    assert stale() == []
+    assert stale() == []  # (the report cached)
+    kept = archived.read_bytes()
+    archived.unlink()  # the agent removes the archived copy: the record finds no file, its path is active
+    assert stale() == ["notes/standup.md"]
+    archived.write_bytes(kept)  # and puts it back: the record finds its file again
+    assert stale() == []

@@ -13,8 +13,9 @@ Performance
 Each file is read at most once per run (through `safeio`). Per-file features are cached by path, trusted
 while fresh (`cache.fresh`: size, mtime_ns and ctime_ns unchanged, not racy), in the root's folder of the
 user's cache folder (`health_cache` stores the bytes, `codec` says what they hold); numpy and the sketch load
-only for a run that reads files. A run in which nothing changed reuses the whole last report and reads no
-file; a run after a change reads only the changed files (and `_core/`, and the candidates a comparison
+only for a run that reads files. A run in which nothing changed (the files it lists, `_archive/`'s included:
+which file a record finds says whether it is stale) reuses the whole last report and reads no file; a run
+after a change reads only the changed files (and `_core/`, and the candidates a comparison
 needs).
 ``use_cache=False`` neither reads nor writes the cache. Nothing under the root is ever written.
 """
@@ -28,7 +29,7 @@ import os
 import stat
 import time
 from array import array
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +46,7 @@ from pmem_tui.core.history import stat_table
 from pmem_tui.core.layout import require_lifecycle
 from pmem_tui.core.model import (
     ACTIVE_DIRS,
+    ARCHIVE_DIR,
     ARCHIVE_INDEX,
     CORE_DIR,
     DEFAULT_INACTIVE_DAYS,
@@ -89,13 +91,15 @@ class _Listing:
     trash: list[Stamp]
     index: FileInfo | None
     archive_index: FileInfo | None
+    # The other files under `_archive/`: which file a record finds (the stale-record signal) depends on them.
+    archived: list[Stamp] = field(default_factory=list)
 
     def key(self, today: dt.date, inactive_days: int) -> str:
         h = hashlib.blake2b(digest_size=16)
         h.update(
             f"{ENGINE}\0{today.isoformat()}\0{inactive_days}\0{self.index}\0{self.archive_index}\n".encode()
         )
-        for group in (self.active, self.core, self.trash):
+        for group in (self.active, self.core, self.trash, self.archived):
             h.update("\0".join([s[0] for s in group]).encode("utf-8", "surrogatepass"))
             h.update(b"\1")
             for column in (1, 2, 3):  # sizes, mtimes, ctimes: machine ints, no text made per file
@@ -103,7 +107,7 @@ class _Listing:
         return h.hexdigest()
 
     def newest_ns(self) -> int:
-        groups = (self.active, self.core, self.trash)
+        groups = (self.active, self.core, self.trash, self.archived)
         newest = [max(map(itemgetter(column), g), default=0) for g in groups for column in (2, 3)]
         newest += [max(f.mtime_ns, f.ctime_ns) for f in (self.index, self.archive_index) if f is not None]
         return max(newest, default=0)
@@ -117,10 +121,13 @@ def _list(root: Path, listed: tree.Listed | None = None) -> _Listing:
     """What the check depends on, listed and stat'ed only (no link followed, no hidden entry, regular files
     only); `listed`: a listing of the root taken just before, walked instead of listing its folders again."""
 
-    def stamps(folder: str, suffix: str = "") -> list[Stamp]:
+    def stamps(
+        folder: str, suffix: str = "", skip: frozenset[str] = frozenset(), spare: bool = False
+    ) -> list[Stamp]:
         if listed is None:  # the cheap walk: each folder opened once, from the one above it
-            return sorted(safeio.stamps_below(root, folder, suffix=suffix))
-        files = tree.walk_files(root, folder, listed=listed)[0]
+            return sorted(safeio.stamps_below(root, folder, suffix=suffix, skip=skip))
+        # `spare`: the folders stay in the listing (a walk uses them up) for a later walk of the same ones
+        files = tree.walk_files(root, folder, skip=skip, listed=dict(listed) if spare else listed)[0]
         return [(f.path, f.size, f.mtime_ns, f.ctime_ns) for f in files if f.path.endswith(suffix)]
 
     return _Listing(
@@ -129,6 +136,8 @@ def _list(root: Path, listed: tree.Listed | None = None) -> _Listing:
         trash=stamps(TRASH_DIR),
         index=_stat(root, INDEX_FILE),
         archive_index=_stat(root, ARCHIVE_INDEX),
+        # (the record match, `tree.locate_archived`, walks these folders again: they are spared for it)
+        archived=stamps(ARCHIVE_DIR, skip=frozenset({TRASH_DIR, ARCHIVE_INDEX}), spare=True),
     )
 
 
