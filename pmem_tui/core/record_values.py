@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
+from operator import itemgetter
 
 from pmem_tui.core.md_lines import FENCE, Blocks, fence_closes
 from pmem_tui.core.record_format import BLANK_LINE
@@ -103,36 +105,61 @@ DELETE_WORDS = re.compile(r"delet|trash|删除|回收", re.I)
 # them ends what the words govern).
 _BREAKS = r",;，；。、|()（）\[\]—–"  # what ends a clause of a heading or list line
 _CLAUSE_BREAK = re.compile(f"[{_BREAKS}]")
-_DEADLINE_BEFORE = re.compile(
-    r"(?:until|recover(?:y|able)?\s+by|restore\s+by|deadline|expir|purge\s+after|截止|期限|到期|恢复至|保留至)"
-    r"(?:(?!archiv|delet|trash|归档|删除|回收)[^" + _BREAKS + r"])*"
-    r"(?:(?:" + _WEEKDAY + r"),\s*)?[(（\[]?[\s`*_]*$",
+_DEADLINE_WORD = re.compile(
+    r"until|recover(?:y|able)?\s+by|restore\s+by|deadline|expir|purge\s+after|截止|期限|到期|恢复至|保留至",
+    re.I,
+)
+# What may stand between them and the date: no clause break, no archive or delete word; a weekday's comma;
+# a bracket or marks (`, **) right before the date. Possessive: no backtracking (an agent's long line).
+_GOVERNED = re.compile(
+    r"(?:(?:" + _WEEKDAY + r"),|(?!archiv|delet|trash|归档|删除|回收)[^" + _BREAKS + r"])*+[(（\[]?[\s`*_]*$",
     re.I,
 )
 _DEADLINE_AFTER = re.compile(r"\s*(?:截止|到期)")
 _ARCHIVE_WORDS = re.compile(r"archiv|归档", re.I)
 
 
-def _date_at(value: str, pos: int) -> tuple[int, int, dt.date] | None:
-    """The first valid date in `value` from `pos` on: (start, end, date)."""
-    best: tuple[int, int, dt.date] | None = None
-    for pattern in _DATES:
-        for m in pattern.finditer(value, pos):
-            try:
-                month = int(m.group("m")) if "m" in m.groupdict() else _MONTHS[m.group("mon")[:3].lower()]
-                date = dt.date(int(m.group("y")), month, int(m.group("d")))
-            except (ValueError, KeyError, TypeError):
-                continue
-            if best is None or m.start() < best[0]:
-                best = (m.start(), m.end(), date)
-            break
-    return best
+def _first_date(pattern: re.Pattern[str], value: str, pos: int) -> tuple[int, int, dt.date] | None:
+    """The first valid date of one form in `value` from `pos` on: (start, end, date)."""
+    for m in pattern.finditer(value, pos):
+        try:
+            month = int(m.group("m")) if "m" in m.groupdict() else _MONTHS[m.group("mon")[:3].lower()]
+            return m.start(), m.end(), dt.date(int(m.group("y")), month, int(m.group("d")))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return None
+
+
+def _dates(value: str) -> Iterator[tuple[int, int, dt.date]]:
+    """Each valid date in `value` (see the module notes for the forms), in order, each found from the end of
+    the one before: (start, end, date). A form's next date is looked for again only once the one it found
+    is passed (a line of many dates is read once per form, not once per date)."""
+    ahead: list[tuple[int, int, dt.date] | None] = [(-1, -1, dt.date.min)] * len(_DATES)  # not looked yet
+    pos = 0
+    while True:
+        for k, pattern in enumerate(_DATES):
+            seen = ahead[k]
+            if seen is not None and seen[0] < pos:
+                ahead[k] = _first_date(pattern, value, pos)
+        found = [a for a in ahead if a is not None]
+        if not found:
+            return
+        best = min(found, key=itemgetter(0))  # the first form wins a tie
+        yield best
+        pos = best[1]
 
 
 def parse_date(value: str) -> dt.date | None:
     """The first valid date in `value` (see the module notes for the forms), or None."""
-    found = _date_at(value, 0)
+    found = next(_dates(value), None)
     return None if found is None else found[2]
+
+
+def _governed(text: str, pos: int, start: int) -> bool:
+    """Whether deadline words between `pos` and `start` govern the date at `start`: the last of them does when
+    any does (what stands between it and the date stands between the others and the date too)."""
+    ends = [m.end() for m in _DEADLINE_WORD.finditer(text, pos, start)]
+    return bool(ends) and _GOVERNED.match(text, ends[-1], start) is not None
 
 
 def date_hints(text: str) -> list[tuple[str, dt.date]]:
@@ -140,13 +167,12 @@ def date_hints(text: str) -> list[tuple[str, dt.date]]:
     ``deadline`` when deadline words govern it, else the ``archived`` date when its own clause speaks of
     archiving and not of deleting, else the ``deleted`` date when the words speak of deleting or the trash,
     else the ``archived`` date."""
-    spans: list[tuple[int, int, dt.date]] = []
-    while (found := _date_at(text, spans[-1][1] if spans else 0)) is not None:
-        spans.append(found)
+    spans = list(_dates(text))
+    deleting = DELETE_WORDS.search(text) is not None
     out: list[tuple[str, dt.date]] = []
     for i, (start, end, date) in enumerate(spans):
         pos = spans[i - 1][1] if i else 0
-        if _DEADLINE_BEFORE.search(text, pos, start) or _DEADLINE_AFTER.match(text, end):
+        if _governed(text, pos, start) or _DEADLINE_AFTER.match(text, end):
             out.append(("deadline", date))
             continue
         # Its own clause's words first ("archived 2026-01-01, deleted 2026-01-05", "归档 …，删除 …").
@@ -154,7 +180,7 @@ def date_hints(text: str) -> list[tuple[str, dt.date]]:
         left = max([pos, *(m.end() for m in _CLAUSE_BREAK.finditer(text, pos, start))])
         after = _CLAUSE_BREAK.search(text, end, nxt)
         clause = text[left : after.start() if after else nxt]
-        key = "deleted" if DELETE_WORDS.search(text) else "archived"
+        key = "deleted" if deleting else "archived"
         if _ARCHIVE_WORDS.search(clause) and not DELETE_WORDS.search(clause):
             key = "archived"
         out.append((key, date))

@@ -138,3 +138,24 @@ def test_chinese_deadline_words_before_the_date_govern_it(words: str) -> None:
     until') were not: the deadline came 30 days after the deletion date, two weeks before the one written."""
     (rec,) = parse_records(f"- projects/a.md — 删除于 2026-01-01，{words}2026-02-15\n")
     assert (rec.deleted, rec.deadline) == (D1, D3)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## " + "2026-01-01 " * 3000 + "\n\n- projects/a.md\n",  # many dates: each looked for from the start
+        "## " + "until " * 6000 + "x,2026-01-01\n\n- projects/a.md\n",  # the deadline words backtracked
+    ],
+)
+def test_a_long_heading_is_read_in_time_linear_in_its_length(text: str) -> None:
+    """Found in review: date_hints looked for each next date from its position with every form (one scan of
+    the rest of the line per date): a heading of a few thousand dates (an agent's, in `_archive/_index.md`,
+    read by every scan) took tens of seconds. The clause rule for deadline words must not backtrack from
+    each of them either. Both are read in one pass (well under a second; the bound is loose for a busy
+    machine)."""
+    import time
+
+    started = time.perf_counter()
+    (rec,) = parse_records(text)
+    assert time.perf_counter() - started < 5
+    assert rec.path == "projects/a.md"
