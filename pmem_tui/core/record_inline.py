@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from pmem_tui.core.record_values import LABELS, LINE_FIELDS
+from pmem_tui.core.record_values import LABELS, LINE_FIELDS, WEEKDAY_NAMES
 from pmem_tui.core.textio import read_code_span
 
 __all__ = ["inline_fields"]
@@ -25,7 +25,13 @@ _LABEL = re.compile(
     r"[ \t]*[:：](?:\*\*|__)?[ \t]*",
     re.I,
 )
-_SEPARATORS = re.compile(r"[—–|;,()（）]|\s-\s")
+# A comma cuts the line too, unless it is inside a written date ("Feb 15, 2026", "Sun, 2026-02-15").
+_SEPARATORS = re.compile(
+    r"[—–|;()（）]|\s-\s|"
+    + "".join(f"(?<!{re.escape(w)})" for d in WEEKDAY_NAMES for w in (d[:3], d[:3] + ".", d))
+    + r",(?!\s*\d{4}(?!\d))",
+    re.I,
+)
 _TRAIL = "—–|;,( \t"
 # A plain part after a value that is a date hint, not more of the value ("— deleted 2026-11-01").
 _HINT = re.compile(

@@ -89,7 +89,11 @@ _DATES = (
     re.compile(r"(?<!\d)(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+(?P<y>\d{4})(?!\d)", re.I),
     re.compile(_MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})(?!\d)", re.I),
 )
-_WEEKDAY = r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?|周[一二三四五六日天]|星期[一二三四五六日天]"
+WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = (
+    r"(?:" + "|".join(d[:3] for d in WEEKDAY_NAMES) + r")[a-z]*\.?"
+    r"|周[一二三四五六日天]|星期[一二三四五六日天]"
+)
 _LEAD_WORD = re.compile(
     r"\s*(?:archived|archive|deleted|trashed|trash|record|file|已归档|归档|已删除|删除|记录)"
     r"(?=[\s:：])\s*(?:on\s+|at\s+|于)?[:：]?\s*",

@@ -159,3 +159,20 @@ def test_a_long_heading_is_read_in_time_linear_in_its_length(text: str) -> None:
     (rec,) = parse_records(text)
     assert time.perf_counter() - started < 5
     assert rec.path == "projects/a.md"
+
+
+@pytest.mark.rule("PM-DEL-3")
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- projects/a.md — deleted 2026-01-01, recover by Feb 15, 2026\n",
+        "- projects/a.md — deleted 2026-01-01; expires on Sun, 2026-02-15\n",
+        "- projects/a.md — deleted 2026-01-01; expires on Sunday, 15 Feb 2026\n",
+    ],
+)
+def test_a_comma_inside_a_written_date_does_not_cut_a_lines_parts(line: str) -> None:
+    """Found in review: a record's line is cut into parts at each comma, so 'recover by Feb 15, 2026' lost
+    its year (no deadline read: 30 days after the deletion instead) and 'expires on Sun, 2026-02-15' lost its
+    deadline words (read as the archive date)."""
+    (rec,) = parse_records(line)
+    assert (rec.archived, rec.deleted, rec.deadline) == (None, D1, D3)
