@@ -95,6 +95,11 @@ class IndexColumns(_Items[IndexEntry]):
         self.routes: list[str] = []
         self._kept: dict[int, IndexEntry] = {}  # entries whose parts are not the line's text (decoded)
 
+    @property
+    def data(self) -> bytes:
+        """The file's bytes (none for a front-matter index, parsed whole)."""
+        return self._data
+
     @classmethod
     def of(cls, entries: Iterable[IndexEntry]) -> IndexColumns:
         """Columns holding `entries` as they are (a front-matter index, parsed whole)."""

@@ -213,6 +213,7 @@ def find_entries(text: str, route: str) -> list[IndexEntry]:
 
 # A line naming a ``.md`` path that is not a list item (`md_lines.ITEM`): where `unbulleted_routes` looks.
 _UNBULLETED = re.compile(r"^(?![ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)).*\.md", re.M)
+_UNBULLETED_BYTES = re.compile(_UNBULLETED.pattern.encode(), re.M)  # the same lines, on the file's bytes
 
 
 def unbulleted_routes(text: str) -> dict[str, int]:
@@ -249,13 +250,16 @@ def orphan_detail(unbulleted: int | None = None) -> str:
     )
 
 
-def orphan_problems(root: Path, paths: list[str]) -> list[Problem]:
-    """The `orphan` problems of these active files, each with its sentence (`orphan_detail`); the index is
-    read again (never through a link) only when there is one."""
+def orphan_problems(root: Path, paths: list[str], data: bytes | None = None) -> list[Problem]:
+    """The `orphan` problems of these active files, each with its sentence (`orphan_detail`). The index's
+    bytes (`data`, else read again, never through a link, only when there is an orphan) are decoded only when
+    a line without a bullet names a ``.md`` (a decoded copy of a 10^4-line index raised the app's peak)."""
     lines: dict[str, int] = {}
     if paths:
         with contextlib.suppress(OSError):
-            lines = unbulleted_routes(textio.decode(safeio.read_under(root, INDEX_FILE)))
+            raw = data if data else safeio.read_under(root, INDEX_FILE)
+            if _UNBULLETED_BYTES.search(raw) is not None:  # a BOM makes it look again: decoded, then exact
+                lines = unbulleted_routes(textio.decode(raw))
     return [Problem("orphan", path, orphan_detail(lines.get(path))) for path in paths]
 
 

@@ -363,7 +363,8 @@ def scan(
                     )
                 )
     del on_disk
-    problems += index_mod.orphan_problems(root, orphans)
+    held = entries.data if isinstance(entries, columns.IndexColumns) else None  # the index's bytes, if kept
+    problems += index_mod.orphan_problems(root, orphans, held)
     if facts_cache:
         facts_cache.save()
     why = dead_reasons(root, [routes[k] for k in dead])
@@ -432,10 +433,9 @@ def _trash_item(
     rec = placed.record  # found from its record wherever it stands in the trash
     deadline = rec.deadline if rec else None
     if deadline is not None and today > deadline:
-        # Another deletion record of the path (an agent's) may still say it is recoverable: then it is not
-        # expired, and no purge takes it (found in trial). A second rule on purpose, not `newest` nor the
-        # reader's "fields win" (which pick the one record an action uses): when a file may go for good,
-        # the latest deadline any record promises wins. `scan` and `expired_trash` both ask it here.
+        # Another deletion record of the path (an agent's) may still say it is recoverable: then no purge
+        # takes it (found in trial). A rule of its own, not `newest` (the one record an action uses): when a
+        # file may go for good, the latest deadline any record promises wins (`scan`, `expired_trash`).
         others = [
             r.deadline for r in recs if r.path == placed.path and r.deleted is not None and r is not rec
         ]
