@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -281,6 +282,16 @@ def _frames(app: RecordingApp, screen: SearchScreen) -> list[tuple[str, bool]]:
     return frames
 
 
+async def drawn_by_itself(condition: Callable[[], bool]) -> bool:
+    """Poll `condition` without `pilot.pause`, which draws a frame itself: the frames are the app's own (the
+    timeout is only a hang guard)."""
+    for _ in range(60_000):
+        if condition():
+            return True
+        await asyncio.sleep(0.001)
+    return condition()
+
+
 async def test_a_keystrokes_frame_shows_its_results(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Typed key by key: no frame shows a query with the results of the one before (the screen's next frame
     waits for the query, up to `HOLD`: generous here, so that a loaded machine never draws in between)."""
@@ -291,12 +302,7 @@ async def test_a_keystrokes_frame_shows_its_results(root: Path, monkeypatch: pyt
         frames = _frames(app, screen)
         for ch in "quokka":
             await pilot.press(ch)
-            # Polled without `pilot.pause`, which draws a frame itself (the hold is the screen's, not that).
-            for _ in range(60_000):
-                if screen.shown_generation == screen.generation:
-                    break
-                await asyncio.sleep(0.001)
-            assert screen.shown_generation == screen.generation
+            assert await drawn_by_itself(lambda: screen.shown_generation == screen.generation)
         await settle(pilot)
         assert frames and frames[-1] == ("quokka", True)
         assert [query for query, own in frames if not own] == []
@@ -323,7 +329,7 @@ async def test_a_slow_query_shows_the_typed_text_first(root: Path, monkeypatch: 
         monkeypatch.setattr(search_screen, "run_query", slow_query(gate, real))
         monkeypatch.setattr(search_screen, "HOLD", 0.01)
         await pilot.press("q")
-        assert await until(pilot, lambda: ("q", False) in frames)
+        assert await drawn_by_itself(lambda: ("q", False) in frames)  # once the hold is over
         assert screen.hits == []
         gate.set()
         assert await until(pilot, lambda: screen.shown_generation == screen.generation)

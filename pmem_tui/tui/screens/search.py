@@ -155,7 +155,9 @@ class SearchScreen(Screen[None]):
         arrived = self._start(event.value)
         if arrived is None:
             return
-        with contextlib.suppress(TimeoutError):
+        # No frame meanwhile: the update timer runs on its own task, so a blocked handler alone did not stop
+        # it (found under load: a frame showed the new query with the last one's results).
+        with self.app.batch_update(), contextlib.suppress(TimeoutError):
             generation, results = await asyncio.wait_for(asyncio.shield(arrived), HOLD)
             self._found(generation, results)
 
