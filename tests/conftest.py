@@ -182,10 +182,13 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
     return out
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto` (the README's `pytest -q`): one and a half workers per core. A Pilot test spends part of its
     time waiting for the app to go idle, and a third worker's work fills it: measured on this 2-core machine,
-    idle, the same commit, 307 s with 2 workers and 270 s with 3."""
+    idle, the same commit, 307 s with 2 workers and 270 s with 3. PYTEST_XDIST_AUTO_NUM_WORKERS and
+    `-n logical` stay xdist's: None lets its own hook answer (this one is asked first)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.option.numprocesses == "logical":
+        return None
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(2, cores + cores // 2)
 
