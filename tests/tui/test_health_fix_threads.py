@@ -35,7 +35,7 @@ async def moves_meanwhile(pilot, app: RecordingApp, screen: HealthScreen) -> Non
     """The app answers while the worker runs: the cursor moves and no preview is open."""
     row = health_list(app).current_row
     await pilot.press("j" if row is None or row is not health_list(app).all_rows[-1] else "k")
-    assert await until(pilot, lambda: health_list(app).current_row != row)
+    assert await until(pilot, lambda: health_list(app).current_row != row, workers=False)
     assert app.screen is screen
 
 
@@ -64,7 +64,7 @@ async def fix_held(  # type: ignore[no-untyped-def]
     monkeypatch.setattr(fix_planner, "_secret_contents", held(fix_planner._secret_contents, on_main, release))
     select(app, LEAKY)
     await pilot.press("f")
-    assert await until(pilot, lambda: bool(on_main))
+    assert await until(pilot, lambda: bool(on_main), workers=False)
     return screen, on_main, release
 
 
@@ -139,7 +139,7 @@ async def test_forgetting_several_kept_secrets_reads_and_rewrites_the_history_of
             select(app, path)
             await pilot.press("space")
         await pilot.press("f")
-        assert await until(pilot, lambda: bool(planned))
+        assert await until(pilot, lambda: bool(planned), workers=False)
         assert planned == [False]
         await moves_meanwhile(pilot, app, screen)
         await pilot.press("f")
@@ -149,7 +149,7 @@ async def test_forgetting_several_kept_secrets_reads_and_rewrites_the_history_of
         assert "(1 of 2)" in modal(app).heading
         assert not any(planned)
         await pilot.press("y")
-        assert await until(pilot, lambda: bool(applied))
+        assert await until(pilot, lambda: bool(applied), workers=False)
         assert applied == [False]
         assert "Rewriting pmem-tui's history" in app.notes_text()
         await pilot.press("f")  # while the rewrite runs: nothing planned, nothing rewritten twice

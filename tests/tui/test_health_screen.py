@@ -449,13 +449,13 @@ async def test_a_redactions_step_two_is_planned_in_a_worker(
         screen = await open_health(pilot, app)
         await fix_marked(pilot, app, leaky)
         await pilot.press("y")
-        assert await until(pilot, lambda: bool(ran_on))
+        assert await until(pilot, lambda: bool(ran_on), workers=False)
         assert ran_on != [threading.main_thread().name]
         assert "Step 2: finding the versions of notes/s.md" in app.notes_text()
         # The app answers meanwhile: the cursor moves, and no preview is open yet.
         row = health_list(app).current_row
         await pilot.press("j")
-        assert await until(pilot, lambda: health_list(app).current_row != row)
+        assert await until(pilot, lambda: health_list(app).current_row != row, workers=False)
         assert app.screen is screen
         release.set()
         assert await until(

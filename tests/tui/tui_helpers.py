@@ -111,14 +111,20 @@ async def search_caught_up(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 60.0) -> bool:
+async def until(
+    pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 60.0, *, workers: bool = True
+) -> bool:
     """Poll a condition, awaiting the app between checks. `timeout` is only a hang guard, generous so that a
-    slow or loaded machine waits longer instead of failing: no test asserts on how long this takes."""
+    slow or loaded machine waits longer instead of failing: no test asserts on how long this takes.
+    `workers=False`: without waiting for the workers between checks, for a worker the test holds on purpose
+    (waited for, a held worker only goes on when its gate's hang guard lets it: the test then sees a state
+    past the one it waits for)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
             return True
-        await wait_workers(pilot.app)
+        if workers:
+            await wait_workers(pilot.app)
         await pilot.pause(0.01)
     return condition()
 
