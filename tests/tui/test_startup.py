@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 from tui_helpers import RecordingApp, settle, until
 
 from pmem_tui.core import tree
@@ -33,15 +30,6 @@ def tab_label(app: RecordingApp) -> str:
     main = app.main_screen
     assert main is not None
     return str(main.tabs.label(pane_id("index")))
-
-
-async def pause_until(pilot: Pilot[Any], condition: Callable[[], bool], steps: int = 500) -> bool:
-    """Like `until`, without waiting for workers (the scan worker is held on purpose)."""
-    for _ in range(steps):
-        if condition():
-            return True
-        await pilot.pause(0.01)
-    return condition()
 
 
 def _make_big_index(root: Path, extra: int) -> None:
@@ -69,7 +57,7 @@ async def test_first_frame_shows_the_head_and_its_preview_before_the_full_scan(
         main = app.main_screen
         assert main is not None
         first = head[0][0].route
-        assert await pause_until(pilot, lambda: first in main.preview.text)
+        assert await until(pilot, lambda: first in main.preview.text, workers=False)
         assert app.scans_done == 0 and app.snapshot is None  # the full scan is still held
         assert [r.key for r in index.all_rows] == [r.key for r in head_rows(head)]
         assert "…" in tab_label(app)  # no count before the full list is known
@@ -132,7 +120,7 @@ async def test_the_hidden_panes_mount_after_the_first_frame_and_a_key_shows_one_
     async with app.run_test(size=(120, 36)) as pilot:
         main = app.main_screen
         assert main is not None
-        assert await pause_until(pilot, lambda: bool(index_list(app).all_rows))
+        assert await until(pilot, lambda: bool(index_list(app).all_rows), workers=False)
         assert not main.query("#view-core") and not main.query("#changes-view")  # not mounted yet
         await pilot.press("2")
         core = main.view("core")
@@ -198,7 +186,7 @@ async def test_the_active_tab_stays_in_view_when_the_labels_grow_at_80_columns(
     async with app.run_test(size=(80, 24)) as pilot:
         main = app.main_screen
         assert main is not None
-        assert await pause_until(pilot, lambda: bool(index_list(app).all_rows))
+        assert await until(pilot, lambda: bool(index_list(app).all_rows), workers=False)
         await pilot.press("6")
         held_scan.set()
         assert await until(pilot, lambda: app.scans_done == 1)
@@ -218,7 +206,7 @@ async def test_rows_arriving_for_a_screen_being_torn_down_mount_nothing(
     async with app.run_test(size=(120, 36)) as pilot:
         main = app.main_screen
         assert main is not None
-        assert await pause_until(pilot, lambda: bool(index_list(app).all_rows))
+        assert await until(pilot, lambda: bool(index_list(app).all_rows), workers=False)
         assert not main.query("#view-core")  # not mounted yet
         await app.pop_screen()  # the main screen torn down, as on quitting
         held_scan.set()
