@@ -77,7 +77,7 @@ async def test_a_click_on_a_tab_shows_its_pane_even_before_the_app_mounted_it_an
     async with app.run_test(size=(160, 48)) as pilot:
         main = app.main_screen
         assert main is not None
-        assert await until(pilot, lambda: bool(main.view("index").list.all_rows))
+        assert await until(pilot, lambda: bool(main.view("index").list.all_rows), workers=False)
         assert not main.query("#view-trash")  # not mounted yet
         labels = main.tabs.render_line(0).text
         await pilot.click("#tabs", offset=(labels.index("4 Trash"), 0))

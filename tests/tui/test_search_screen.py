@@ -252,7 +252,7 @@ async def test_the_first_search_screen_says_the_index_is_catching_up(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+f")
-        assert await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+        assert await until(pilot, lambda: isinstance(app.screen, SearchScreen), workers=False)
         screen = app.screen
         assert isinstance(screen, SearchScreen)
         bar = screen.query_one(ProgressBar)
@@ -351,7 +351,7 @@ async def test_escape_while_a_keystroke_waits_for_its_query(
         monkeypatch.setattr(search_screen, "run_query", slow_query(gate, real))
         monkeypatch.setattr(search_screen, "HOLD", 0.5)
         await pilot.press("q", "escape")
-        assert await until(pilot, lambda: app.screen is app.main_screen)
+        assert await until(pilot, lambda: app.screen is app.main_screen, workers=False)
         gate.set()
         await settle(pilot)
         assert app.screen is app.main_screen and app.return_code is None

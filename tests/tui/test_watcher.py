@@ -315,7 +315,7 @@ async def test_a_second_start_while_the_first_is_setting_its_watches_starts_noth
     monkeypatch.setattr(MemoryWatcher, "start", slow)
     app = RecordingApp(demo_root, watch=True)
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await until(pilot, lambda: bool(starts))
+        assert await until(pilot, lambda: bool(starts), workers=False)
         assert app._maybe_start_watcher() is False  # the first is still starting
         gate.set()
         assert await until(pilot, lambda: app.scans_done == 1)
