@@ -304,6 +304,7 @@ def test_forget_says_when_the_live_file_still_holds_it(memory: Path) -> None:
     head = log.records(memory)[0].id
     plan = rewrite.plan_forget(memory, "notes/standup.md", head)
     assert plan.live_has_it and any("next record" in line for line in plan.lines())
+    assert "1 record holds it; that record and every later one" in " ".join(plan.lines())
 
 
 def test_prune_keeps_the_newest_old_record_as_the_first(memory: Path) -> None:
@@ -314,6 +315,8 @@ def test_prune_keeps_the_newest_old_record_as_the_first(memory: Path) -> None:
 
     plan = rewrite.plan_prune(memory, 1, now=time.time() + 3 * rewrite.DAY_S)
     assert (plan.dropped, plan.kept) == (3, 0)
+    said = " ".join(plan.lines())  # counts in words, never "record(s)" (found in review)
+    assert "older than 1 day (" in said and "3 records are dropped" in said and "(s)" not in said
     before = tree_bytes(memory)
     rewrite.apply_prune(memory, plan)
     assert tree_bytes(memory) == before

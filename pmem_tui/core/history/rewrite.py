@@ -61,7 +61,8 @@ class ForgetPlan:
     def lines(self) -> list[str]:
         out = [
             f"Forget the content of {self.path} at version {self.version[:12]} from the history:",
-            f"  {self.records} record(s) hold it; they and every later record are rewritten without it,",
+            f"  {_n(self.records, 'record')} {'holds' if self.records == 1 else 'hold'} it; "
+            f"{'that record' if self.records == 1 else 'they'} and every later one are rewritten without it,",
             "  then the store is repacked so the content is gone from it. The memory file is not touched.",
         ]
         if self.live_has_it:
@@ -82,11 +83,13 @@ class PrunePlan:
 
     def lines(self) -> list[str]:
         if not self.dropped:
-            return [f"No record is older than {self.days} day(s); nothing to prune."]
+            return [f"No record is older than {_n(self.days, 'day')}; nothing to prune."]
         return [
-            f"Prune the history older than {self.days} day(s) (before {log.iso_time(self.cutoff)}):",
-            f"  {self.dropped} record(s) are dropped; the memory as it stood then is kept as one record,",
-            f"  and the {self.kept} later record(s) are rewritten onto it. No memory file is touched.",
+            f"Prune the history older than {_n(self.days, 'day')} (before {log.iso_time(self.cutoff)}):",
+            f"  {_n(self.dropped, 'record')} {'is' if self.dropped == 1 else 'are'} dropped; the memory as "
+            "it stood then is kept as one record,",
+            f"  and {_n(self.kept, 'later record')} {'is' if self.kept == 1 else 'are'} rewritten onto it. "
+            "No memory file is touched.",
         ]
 
 
@@ -271,7 +274,7 @@ def apply_prune(root: Path, plan: PrunePlan, fs: FS | None = None) -> str:
         keep_from = next(r.id for r in recs if r.time < plan.cutoff)
         _rewrite(root, fs, lambda files: files, keep_from=keep_from)
     _drop_caches(root)
-    return f"Pruned {plan.dropped} record(s) older than {plan.days} day(s) from the history."
+    return f"Pruned {_n(plan.dropped, 'record')} older than {_n(plan.days, 'day')} from the history."
 
 
 def _lock(root: Path) -> AbstractContextManager[None]:
