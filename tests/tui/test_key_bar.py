@@ -136,8 +136,9 @@ async def test_p_comes_back_to_the_bar_when_the_filter_is_cleared(demo_root: Pat
 
 
 async def on_pane(pilot: Pilot[Any], key: str) -> str:
+    """`key` pressed (a pane, or a screen: `?`, `H`), the app settled: the key bar's text."""
     await pilot.press(key)
-    await pilot.pause()
+    await settle(pilot)
     app = pilot.app
     assert isinstance(app, RecordingApp)
     return bar_text(app)
@@ -262,10 +263,8 @@ async def test_the_help_screen_has_its_own_bar(demo_root: Path) -> None:
     app = RecordingApp(demo_root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
+        text = await on_pane(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
-        text = bar_text(app)
         assert "esc Close" in text
         assert "Archive" not in text and "Quit" not in text
 
@@ -292,8 +291,6 @@ async def test_the_health_reviews_fix_key_fits_at_80_columns(demo_root: Path) ->
     app = RecordingApp(demo_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("H")
-        await settle(pilot)
+        text = await on_pane(pilot, "H")
         assert isinstance(app.screen, HealthScreen)
-        text = bar_text(app)
         assert "f Fix" in text and "q Quit" in text and len(text) <= 80, text
