@@ -167,12 +167,9 @@ def offer_save(
     # save still said the file changed since).
     note = _keep_draft(app, rel, content, _seen_base(plan, rel, base))
 
-    removed = _removes_secret(plan, rel)
-
     def saved(_plan: Plan) -> None:
         drafts.discard(app.root, rel)
-        if removed:
-            _tell_secret_left(app, rel)
+        _tell_secret_left(app, plan, rel)
 
     def cancelled(stale: bool) -> None:
         if was_draft or stale:
@@ -191,15 +188,18 @@ def _removes_secret(plan: Plan, rel: str) -> bool:
     return diff is not None and removes_secret(diff.old, diff.new)
 
 
-def _tell_secret_left(app: PlanApp, rel: str) -> None:
+def _tell_secret_left(app: PlanApp, plan: Plan, rel: str) -> None:
     """After a save by hand that removed a secret: one sentence when the history keeps earlier versions of
-    the file holding it, and where to forget them (`health_review.secret_left_note`). The history is read
-    in a worker."""
+    the file holding it, and where to forget them (`health_review.secret_left_note`). Both the secret check
+    (it may load the detector) and the history's read run in a worker, after the save, never before its
+    preview."""
 
     def count() -> None:
         from pmem_tui.core.fix_planner import earlier_secrets
         from pmem_tui.tui.health_review import secret_left_note
 
+        if not _removes_secret(plan, rel):
+            return
         n = earlier_secrets(app.root, rel)
         if n:
             app.call_from_thread(app.notify, secret_left_note(rel, n), severity="warning", timeout=20)
