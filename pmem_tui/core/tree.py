@@ -458,12 +458,10 @@ def _trash_order(t: TrashItem) -> tuple[dt.date, str]:
 
 
 def expired_trash(
-    root: Path, archive_text: str, today: dt.date, listed: Listed | None = None
+    matching: archive_match.Matching, files: dict[str, FileInfo], recs: list[ArchiveRecord], today: dt.date
 ) -> tuple[TrashItem, ...]:
-    """The trash items past their recovery deadline, as `scan` finds them (the health check lists them);
-    `listed`: a listing taken just before (`walk_files`)."""
-    recs = parse_records(archive_text)
-    matching, files, _ = locate_archived(root, recs, listed, today)
+    """The trash items past their recovery deadline among the files `locate_archived` matched to `recs`, as
+    `scan` finds them (the health check lists them)."""
     items = [_trash_item(p, files[p.location], today, recs) for p in matching.placed if p.in_trash]
     return tuple(sorted((t for t in items if t.expired), key=_trash_order))
 

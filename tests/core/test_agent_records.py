@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 from pmem_tui.core import lifecycle, tree
+from pmem_tui.core.records import parse_records
 from tests.conftest import tree_bytes, write
 
 NEWEST_FIRST = """# Archive index
@@ -34,7 +35,9 @@ def test_a_trashed_file_a_newer_record_keeps_recoverable_is_never_purged(memory:
     plan = lifecycle.plan_purge(memory, today=today)
     assert plan.is_empty
     assert tree_bytes(memory) == before
-    assert tree.expired_trash(memory, NEWEST_FIRST, today) == ()
+    recs = parse_records(NEWEST_FIRST)
+    matching, files, _ = tree.locate_archived(memory, recs, None, today)
+    assert tree.expired_trash(matching, files, recs, today) == ()
 
 
 def test_a_health_fix_is_refused_when_the_file_it_rests_on_came_or_went(memory: Path) -> None:

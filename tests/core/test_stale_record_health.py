@@ -68,3 +68,22 @@ def test_a_record_made_stale_by_a_change_under_the_archive_alone_is_not_served_f
     assert stale() == ["notes/standup.md"]
     archived.write_bytes(kept)  # and puts it back: the record finds its file again
     assert stale() == []
+
+
+def test_the_expired_trash_and_the_stale_records_share_one_match_of_the_archive(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review of the change: the expired trash and the stale records each parsed
+    `_archive/_index.md` and matched the archive (the second walked it again from disk)."""
+    apply(lifecycle.plan_archive(memory, "notes/standup.md", "done"), memory)
+    (memory / "_archive/notes/standup.md").rename(memory / "notes/standup.md")  # moved back by hand
+    write(memory, "notes/gone.md", "# Gone\n\nText.\n")
+    apply(lifecycle.plan_archive(memory, "notes/gone.md", "old"), memory)
+    apply(lifecycle.plan_delete(memory, "notes/gone.md"), memory)  # trash to look at
+    matches: list[int] = []
+    real = tree.locate_archived
+    monkeypatch.setattr(tree, "locate_archived", lambda *a, **k: matches.append(1) or real(*a, **k))
+    report = check_health(memory, use_cache=False)
+    assert matches == [1]
+    proposal = report.proposal("notes/standup.md")
+    assert proposal is not None and "stale-record" in proposal.kinds

@@ -229,7 +229,7 @@ def _check(
     cache, old_sig = _cached_features(root) if use_cache else (None, None)
     active = listing.files(listing.active)
     entries, orphan_lines, unbulleted = features.index_job(run, active, listing.index, cache)
-    trash = _expired_trash(run, listing, listed)
+    trash, stale = _archive_findings(run, listing, listed)
     feats = features.features(run, active, cache, old_sig)
     features.with_index_lines(feats.files, orphan_lines)
     checked = similarity.checked_pairs(cache, feats)
@@ -243,7 +243,7 @@ def _check(
     dead = dead_reasons(root, (route for route in evidence.routes if route not in evidence.on_disk))
     evidence.dead = dead
     evidence.unbulleted = unbulleted or {}
-    evidence.stale = _stale_records(run, listing, listed)
+    evidence.stale = stale
     proposals = signals.propose(evidence)
     files = feats.files
     near = tuple(
@@ -277,30 +277,27 @@ def _check(
     return HealthReport(root, day, inactive_days, proposals, trash, near, stats)
 
 
-def _expired_trash(run: Run, listing: _Listing, listed: tree.Listed | None) -> tuple[TrashItem, ...]:
-    """The trash past its deadline, as the scan finds it (`tree.expired_trash`); read only when there is
-    trash at all."""
-    if not listing.trash:
-        return ()
-    data = run.read_file(ARCHIVE_INDEX) if listing.archive_index is not None else None
-    text = textio.decode(data) if data is not None else ""
-    return tree.expired_trash(run.root, text, run.today, listed)
-
-
-def _stale_records(run: Run, listing: _Listing, listed: tree.Listed | None) -> dict[str, str]:
-    """The active files a record in `_archive/_index.md` still says are archived or in the trash (moved back
-    by hand or by an agent): path -> the scan's sentence for it (its `stale-record` problem). The archive is
-    matched only when a record names an active path."""
+def _archive_findings(
+    run: Run, listing: _Listing, listed: tree.Listed | None
+) -> tuple[tuple[TrashItem, ...], dict[str, str]]:
+    """The trash past its deadline, as the scan finds it (`tree.expired_trash`), and the active files a
+    record in `_archive/_index.md` still says are archived or in the trash (moved back by hand or by an
+    agent): path -> the scan's sentence for it (its `stale-record` problem). The records are parsed once and
+    the archive matched once, only when there is trash or a record names an active path."""
     from pmem_tui.core.records import parse_records
 
     data = run.read_file(ARCHIVE_INDEX) if listing.archive_index is not None else None
     recs = parse_records(textio.decode(data)) if data else []
     active = {s[0] for s in listing.active}
-    if not any(r.path in active for r in recs):
-        return {}
-    matching, _, _ = tree.locate_archived(run.root, recs, listed, run.today)
+    named = any(r.path in active for r in recs)
+    if not listing.trash and not named:
+        return (), {}
+    matching, files, _ = tree.locate_archived(run.root, recs, listed, run.today)
+    trash = tree.expired_trash(matching, files, recs, run.today) if listing.trash else ()
+    if not named:
+        return trash, {}
     problems = archive_match.record_problems(matching, recs, lambda: active)
-    return {p.path: p.detail for p in problems if p.kind == "stale-record" and p.path in active}
+    return trash, {p.path: p.detail for p in problems if p.kind == "stale-record" and p.path in active}
 
 
 # -- the cache ----------------------------------------------------------------------------------------------
