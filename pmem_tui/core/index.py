@@ -50,6 +50,7 @@ __all__ = [
     "read_index",
     "remove_line",
     "replace_line",
+    "unbulleted_in",
     "unbulleted_routes",
 ]
 
@@ -250,17 +251,21 @@ def orphan_detail(unbulleted: int | None = None) -> str:
     )
 
 
-def orphan_problems(root: Path, paths: list[str], data: bytes | None = None) -> list[Problem]:
-    """The `orphan` problems of these active files, each with its sentence (`orphan_detail`). The index's
-    bytes (`data`, else read again, never through a link, only when there is an orphan) are decoded only when
-    a line without a bullet names a ``.md`` (a decoded copy of a 10^4-line index raised the app's peak)."""
-    lines: dict[str, int] = {}
-    if paths:
-        with contextlib.suppress(OSError):
-            raw = data if data else safeio.read_under(root, INDEX_FILE)
-            if _UNBULLETED_BYTES.search(raw) is not None:  # a BOM makes it look again: decoded, then exact
-                lines = unbulleted_routes(textio.decode(raw))
-    return [Problem("orphan", path, orphan_detail(lines.get(path))) for path in paths]
+def unbulleted_in(root: Path, data: bytes) -> dict[str, int]:
+    """`unbulleted_routes` of the index's bytes `data` (none held: read again, never through a link),
+    decoded only when a line without a bullet names a ``.md`` (a decoded copy of a 10^4-line index raised
+    the app's peak)."""
+    with contextlib.suppress(OSError):
+        raw = data or safeio.read_under(root, INDEX_FILE)
+        if _UNBULLETED_BYTES.search(raw) is not None:  # a BOM makes it look again: decoded, then exact
+            return unbulleted_routes(textio.decode(raw))
+    return {}
+
+
+def orphan_problems(paths: list[str], unbulleted: dict[str, int]) -> list[Problem]:
+    """The `orphan` problems of these active files, each with its sentence (`orphan_detail`): `unbulleted`,
+    the index's lines naming a route without a bullet (`unbulleted_routes`)."""
+    return [Problem("orphan", path, orphan_detail(unbulleted.get(path))) for path in paths]
 
 
 def _check(lines: list[str], line_no: int) -> None:

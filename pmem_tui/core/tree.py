@@ -1,7 +1,5 @@
-"""Scan a memory root into an immutable Snapshot. Reading only: the scan never writes.
-
-The scan reads the memory's files only: an action left unfinished is the journal's to say, and
-`settled.scan_once` attaches it (the store never reaches the planners' journal).
+"""Scan a memory root into an immutable Snapshot. Reading only: the scan never writes. It reads the memory's
+files only: an action left unfinished is the journal's to say (`settled.scan_once` attaches it).
 
 A shallow scan (`deep=False`) only lists and stats files, so the app can draw its first frame
 without reading every file; a deep scan also reads each active file for its title and summary.
@@ -280,10 +278,12 @@ def scan(
     at_file = dict(zip(on_disk.paths, range(len(on_disk.paths)), strict=True))
 
     entries: Sequence[IndexEntry] = []
+    unbulleted: dict[str, int] | None = None  # lines naming a route without a bullet (the orphans' sentences)
     if facts_cache:
         index_text = _read_control(root, INDEX_FILE, problems)
         if index_text is not None:
             entries = _index_entries(facts_cache, index_text)
+            unbulleted = index_mod.unbulleted_routes(index_text)  # (one C search when there is none)
         del index_text
     else:
         try:
@@ -363,8 +363,10 @@ def scan(
                     )
                 )
     del on_disk
-    held = entries.data if isinstance(entries, columns.IndexColumns) else None  # the index's bytes, if kept
-    problems += index_mod.orphan_problems(root, orphans, held)
+    held = entries.data if isinstance(entries, columns.IndexColumns) else b""  # the shallow scan's bytes
+    if orphans and unbulleted is None:
+        unbulleted = index_mod.unbulleted_in(root, held)  # (none held: read again)
+    problems += index_mod.orphan_problems(orphans, unbulleted or {})
     if facts_cache:
         facts_cache.save()
     why = dead_reasons(root, [routes[k] for k in dead])

@@ -136,6 +136,10 @@ def test_an_index_of_list_items_is_not_decoded_again_and_a_bom_changes_nothing(
     (lost,) = [p for p in tree.scan(memory, deep=False).problems if p.kind == "orphan"]
     assert lost.detail == "on disk but not in _index.md"
     assert "_index.md" not in reads and not decoded
+    # A deep scan (`status`) finds them in the text it read once (found reading the change: read twice).
+    reads.clear()
+    (deep,) = [p for p in tree.scan(memory, deep=True, cache=True).problems if p.kind == "orphan"]
+    assert deep.detail == lost.detail and reads.count("_index.md") == 1  # the scan's own read only
     with (memory / "_index.md").open("a", encoding="utf-8") as f:
         f.write("\nnotes/lost.md — no bullet\n")
     (told,) = [p for p in tree.scan(memory, deep=False).problems if p.kind == "orphan"]
