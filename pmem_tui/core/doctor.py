@@ -385,9 +385,8 @@ def _two_names(
         for f in walk_files(root, folder, ctime=False)[0]:
             if f.path.endswith(".md"):
                 places.setdefault(f.path, []).append(f.path)
-    for (
-        p
-    ) in matching.placed:  # an archived file: at the tool's place for an active path, or found by a record
+    # An archived file: at the tool's place for an active path, or found by a record.
+    for p in matching.placed:
         if p.in_trash or p.record is not None or p.path.split("/", 1)[0] in ACTIVE_DIRS:
             places.setdefault(p.path, []).append(p.location)
     multiple = {p: locs for p, locs in places.items() if len(locs) > 1}

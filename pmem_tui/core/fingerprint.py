@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from pmem_tui.core import safeio
-from pmem_tui.core.model import Fingerprint
+from pmem_tui.core.model import Fingerprint, FolderPrint
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -41,9 +41,6 @@ def fingerprint(path: Path) -> Fingerprint | None:
             digest.update(chunk)
             size += len(chunk)
     return Fingerprint(size=size, mtime_ns=st.st_mtime_ns, sha256=digest.hexdigest())
-
-
-FolderPrint = tuple[int, int, int]  # a folder's st_dev, st_ino, st_ctime_ns
 
 
 def folder_print(root: Path, rel: str) -> FolderPrint:

@@ -38,6 +38,9 @@ class SummaryState(StrEnum):
     UNKNOWN = "unknown"  # not read yet (shallow scan)
 
 
+FolderPrint = tuple[int, int, int]  # a folder's st_dev, st_ino, st_ctime_ns (`fingerprint.folder_print`)
+
+
 @dataclass(frozen=True)
 class Fingerprint:
     """What a plan saw of a file: compared again before anything is applied."""

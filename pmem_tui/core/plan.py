@@ -9,7 +9,7 @@ import difflib
 from dataclasses import dataclass, field
 
 from pmem_tui.core import textio
-from pmem_tui.core.model import Fingerprint
+from pmem_tui.core.model import Fingerprint, FolderPrint
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ class Plan:
     reasons: dict[str, str] = field(default_factory=dict)
     # Per folder an undo removes (`RemoveDir`), what it saw of it (`fingerprint.folder_print`): the executor
     # leaves alone a folder that is not that one any more (made again, or changed inside, since the preview).
-    folders: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    folders: dict[str, FolderPrint] = field(default_factory=dict)
 
     @property
     def is_empty(self) -> bool:

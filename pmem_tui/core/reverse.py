@@ -25,10 +25,18 @@ from pathlib import Path
 from pmem_tui.core import journal, records, safeio, textio
 from pmem_tui.core.draft import Draft, exists
 from pmem_tui.core.errors import EditedSince, Refused
-from pmem_tui.core.fingerprint import FolderPrint, fingerprint, folder_print
+from pmem_tui.core.fingerprint import fingerprint, folder_print
 from pmem_tui.core.layout import require_lifecycle
 from pmem_tui.core.merge3 import merge3
-from pmem_tui.core.model import ARCHIVE_DIR, ARCHIVE_INDEX, CORE_DIR, INDEX_FILE, META_DIR, TRASH_DIR
+from pmem_tui.core.model import (
+    ARCHIVE_DIR,
+    ARCHIVE_INDEX,
+    CORE_DIR,
+    INDEX_FILE,
+    META_DIR,
+    TRASH_DIR,
+    FolderPrint,
+)
 from pmem_tui.core.plan import MakeDir, MoveFile, Plan, RemoveDir, WriteFile
 
 # Never removed, even when an action made them and they are empty: the lifecycle's own folders.
