@@ -26,6 +26,7 @@ from pmem_tui.cli.json_text import dumps_indented
 from pmem_tui.core.model import DEFAULT_INACTIVE_DAYS, INDEX_FILE
 from pmem_tui.core.textio import display, printable
 from pmem_tui.core.user_input import MAX_INACTIVE_DAYS
+from pmem_tui.core.words import plural
 
 if TYPE_CHECKING:
     from pmem_tui.core.health import HealthReport, Proposal
@@ -156,7 +157,7 @@ def health_lines(report: HealthReport) -> list[str]:
     if props:
         summary = ", ".join(f"{counts[c]} {c}" for c in CATEGORIES if counts[c])
         lines.append(
-            f"{len(props)} proposal{'s' if len(props) != 1 else ''} ({summary}), most certain first "
+            f"{plural(len(props), 'proposal')} ({summary}), most certain first "
             "(delete = archive first, then move to the trash):"
         )
         width = len(str(len(props)))

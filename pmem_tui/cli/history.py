@@ -28,6 +28,7 @@ from pmem_tui.core import textio
 from pmem_tui.core.errors import BadUsage, Refused
 from pmem_tui.core.paths import normalize_user_path
 from pmem_tui.core.textio import printable
+from pmem_tui.core.words import plural
 
 SUBCOMMANDS = ("show", "diff", "forget", "prune")
 
@@ -112,7 +113,7 @@ def _path(text: str) -> str:
 def _words(words: list[str], names: str) -> list[str]:
     wanted = names.split()
     if len(words) != len(wanted):
-        raise BadUsage(f"expected {' '.join(wanted)}, got {len(words)} argument(s).")
+        raise BadUsage(f"expected {' '.join(wanted)}, got {plural(len(words), 'argument')}.")
     return words
 
 

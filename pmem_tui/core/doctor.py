@@ -48,6 +48,7 @@ from pmem_tui.core.model import (
 )
 from pmem_tui.core.plan import MakeDir, MoveFile, Op, Plan, Preview, RemoveDir, RemoveFile, WriteFile
 from pmem_tui.core.tree import locate_archived, walk_files
+from pmem_tui.core.words import plural
 
 DONE, TODO, HALF, BLOCKED, CONFLICT = "done", "todo", "half", "blocked", "conflict"
 FORWARD, BACK = "forward", "back"
@@ -255,10 +256,11 @@ def resolve(root: Path, intent: journal.Intent, prefer: str = FORWARD, ran: int 
         if steps is not None:
             return Resolution(intent, direction, tuple(steps), tuple(states), tuple(merged))
     conflicts = [_describe(s.op) for s, st in zip(intent.steps, states, strict=True) if st == CONFLICT]
+    them, were = ("it", "it was") if len(conflicts) == 1 else ("the files", "they were")
     raise Refused(
         f"The interrupted action '{intent.title}' cannot be finished or undone safely: "
-        f"{'; '.join(conflicts) or 'its journal is incomplete'} changed since; put the file(s) back as "
-        f"they were, or check the memory by hand and move {journal.INTENT} aside."
+        f"{'; '.join(conflicts) or 'its journal is incomplete'} changed since; put {them} back as "
+        f"{were}, or check the memory by hand and move {journal.INTENT} aside."
     )
 
 
@@ -330,7 +332,7 @@ def plan_doctor(
         notes.extend(record_notes)
         if ops:
             title = "Doctor: repair what an interruption left"
-            outcome = f"Doctor made {len(ops)} repair(s)."
+            outcome = f"Doctor made {plural(len(ops), 'repair')}."
     notes_t = tuple(notes)
     return Plan(
         action="doctor",

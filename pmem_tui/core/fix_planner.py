@@ -25,6 +25,7 @@ from pmem_tui.core.model import INDEX_FILE
 from pmem_tui.core.plan import Plan
 from pmem_tui.core.save_planner import plan_save
 from pmem_tui.core.secrets import find_secrets, redact_secrets
+from pmem_tui.core.words import plural
 
 if TYPE_CHECKING:
     from pmem_tui.core.history.rewrite import ForgetAllPlan
@@ -80,7 +81,7 @@ def plan_fix(root: Path, proposal: Proposal) -> Plan:
             text = index.remove_line(text, entry.line_no)
             draft.index_removed.append(entry.raw)
         draft.set_text(INDEX_FILE, text)
-        draft.outcomes.append(f"Dropped {len(drop)} line(s) for {route} from {INDEX_FILE}.")
+        draft.outcomes.append(f"Dropped {plural(len(drop), 'line')} for {route} from {INDEX_FILE}.")
     draft.recovery.append(f"Only {INDEX_FILE} changes; the line can be edited back at any time.")
     draft.items.append(route)
     return draft.plan("save", f"Fix {INDEX_FILE}: {proposal.fix_action} {route}")

@@ -36,6 +36,7 @@ from pmem_tui.core.save_planner import is_unborn as is_unborn
 from pmem_tui.core.save_planner import plan_save as plan_save
 from pmem_tui.core.tree import match_archive as _matching
 from pmem_tui.core.user_input import one_line
+from pmem_tui.core.words import plural
 
 
 class NeedsIndexLine(Refused):
@@ -399,13 +400,12 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
         draft.items.append(item.path)
     if expired:
         draft.set_text(ARCHIVE_INDEX, text)
-        draft.recovery.append(
-            f"{len(expired)} file(s) are removed for good: they cannot be recovered afterwards."
-        )
-        draft.outcomes.append(f"Purged {len(expired)} expired trash item{'' if len(expired) == 1 else 's'}.")
+        gone = "is removed for good: it cannot" if len(expired) == 1 else "are removed for good: they cannot"
+        draft.recovery.append(f"{plural(len(expired), 'file')} {gone} be recovered afterwards.")
+        draft.outcomes.append(f"Purged {plural(len(expired), 'expired trash item')}.")
     else:
         draft.outcomes.append("No expired trash to purge.")
-    return draft.plan("purge", f"Purge {len(expired)} expired trash item{'' if len(expired) == 1 else 's'}")
+    return draft.plan("purge", f"Purge {plural(len(expired), 'expired trash item')}")
 
 
 # -- upgrade ----------------------------------------------------------------------------------

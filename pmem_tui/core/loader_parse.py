@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from pmem_tui.core.md_lines import commonmark_closes, commonmark_opens
+from pmem_tui.core.words import plural
 
 TENTATIVE_BELOW = 0.7
 CONFIDENCE_WORDS = {"tentative": True, "low": True, "medium": False, "high": False}
@@ -419,9 +420,10 @@ def parse_epics(lines: Iterable[str]) -> ParsedFile:
         if epic is not None:
             epics.append(epic)
     if fence.open is not None and fence.headings:
+        headings = plural(fence.headings, "'## ' heading")
+        are = "is" if fence.headings == 1 else "are"
         warnings.append(
-            f"line {fence.line_no}: a code block is never closed; "
-            f"the {fence.headings} '## ' heading(s) after it are read as code"
+            f"line {fence.line_no}: a code block is never closed; the {headings} after it {are} read as code"
         )
     seen: set[str] = set()
     for epic in epics:

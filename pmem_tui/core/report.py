@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pmem_tui.core import ansi, memory_root, safeio, textio
 from pmem_tui.core.model import ARCHIVE_DIR, INDEX_FILE, TRASH_DIR, Snapshot
 from pmem_tui.core.tokens import estimate_tokens, tokens_for_chars
+from pmem_tui.core.words import plural
 
 if TYPE_CHECKING:
     from pmem_tui.core.plan import Plan
@@ -199,7 +200,7 @@ def _status_lines(snap: Snapshot) -> list[str]:
     lines = [
         f"Memory root: {snap.root}",
         f"Lifecycle: {lifecycle}",
-        f"Baseline an agent loads: {base.files} file(s), about {base.tokens} tokens "
+        f"Baseline an agent loads: {plural(base.files, 'file')}, about {base.tokens} tokens "
         f"(_core/ {base.core_tokens}, {INDEX_FILE} {base.index_tokens})",
     ]
     if base.warning:

@@ -19,6 +19,7 @@ from pmem_tui.core.fsops import TEMP_PREFIX
 from pmem_tui.core.meta_dir import HISTORY_DIR
 from pmem_tui.core.model import META_DIR
 from pmem_tui.core.plan import Op, RemoveDir, RemoveFile
+from pmem_tui.core.words import plural
 
 __all__ = ["OLD_CACHE_DIR", "old_caches", "temp_files"]
 
@@ -58,7 +59,9 @@ def old_caches(root: Path) -> tuple[list[Op], list[str]]:
         ops.append(RemoveDir(OLD_CACHE_DIR))
     if not ops:
         return [], []
-    what = f"{OLD_CACHE_DIR}/" if len(ours) == len(names) else f"{len(ours)} file(s) of {OLD_CACHE_DIR}/"
+    what = (
+        f"{OLD_CACHE_DIR}/" if len(ours) == len(names) else f"{plural(len(ours), 'file')} of {OLD_CACHE_DIR}/"
+    )
     return ops, [f"Remove {what}: the caches an older pmem-tui kept in the root (now in your cache folder)."]
 
 

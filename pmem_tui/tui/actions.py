@@ -75,7 +75,8 @@ MAIN: tuple[Action, ...] = (
         "a",
         "app.archive",
         "Archive",
-        "archive the selected active file(s): asks for the reason, then shows the preview",
+        "archive the marked active files, or the one under the cursor: asks for the reason, then shows the "
+        "preview",
         command="Archive selected",
     ),
     Action(
@@ -83,7 +84,8 @@ MAIN: tuple[Action, ...] = (
         "d",
         "app.delete",
         "Delete",
-        "delete the selected archived file(s) to the trash; on an active file: explains, offers the archive",
+        "delete the marked archived files, or the one under the cursor, to the trash; on an active file: "
+        "explains, offers the archive",
         command="Delete selected",
     ),
     Action(
@@ -91,7 +93,8 @@ MAIN: tuple[Action, ...] = (
         "r",
         "app.recover",
         "Recover",
-        "recover the selected archived or trashed file(s); asks for an index line if the record has none",
+        "recover the marked archived or trashed files, or the one under the cursor; asks for an index line "
+        "if the record has none",
         command="Recover selected",
     ),
     Action(

@@ -19,6 +19,7 @@ from rich.text import Text
 from pmem_tui.core.index import orphan_detail
 from pmem_tui.core.model import INDEX_FILE, RECOVERY_DAYS, TrashItem
 from pmem_tui.core.textio import printable
+from pmem_tui.core.words import plural
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import DEAD, ENTRY, ORPHAN, Row, countdown
 
@@ -140,7 +141,7 @@ def status_text(report: HealthReport, shown: int) -> Text:
         return text
     counts = Counter(p.category for p in props)
     summary = ", ".join(f"{counts[c]} {c}" for c in ("delete", "archive", "keep") if counts[c])
-    text.append(f"{len(props)} proposal{'s' if len(props) != 1 else ''} ({summary}), most certain first")
+    text.append(f"{plural(len(props), 'proposal')} ({summary}), most certain first")
     if shown != len(props):
         text.append(f"; {len(props) - shown} kept this session", style="dim")
     text.append(". Nothing runs until you confirm its preview.", style="dim")

@@ -27,6 +27,7 @@ from pmem_tui.core.model import (
     TrashItem,
 )
 from pmem_tui.core.report import human_size
+from pmem_tui.core.words import plural
 from pmem_tui.tui.keys import key_for
 
 DUP_SEP = "\n"  # in the key of a route's later copies in the Index pane
@@ -198,7 +199,7 @@ def countdown(item: TrashItem, today: dt.date) -> str:
         return f"expired: {key_for('purge')} purges it"
     if left == 0:
         return f"recoverable today; {key_for('purge')} purges it after"
-    return f"recoverable {left} more day{'s' if left != 1 else ''}"
+    return f"recoverable {plural(left, 'more day')}"
 
 
 def orphan_row(file: ActiveFile, detail: str | None = None) -> Row:

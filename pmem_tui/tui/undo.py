@@ -24,6 +24,7 @@ from pmem_tui.core import index, lifecycle, reverse, textio
 from pmem_tui.core.errors import EditedSince, Refused
 from pmem_tui.core.model import TRASH_DIR
 from pmem_tui.core.plan import Plan
+from pmem_tui.core.words import plural
 from pmem_tui.tui.keys import key_for
 
 
@@ -85,10 +86,6 @@ class History:
         return step, inverse(root, step.plan, f"Redo: {step.title}", "Redo")
 
 
-def _files(n: int) -> str:
-    return f"{n} file{'s' if n != 1 else ''}"
-
-
 def _recover(root: Path, items: list[str], last: Plan) -> Plan:
     """Plan the recovery of `items`, archived or deleted by `last`. An agent may have taken a record's
     saved index line (or the whole record) since: an archive's undo still knows the line it removed."""
@@ -126,7 +123,7 @@ def _route(line: str) -> str | None:
 def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:
     """Plan the inverse of `last`; raises NoUndo or a PmemError (the inverse cannot be planned now)."""
     items = list(last.items)
-    what = items[0] if len(items) == 1 else _files(len(items))
+    what = items[0] if len(items) == 1 else plural(len(items), "file")
     created = reverse.created_folders(last)
     lines = "its index line" if len(items) == 1 else "their index lines"
 

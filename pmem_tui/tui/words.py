@@ -27,11 +27,6 @@ def in_keys(message: str) -> str:
     return message
 
 
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """'1 file', '2 files' (never 'file(s)')."""
-    return f"{n} {word if n == 1 else (words or word + 's')}"
-
-
 def split_outcome(outcome: str) -> list[str]:
     """One sentence per item of a batch outcome ("Archived a to b. Archived c to d.")."""
     parts = [p.strip() for p in re.split(r"(?<=\.)\s+(?=[A-Z])", outcome) if p.strip()]

@@ -159,6 +159,15 @@ def test_bad_input_is_one_sentence_and_changes_nothing(
     assert (memory / names.HISTORY_DIR / names.MAIN_REF).read_bytes() == head
 
 
+def test_a_wrong_number_of_arguments_is_counted_in_words(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _code, _out, one = cli(capsys, memory, "history", "show", "abcd")
+    assert one.endswith("expected VERSION PATH, got 1 argument.\n")
+    _code, _out, two = cli(capsys, memory, "history", "diff", "notes/a.md", "notes/b.md")
+    assert two.endswith("expected PATH, got 2 arguments.\n")
+
+
 class _nothing:
     def __enter__(self) -> None:
         return None

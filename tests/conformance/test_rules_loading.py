@@ -108,7 +108,7 @@ def test_the_baseline_is_core_plus_index_and_never_the_archive(memory: Path) -> 
     lines = report.status_lines(tree.scan(memory))
     claim = [line for line in lines if "loads" in line]
     assert claim == [
-        f"Baseline an agent loads: 3 file(s), about {after.tokens} tokens "
+        f"Baseline an agent loads: 3 files, about {after.tokens} tokens "
         f"(_core/ {after.core_tokens}, _index.md {after.index_tokens})"
     ]
 

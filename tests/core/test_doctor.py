@@ -217,6 +217,7 @@ def test_a_conflict_is_refused_with_one_sentence_and_nothing_changes(memory: Pat
     with pytest.raises(Refused, match="cannot be finished or undone safely") as info:
         plan_doctor(memory)
     assert "\n" not in str(info.value)
+    assert "write _index.md changed since; put it back as it was, or " in str(info.value)  # one conflict
     assert tree_bytes(memory) == before and (memory / journal.INTENT).exists()
 
 

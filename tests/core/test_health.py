@@ -437,7 +437,9 @@ def test_fixes_go_through_a_preview_and_apply_one_by_one(planted: Path) -> None:
     assert plan.preview.index_added == ("- [Orphan note](notes/orphan.md) — one",)
     assert snapshot(planted) == before  # planning changes nothing
     apply(plan, planted)
-    apply(plan_fix(planted, props["notes/gone.md"]), planted)
+    gone = plan_fix(planted, props["notes/gone.md"])
+    assert gone.outcome == "Dropped 1 line for notes/gone.md from _index.md."  # counted in words
+    apply(gone, planted)
     apply(plan_fix(planted, props["projects/current.md"]), planted)
     problems = {(p.kind, p.path) for p in scan(planted).problems}
     assert not problems & {

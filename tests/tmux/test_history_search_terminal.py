@@ -59,7 +59,7 @@ def test_an_agent_edit_in_changes_then_restored_from_its_history(pane: Pane, tmp
     pane.wait_for("notes/tools.md  modified  +1 -0")  # the watcher saw it, history recorded it
     pane.wait_in_preview("+- Added by an agent")
     pane.keys("v")
-    pane.wait_for("History of notes/tools.md  2 version(s)")
+    pane.wait_for("History of notes/tools.md  2 versions")
     pane.keys("j")  # the version before the agent's edit
     pane.wait_for("added")
     pane.keys("r")

@@ -147,7 +147,7 @@ async def test_a_remapped_key_does_the_action_and_shows_everywhere(demo_root: Pa
         await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
-        [row] = [line for line in help_text(app).splitlines() if "archive the selected active" in line]
+        [row] = [line for line in help_text(app).splitlines() if "archive the marked active" in line]
         assert row.split()[0] == "A"
 
 

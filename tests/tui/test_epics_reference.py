@@ -93,11 +93,11 @@ async def test_typed_entries_archive_and_history_are_shown_read_only(tmp_path: P
         assert "Typed entries (4; shown here only, never loaded)" in text
         assert "[decision] 0.9 Opaque cursors" in text and "[gotcha] 0.55 Cursor decoding" in text
         archive = plain(view.archive.content)
-        assert "Archived epics (archive/): 2 in 1 file(s) · read-only, the agent never loads them" in archive
+        assert "Archived epics (archive/): 2 in 1 file · read-only, the agent never loads them" in archive
         assert "CART-2" in archive and "IMG-1" in archive
         history = plain(view.history.content)
-        assert "History (history.jsonl): 4 event(s) · newest first" in history
-        assert "1 line(s) are not JSON objects: skipped" in history
+        assert "History (history.jsonl): 4 events · newest first" in history
+        assert "1 line is not a JSON object: skipped" in history
         assert history.index("FEAT-112") < history.index("AUTH-7")  # newest first
         assert view.result is not None
         assert "[decision]" not in view.result.block and "CART-2" not in view.result.block

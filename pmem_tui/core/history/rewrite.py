@@ -28,6 +28,7 @@ from pmem_tui.core.errors import Refused
 from pmem_tui.core.fsops import FS
 from pmem_tui.core.history import log, names, record, stat_table, store
 from pmem_tui.core.history.names import HISTORY_DIR, MAIN_REF, REVIEWED_REF
+from pmem_tui.core.words import plural
 
 __all__ = [
     "ForgetAllPlan",
@@ -61,7 +62,7 @@ class ForgetPlan:
     def lines(self) -> list[str]:
         out = [
             f"Forget the content of {self.path} at version {self.version[:12]} from the history:",
-            f"  {_n(self.records, 'record')} {'holds' if self.records == 1 else 'hold'} it; "
+            f"  {plural(self.records, 'record')} {'holds' if self.records == 1 else 'hold'} it; "
             f"{'that record' if self.records == 1 else 'they'} and every later one are rewritten without it,",
             "  then the store is repacked so the content is gone from it. The memory file is not touched.",
         ]
@@ -83,13 +84,13 @@ class PrunePlan:
 
     def lines(self) -> list[str]:
         if not self.dropped:
-            return [f"No record is older than {_n(self.days, 'day')}; nothing to prune."]
+            return [f"No record is older than {plural(self.days, 'day')}; nothing to prune."]
         return [
-            f"Prune the history older than {_n(self.days, 'day')} (before {log.iso_time(self.cutoff)}):",
-            f"  {_n(self.dropped, 'record')} {'is' if self.dropped == 1 else 'are'} dropped; the memory as "
-            "it stood then is kept as one record,",
-            f"  and {_n(self.kept, 'later record')} {'is' if self.kept == 1 else 'are'} rewritten onto it. "
-            "No memory file is touched.",
+            f"Prune the history older than {plural(self.days, 'day')} (before {log.iso_time(self.cutoff)}):",
+            f"  {plural(self.dropped, 'record')} {'is' if self.dropped == 1 else 'are'} dropped; "
+            "the memory as it stood then is kept as one record,",
+            f"  and {plural(self.kept, 'later record')} {'is' if self.kept == 1 else 'are'} rewritten "
+            "onto it. No memory file is touched.",
         ]
 
 
@@ -163,7 +164,7 @@ class ForgetAllPlan:
         it = "it" if n == 1 else "them"
         out = [
             f"Forget {what} of {self.path} from the history (version{'s' if n > 1 else ''} {versions}):",
-            f"  {_n(self.records, 'record')} hold{'s' if self.records == 1 else ''} {it}; "
+            f"  {plural(self.records, 'record')} hold{'s' if self.records == 1 else ''} {it}; "
             f"{'that record' if self.records == 1 else 'they'} and every later one are rewritten "
             f"without {it},",
             f"  then the store is repacked so {'it is' if n == 1 else 'they are'} gone from it. "
@@ -187,10 +188,6 @@ class ForgetAllPlan:
             version = self.versions[0][0][:12]
             return f"The content of {self.path} at version {version} is gone from the history."
         return f"{n} contents of {self.path} are gone from the history."
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}{'s' if count != 1 else ''}"
 
 
 def plan_forget_all(root: Path, path: str, blobs: Sequence[str]) -> ForgetAllPlan | None:
@@ -274,7 +271,7 @@ def apply_prune(root: Path, plan: PrunePlan, fs: FS | None = None) -> str:
         keep_from = next(r.id for r in recs if r.time < plan.cutoff)
         _rewrite(root, fs, lambda files: files, keep_from=keep_from)
     _drop_caches(root)
-    return f"Pruned {_n(plan.dropped, 'record')} older than {_n(plan.days, 'day')} from the history."
+    return f"Pruned {plural(plan.dropped, 'record')} older than {plural(plan.days, 'day')} from the history."
 
 
 def _lock(root: Path) -> AbstractContextManager[None]:

@@ -21,6 +21,7 @@ from pmem_tui.core.errors import Refused
 from pmem_tui.core.search import db, indexer
 from pmem_tui.core.search.indexer import Counts, Progress
 from pmem_tui.core.search.query import LOCATIONS, BadQuery, Query, parse
+from pmem_tui.core.words import plural
 
 __all__ = ["LOCATIONS", "BadQuery", "Counts", "Hit", "Progress", "Query", "Results", "SearchIndex", "parse"]
 
@@ -63,7 +64,7 @@ class Results:
         if self.counts.unreadable:
             parts.append(f"{self.counts.unreadable} could not be read")
         total = self.counts.not_text + self.counts.unreadable
-        skipped = f"{total} file{'s' if total != 1 else ''} not indexed: {', '.join(parts)}." if parts else ""
+        skipped = f"{plural(total, 'file')} not indexed: {', '.join(parts)}." if parts else ""
         return " ".join(filter(None, (broad if self.broad else "", skipped))) or None
 
 

@@ -26,6 +26,7 @@ from textual.widgets import Static
 from pmem_tui.core.errors import PmemError, refusal_of
 from pmem_tui.core.history.log import Version
 from pmem_tui.core.textio import printable
+from pmem_tui.core.words import plural
 from pmem_tui.tui import history_data as data
 from pmem_tui.tui.actions import HISTORY_VIEW, bindings
 from pmem_tui.tui.messages import OfferPlan
@@ -103,7 +104,7 @@ class HistoryScreen(Screen[None]):
         text = Text("History of ", style="bold")
         text.append(printable(self.path), style="bold")
         if self.found is not None and self.found.versions:
-            text.append(f"  {len(self.found.versions)} version(s), newest first", style="dim")
+            text.append(f"  {plural(len(self.found.versions), 'version')}, newest first", style="dim")
         if self.marked is not None:
             text.append("  · diff against the marked version (space unmarks)", style="dim")
         return text

@@ -18,6 +18,7 @@ from textual.widgets import ContentSwitcher, Input, Static
 
 from pmem_tui.core.model import Problem, Snapshot
 from pmem_tui.core.report import Baseline
+from pmem_tui.core.words import plural
 from pmem_tui.tui.actions import MAIN, MARK, bindings
 from pmem_tui.tui.focus import focus_now
 from pmem_tui.tui.index_rows import at_location, paths_of
@@ -42,7 +43,6 @@ from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.pane import PaneView
 from pmem_tui.tui.widgets.pane_tabs import PaneTabs
 from pmem_tui.tui.widgets.preview import PreviewView
-from pmem_tui.tui.words import plural
 
 # Keys that move the focus are priority bindings (see `actions.MAIN`); those that type a character are left
 # to an input that has the focus (the filter).

@@ -15,6 +15,7 @@ from rich.text import Text
 from pmem_tui.core.epic_archive import ARCHIVE_DIR, HISTORY_FILE, Archive, History
 from pmem_tui.core.epic_entries import Entry
 from pmem_tui.core.textio import printable
+from pmem_tui.core.words import plural
 
 MAX_EVENTS_SHOWN = 12  # the newest history events listed
 MAX_NOTES_SHOWN = 3
@@ -62,7 +63,7 @@ def archive_renderable(archive: Archive | None) -> RenderableType:
     head, there = _title(f"Archived epics ({ARCHIVE_DIR}/)", "no archive folder", archive)
     if archive is None or not there:
         return head
-    count = f": {len(archive.epics)} in {archive.files} file(s)"
+    count = f": {len(archive.epics)} in {plural(archive.files, 'file')}"
     head.append(count + " · read-only, the agent never loads them", style="dim")
     parts: list[RenderableType] = [head, *_notes(archive.notes)]
     if archive.epics:
@@ -90,13 +91,14 @@ def history_renderable(history: History | None) -> RenderableType:
         return head
     if history.problem is not None:
         return Group(head, Text("⚠ " + printable(history.problem), style="yellow"))
-    head.append(f": {len(history.events)} event(s)", style="dim")
+    head.append(f": {plural(len(history.events), 'event')}", style="dim")
     if history.partial:
         head.append(" in the file's last MiB", style="dim")
     head.append(" · newest first · read-only", style="dim")
     parts: list[RenderableType] = [head]
     if history.bad_lines:
-        parts.append(Text(f"⚠ {history.bad_lines} line(s) are not JSON objects: skipped", style="yellow"))
+        are = "is not a JSON object" if history.bad_lines == 1 else "are not JSON objects"
+        parts.append(Text(f"⚠ {plural(history.bad_lines, 'line')} {are}: skipped", style="yellow"))
     shown = history.events[-MAX_EVENTS_SHOWN:][::-1]
     if shown:
         grid = Table.grid(padding=(0, 1))

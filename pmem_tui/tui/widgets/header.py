@@ -11,7 +11,7 @@ from textual.widgets import Static
 from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import CORE_TOKEN_WARNING, Baseline
 from pmem_tui.core.textio import printable
-from pmem_tui.tui.words import plural
+from pmem_tui.core.words import plural
 
 WATCH_LABELS = {
     "live": ("● live", "green"),

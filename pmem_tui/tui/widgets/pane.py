@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.reactive import var
 from textual.widgets import Input, Static
 
+from pmem_tui.core.words import plural
 from pmem_tui.tui.actions import CLEAR, FILTER, bindings
 from pmem_tui.tui.focus import RemembersKeyFocus, focus_now, read_before_focus_move
 from pmem_tui.tui.index_rows import with_paths
@@ -169,7 +170,7 @@ class PaneView(Vertical):
         elif self.list.marked_keys:
             count = len(self.list.marked_keys)
             self.list.clear_marks()
-            self.notify(f"{count} mark{'s' if count != 1 else ''} cleared; nothing was changed.")
+            self.notify(f"{plural(count, 'mark')} cleared; nothing was changed.")
 
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:
