@@ -260,17 +260,26 @@ def fix_offer(
     change = f"This {verb} one line of {INDEX_FILE}; the file itself does not change."
     step = ""
     if proposal.fix_action == "redact":
-        step = " (step 1 of 2: redact)"
+        step = "step 1 of 2: redact"
         # What stays in the history is the preview's note (once): this says what the two steps do.
         change = (
             "This saves the file with its secrets replaced by [redacted]; once it is saved, step 2 previews "
             "forgetting the versions of the file in pmem-tui's history that hold the secret."
         )
     return Offer(
-        title=plan.title + step + (f" ({i + 1} of {n})" if n > 1 else ""),
+        title=plan.title + fix_position(i, n, step),
         plan=plan,
         explanation=f"Proposal {proposal.n}: {proposal.reason}. {change}",
     )
+
+
+def fix_position(i: int, n: int, step: str = "") -> str:
+    """Where a fix's preview stands, in one bracket: the `i`-th fix of the `n` chosen (from 0; said only
+    for a batch), then the step of a two-step fix: " (fix 2 of 3, step 1 of 2: redact)". The batch comes
+    first: it is what a person works down; a redaction's two steps are one fix of it."""
+    parts = [f"fix {i + 1} of {n}"] if n > 1 else []
+    parts += [step] if step else []
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def held_secret(n: int) -> str:
@@ -291,10 +300,10 @@ def secret_left_note(path: str, n: int) -> str:
     )
 
 
-def forget_secrets_offer(root: Path, path: str) -> Offer:
+def forget_secrets_offer(root: Path, path: str, i: int = 0, n: int = 1) -> Offer:
     """Step 2 of a redaction: forget every version of `path` the history keeps that holds a secret (the
     one just recorded before the save among them), through its preview. Reads every record's changes once:
-    the app plans it in a worker."""
+    the app plans it in a worker. `i`, `n`: the redaction is the `i`-th fix of a batch of `n`."""
     from pmem_tui.core.errors import Refused
     from pmem_tui.core.fix_planner import secret_forgets
     from pmem_tui.core.history import rewrite
@@ -303,10 +312,11 @@ def forget_secrets_offer(root: Path, path: str) -> Offer:
     plan = secret_forgets(root, path)
     if plan is None:
         raise Refused(f"No version of {path} in the history holds a secret; nothing to forget.")
-    title = f"Forget {path}'s versions holding the secret from the history (step 2 of 2)"
-    n = len(plan.versions)
-    one = n == 1
-    held = held_secret(n)
+    where = fix_position(i, n, "step 2 of 2")
+    title = f"Forget {path}'s versions holding the secret from the history{where}"
+    versions = len(plan.versions)
+    one = versions == 1
+    held = held_secret(versions)
     them, those = ("it", "that version") if one else ("them", "those versions")
     also = ""
     if plan.others:
@@ -342,7 +352,7 @@ def forget_offer(
         plan = rewrite.plan_forget(root, proposal.path, proposal.fix)
     else:
         plan = rewrite.replan_forget(root, planned)
-    title = f"Forget a version of {proposal.path} from the history" + (f" ({i + 1} of {n})" if n > 1 else "")
+    title = f"Forget a version of {proposal.path} from the history" + fix_position(i, n)
     return Offer(
         title=title,
         explanation=f"Proposal {proposal.n}: {proposal.reason}. This rewrites only pmem-tui's history "

@@ -146,7 +146,7 @@ async def test_forgetting_several_kept_secrets_reads_and_rewrites_the_history_of
         assert BUSY in app.notes_text() and planned == [False]
         plan_gate.set()
         assert await until(pilot, lambda: isinstance(app.screen, PlanModal))
-        assert "(1 of 2)" in modal(app).heading
+        assert "(fix 1 of 2)" in modal(app).heading
         assert not any(planned)
         await pilot.press("y")
         assert await until(pilot, lambda: bool(applied), workers=False)
@@ -156,7 +156,7 @@ async def test_forgetting_several_kept_secrets_reads_and_rewrites_the_history_of
         assert app.notes_text().count(BUSY) == 2
         apply_gate.set()
         assert await until(
-            pilot, lambda: isinstance(app.screen, PlanModal) and "(2 of 2)" in modal(app).heading
+            pilot, lambda: isinstance(app.screen, PlanModal) and "(fix 2 of 2)" in modal(app).heading
         )
         await pilot.press("y")
         assert await until(pilot, lambda: len(applied) == 2 and app.notes_text().count("is gone from") == 2)
@@ -212,3 +212,36 @@ async def test_leaving_the_review_with_fixes_under_way_says_what_was_dropped(
         assert not isinstance(app.screen, (HealthScreen, PlanModal))
         assert "the fixes not yet previewed were dropped; H shows them again" in app.notes_text()
         assert PASSWORD in (demo_root / LEAKY).read_text(encoding="utf-8")  # nothing was applied
+
+
+@pytest.mark.rule("PM-HEALTH-5")
+async def test_a_redaction_in_a_batch_says_where_it_stands_in_one_bracket(demo_root: Path, make_app) -> None:
+    """Found in review: a redaction fixed in a batch was titled "… (step 1 of 2: redact) (1 of 2)", two
+    counters side by side, and its step 2 lost the batch's count. One bracket now: the fix's place in the
+    batch (what a person works down), then the step of that fix."""
+    from pmem_tui.core.history import record
+
+    wifi_secret(demo_root, "notes/a.md", "hunter22", "Wifi")
+    wifi_secret(demo_root, "notes/b.md", "tiger-77x", "Door")
+    assert record.record(demo_root, create=True).commit is not None
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_health(pilot, app)
+        for path in ("notes/a.md", "notes/b.md"):
+            select(app, path)
+            await pilot.press("space")
+        await pilot.press("f")
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal))
+        first = modal(app)
+        assert first.heading.endswith(" (fix 1 of 2, step 1 of 2: redact)") and first.heading.count("(") == 1
+        await pilot.press("y")
+        assert await until(pilot, lambda: isinstance(app.screen, PlanModal) and app.screen is not first)
+        second = modal(app)
+        assert second.heading.endswith(" (fix 1 of 2, step 2 of 2)") and second.heading.count("(") == 1
+        await pilot.press("n")  # the versions are kept; the batch goes on with its next fix
+        assert await until(
+            pilot, lambda: isinstance(app.screen, PlanModal) and app.screen not in (first, second)
+        )
+        assert modal(app).heading.endswith(" (fix 2 of 2, step 1 of 2: redact)")
+        await pilot.press("n")
+        assert not app.errors()

@@ -340,11 +340,11 @@ async def test_marked_fixes_are_previewed_one_after_the_other(demo_root: Path, m
     async with app.run_test(size=(120, 36)) as pilot:
         await open_health(pilot, app)
         m = await fix_marked(pilot, app, DEAD, ORPHAN)
-        assert m.plan is not None and "(1 of 2)" in m.heading
+        assert m.plan is not None and "(fix 1 of 2)" in m.heading
         await pilot.press("y")
         await settle(pilot)
         m = modal(app)
-        assert m.plan is not None and "(2 of 2)" in m.heading
+        assert m.plan is not None and "(fix 2 of 2)" in m.heading
         await pilot.press("n")  # cancelling stops the sequence; the first fix stays applied
         await settle(pilot)
         assert isinstance(app.screen, HealthScreen)
@@ -363,14 +363,14 @@ async def test_a_fix_refused_as_it_is_applied_is_said_and_the_batch_goes_on(
     async with app.run_test(size=(120, 36)) as pilot:
         await open_health(pilot, app)
         first = await fix_marked(pilot, app, DEAD, ORPHAN)
-        assert first.plan is not None and "drop" in first.plan.title and "(1 of 2)" in first.heading
+        assert first.plan is not None and "drop" in first.plan.title and "(fix 1 of 2)" in first.heading
         with (demo_root / "_index.md").open("a", encoding="utf-8") as index:
             index.write("- [Agent](notes/agent.md) — written while the preview was open\n")
         await pilot.press("y")
         assert await until(pilot, lambda: isinstance(app.screen, PlanModal) and app.screen is not first)
         assert len(app.errors()) == 1 and "changed since" in app.errors()[0]
         second = modal(app)
-        assert second.plan is not None and "add" in second.plan.title and "(2 of 2)" in second.heading
+        assert second.plan is not None and "add" in second.plan.title and "(fix 2 of 2)" in second.heading
         await pilot.press("y")
         await settle(pilot)
         text = (demo_root / "_index.md").read_text(encoding="utf-8")
@@ -436,10 +436,10 @@ async def test_a_redactions_step_two_is_planned_in_a_worker(
     ran_on: list[str] = []
     real = health_review.forget_secrets_offer
 
-    def slow(root: Path, path: str):  # type: ignore[no-untyped-def]
+    def slow(root: Path, path: str, i: int = 0, n: int = 1):  # type: ignore[no-untyped-def]
         ran_on.append(threading.current_thread().name)
         release.wait(10)
-        return real(root, path)
+        return real(root, path, i, n)
 
     monkeypatch.setattr(health_review, "forget_secrets_offer", slow)
     leaky, password = "notes/s.md", "hunter22"

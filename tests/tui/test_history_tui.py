@@ -381,7 +381,7 @@ async def test_a_refused_forget_in_a_batch_of_fixes_is_said_and_the_next_fix_fol
         await fix_marked(pilot, app, (SECRET_NOTE, orphan))
         first = app.screen
         assert isinstance(first, PlanModal) and first.heading.startswith(f"Forget a version of {SECRET_NOTE}")
-        assert "(1 of 2)" in first.heading
+        assert "(fix 1 of 2)" in first.heading
         with lock.held(root / names.HISTORY_DIR / names.LOCK_NAME):
             await pilot.press("y")
             assert await until(pilot, lambda: bool(app.errors()))
@@ -390,7 +390,8 @@ async def test_a_refused_forget_in_a_batch_of_fixes_is_said_and_the_next_fix_fol
         assert await until(pilot, lambda: isinstance(app.screen, PlanModal) and app.screen is not first)
         second = app.screen
         assert isinstance(second, PlanModal) and second.plan is not None
-        assert second.plan.title.startswith(f"Fix _index.md: add {orphan}") and "(2 of 2)" in second.heading
+        assert second.plan.title.startswith(f"Fix _index.md: add {orphan}")
+        assert "(fix 2 of 2)" in second.heading
         await pilot.press("y")
         await settle(pilot)
         assert f"({orphan})" in (root / "_index.md").read_text(encoding="utf-8")
@@ -420,11 +421,11 @@ async def test_two_forgets_in_one_batch_both_apply(tmp_path: Path, monkeypatch: 
         assert report is not None
         assert all(getattr(report.proposal(p), "fix_action", None) == "forget" for p in (SECRET_NOTE, other))
         first = app.screen
-        assert isinstance(first, PlanModal) and "(1 of 2)" in first.heading
+        assert isinstance(first, PlanModal) and "(fix 1 of 2)" in first.heading
         await pilot.press("y")
         assert await until(pilot, lambda: isinstance(app.screen, PlanModal) and app.screen is not first)
         second = app.screen
-        assert isinstance(second, PlanModal) and "(2 of 2)" in second.heading
+        assert isinstance(second, PlanModal) and "(fix 2 of 2)" in second.heading
         later = SECRET_NOTE if SECRET_NOTE in second.heading else other
         (newest,) = [v for v in log.versions(root, later) if v.kind == "added"]
         assert f"at version {newest.id[:12]}" in flat(second.preview_text)  # the rewritten record's id

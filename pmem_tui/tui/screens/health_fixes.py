@@ -119,7 +119,7 @@ class FixBatch(Screen[None]):
 
         def then(plan: Plan) -> None:  # a redaction's step 2: the versions the history keeps with the secret
             if redact:
-                self._forget_secrets(path, after)
+                self._forget_secrets(path, i, len(proposals), after)
             else:
                 after(plan)
 
@@ -129,16 +129,17 @@ class FixBatch(Screen[None]):
     def _fixes_stopped(self) -> None:
         self._fixing = False
 
-    def _forget_secrets(self, path: str, after: Callable[[Plan | None], None]) -> None:
-        """A redaction's step 2 (`review.forget_secrets_offer`), then `after`, whether applied or not. It
-        reads every record of the history: planned in a worker, the app stays responsive meanwhile."""
+    def _forget_secrets(self, path: str, i: int, n: int, after: Callable[[Plan | None], None]) -> None:
+        """A redaction's step 2 (`review.forget_secrets_offer`; the redaction is fix `i` of `n`), then
+        `after`, whether applied or not. It reads every record of the history: planned in a worker, the app
+        stays responsive meanwhile."""
         self.notify(f"Step 2: finding the versions of {path} in the history that hold the secret…")
-        self._plan_forget_secrets(path, after)
+        self._plan_forget_secrets(path, i, n, after)
 
     @work(thread=True, group="forget-secrets", exit_on_error=False)
-    def _plan_forget_secrets(self, path: str, after: Callable[[Plan | None], None]) -> None:
+    def _plan_forget_secrets(self, path: str, i: int, n: int, after: Callable[[Plan | None], None]) -> None:
         try:
-            offer = review.forget_secrets_offer(self.root, path)
+            offer = review.forget_secrets_offer(self.root, path, i, n)
         except (PmemError, OSError) as err:  # a refusal, or a store that cannot be read: one sentence
             self.app.call_from_thread(self._forget_refused, refusal_of(err), after)
         except Exception as err:  # anything else is said too: the batch goes on
