@@ -124,10 +124,11 @@ def earlier_secrets(root: Path, path: str) -> int:
 
 def removes_secret(old: str, new: str) -> bool:
     """Whether `new` no longer has a line of `old` that looks like it holds a secret (a save that removed one,
-    by hand or by a redaction)."""
+    by hand or by a redaction). Lines are compared without their "\r": a save that only turned CRLF into LF
+    (or back) removed nothing."""
     lines = old.split("\n")
-    kept = set(new.split("\n"))
-    return any(lines[hit.line_no - 1] not in kept for hit in find_secrets(old))
+    kept = {line.rstrip("\r") for line in new.split("\n")}
+    return any(lines[hit.line_no - 1].rstrip("\r") not in kept for hit in find_secrets(old))
 
 
 def history_note(root: Path, path: str) -> str:

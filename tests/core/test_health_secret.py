@@ -179,3 +179,18 @@ def test_api_sends_a_file_to_the_detector_only_before_a_key_word(texts: list[str
 
     hints = sketch.sketch([t.encode() for t in texts]).hints.tolist()
     assert [bool(h & H_SECRET) for h in hints] == sent
+
+
+@pytest.mark.rule("PM-CORE-6")
+@pytest.mark.parametrize(
+    ("before", "after"), [("\r\n", "\n"), ("\n", "\r\n")], ids=["CRLF to LF", "LF to CRLF"]
+)
+def test_a_save_that_changes_only_line_endings_removes_no_secret(before: str, after: str) -> None:
+    """The secret's line was compared with its "\\r", so a save that only turned CRLF into LF (or back) was
+    said to have removed it. (The `e` flow cannot reach this today: `plan_save` refuses any text that still
+    holds a secret, so the wrong note was never shown; the check is right on its own now.)"""
+    from pmem_tui.core.fix_planner import removes_secret
+
+    lines = ["# Deploy keys", "", "- db password: hunter22", "Where the keys live.", ""]
+    assert not removes_secret(before.join(lines), after.join(lines))
+    assert removes_secret(before.join(lines), after.join(lines[:2] + lines[3:]))
