@@ -22,7 +22,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from pmem_tui.core import safeio
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.model import ACTIVE_DIRS, ARCHIVE_DIR, ARCHIVE_INDEX, TRASH_DIR, ArchiveRecord, Problem
 from pmem_tui.core.record_read import lines_of
@@ -32,6 +34,7 @@ __all__ = [
     "Names",
     "Namesake",
     "Placed",
+    "active_on_disk",
     "contested_remark",
     "expected_place",
     "match_files",
@@ -169,9 +172,13 @@ def namesake_sentence(rec: ArchiveRecord, found: Sequence[str]) -> str | None:
 
 class Names:
     """`namesakes` and `claimants` for many records or files at once: both maps are built once, from the
-    files and the records (O(records + files)), not one walk of either per stale record."""
+    files and the records (O(records + files)), not one walk of either per stale record. `active`: whether
+    a path is an active file now; a record of one is a leftover (its file was recovered by hand), with no
+    archived file to claim: never a claimant, nor a rival of another record's namesake."""
 
-    def __init__(self, matching: Matching, recs: Sequence[ArchiveRecord]) -> None:
+    def __init__(
+        self, matching: Matching, recs: Sequence[ArchiveRecord], active: Callable[[str], bool]
+    ) -> None:
         self.matching = matching
         contested = matching.contested()
         located = {p.path for p in matching.placed}
@@ -181,7 +188,7 @@ class Names:
                 self.files.setdefault(_name(p.location), []).append(p.location)
         missing: dict[str, set[str]] = {}  # file name -> paths whose records find no file
         for r in recs:
-            if r.path not in located and r.path not in matching.ambiguous:
+            if r.path not in located and r.path not in matching.ambiguous and not active(r.path):
                 missing.setdefault(_name(r.path), set()).add(r.path)
         self.missing = {name: sorted(paths) for name, paths in missing.items()}
 
@@ -263,6 +270,12 @@ def contested_remark(matching: Matching, path: str) -> str:
                     f"; {loc} has its name, but the record of {other} may be about it too, so it is not taken"
                 )
     return ""
+
+
+def active_on_disk(root: Path) -> Callable[[str], bool]:
+    """`Names`'s `active` for a planner that has not scanned: a regular file at the path now (an lstat of
+    each part: a link is never followed)."""
+    return lambda path: safeio.entry_kind(root, path) == "file"
 
 
 def _name(path: str) -> str:
@@ -369,7 +382,7 @@ def record_problems(
         if rec.path in active_paths:
             detail += f": {rec.path} is active, yet it says {states([rec])}; remove it by hand once read"
         else:
-            names = names or Names(matching, recs)
+            names = names or Names(matching, recs, active_paths.__contains__)
             detail += names.namesake(rec).detail()
         problems.append(Problem("stale-record", rec.path, detail))
     return problems

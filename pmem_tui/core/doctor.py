@@ -434,7 +434,7 @@ def _rebuild_trash_records(
     text, parsed = loaded
     new_text = text
     notes = []
-    names = archive_match.Names(matching, parsed)
+    names = archive_match.Names(matching, parsed, archive_match.active_on_disk(root))
     contested = matching.contested()
     for placed in matching.placed:
         if not placed.in_trash or placed.record is not None or placed.location in gone:

@@ -12,7 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pmem_tui.core import index, index_places, journal, memory_root, records
-from pmem_tui.core.archive_match import Matching, Names, contested_remark, newest, others_sentence, states
+from pmem_tui.core.archive_match import (
+    Matching,
+    Names,
+    active_on_disk,
+    contested_remark,
+    newest,
+    others_sentence,
+    states,
+)
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import Draft, exists
 from pmem_tui.core.errors import PmemError, Refused
@@ -307,7 +315,7 @@ def recover_target(root: Path, location: str) -> str | None:
     except OSError:
         return None
     matching = locate_archived(root, recs)[0]
-    return Names(matching, recs).claimant(location)
+    return Names(matching, recs, active_on_disk(root)).claimant(location)
 
 
 def plan_recover_many(root: Path, paths: Sequence[str], fallbacks: Mapping[str, str] | None = None) -> Plan:
@@ -346,7 +354,7 @@ def _namesake(
     rec = newest([r for r in recs if r.path == rel])
     if rec is None:
         raise Refused(f"{rel} is neither in the archive nor in the trash{contested_remark(matching, rel)}.")
-    found = Names(matching, recs).namesake(rec)
+    found = Names(matching, recs, active_on_disk(draft.root)).namesake(rec)
     if found.location is None:
         raise Refused(found.refusal())
     draft.notes.append(found.note())

@@ -380,6 +380,7 @@ def scan(
     archived: list[ArchivedItem] = []
     trash: list[TrashItem] = []
     names: archive_match.Names | None = None  # built once, for a file with no record
+    current = shallow if shallow is not None else active  # the active files
     for placed in matching.placed:
         f, rec = files[placed.location], placed.record
         if not placed.in_trash:
@@ -390,7 +391,7 @@ def scan(
             archived.append(ArchivedItem(placed.path, f.path, f.size, f.mtime_ns, rec))
             continue
         if rec is None:
-            names = names or archive_match.Names(matching, recs)
+            names = names or archive_match.Names(matching, recs, set(columns.paths_of(current)).__contains__)
             problem = paths.active_path_problem(placed.path)
             owner = names.claimant(placed.location)
             if owner is not None:  # doctor leaves it: the stale record's recover takes it
@@ -405,8 +406,7 @@ def scan(
             problems.append(Problem("no-record", placed.path, f"{f.path} has no deletion record; {fix}"))
         trash.append(_trash_item(placed, f, today, recs))
     trash.sort(key=_trash_order)
-    files_now = shallow if shallow is not None else active
-    problems += archive_match.record_problems(matching, recs, lambda: set(columns.paths_of(files_now)))
+    problems += archive_match.record_problems(matching, recs, lambda: set(columns.paths_of(current)))
 
     return Snapshot(
         root=root,

@@ -71,7 +71,7 @@ def test_status_and_recover_say_the_same_of_a_records_namesake(memory: Path, sha
     parsed = parse_records((memory / "_archive/_index.md").read_text(encoding="utf-8"))
     matching = tree.locate_archived(memory, parsed, today=TODAY)[0]
     rec = next(r for r in parsed if r.path == "notes/a.md")
-    verdict = archive_match.Names(matching, parsed).namesake(rec)
+    verdict = archive_match.Names(matching, parsed, archive_match.active_on_disk(memory)).namesake(rec)
     assert said["stale-record"].endswith(verdict.detail())
     if verdict.location is not None:
         plan = lifecycle.plan_recover(memory, "notes/a.md", index_line="- notes/a.md — a")
@@ -120,3 +120,33 @@ def test_doctor_says_of_a_file_in_the_trash_what_status_says(memory: Path) -> No
     notes = " ".join(plan.preview.notes)
     assert "_archive/_trash/notes/data.txt has no deletion record" in notes and "doctor leaves it" in notes
     assert plan.ops == (RemoveFile("_archive/notes/kept.txt"),)
+
+
+@pytest.mark.rule("PM-AGENT-1")
+@pytest.mark.parametrize("deleted", [False, True], ids=["archived", "deleted"])
+def test_a_record_of_an_active_file_is_no_rival_of_a_namesake(memory: Path, deleted: bool) -> None:
+    """Found in review: a leftover record of a file that is active again (an agent moved it back by hand and
+    left its record) counted as a rival claiming the namesake of another record of the same file name, so
+    recovering that record was refused ("but so has the file of ..."). The leftover has no archived file."""
+    place = "_archive/_trash" if deleted else "_archive"
+    write(memory, f"{place}/old/a.md", "# A\n")  # notes/a.md's file, moved by hand off its Location
+    write(memory, "projects/web/a.md", "# Web A\n")  # active again at its original path
+    _archive(
+        memory,
+        _record("notes/a.md", deleted=deleted, location=f"{place}/2026/a.md"),
+        _record("projects/web/a.md", deleted=deleted, location=f"{place}/2025/a.md"),
+    )
+    said = {(p.kind, p.path): p.detail for p in tree.scan(memory, today=TODAY).problems}
+    assert "projects/web/a.md is active" in said["stale-record", "projects/web/a.md"]
+    assert said["stale-record", "notes/a.md"].endswith(
+        "recover notes/a.md takes it from there, its preview says so"
+    )
+    if deleted:  # the trash file with no record of its own: status and doctor name the one record it is for
+        assert "`pmem-tui recover notes/a.md` takes it" in said["no-record", "old/a.md"]
+        doctor = plan_doctor(memory, today=TODAY)
+        assert any("`pmem-tui recover notes/a.md` takes it" in n for n in doctor.preview.notes)
+        assert doctor.is_empty, doctor.ops
+    plan = lifecycle.plan_recover(memory, "notes/a.md", index_line="- notes/a.md — a")
+    assert plan.preview.moves == ((f"{place}/old/a.md", "notes/a.md"),)
+    apply(plan, memory)
+    assert (memory / "notes/a.md").read_text(encoding="utf-8") == "# A\n"
