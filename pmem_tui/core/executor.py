@@ -118,7 +118,8 @@ def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
         _check_plan(plan, root)
     except OSError as err:
         raise DiskError(f"{NOTHING_CHANGED}: {describe_os_error(err)}.") from err
-    ops = _as_seen(plan, root)
+    ops, left = _as_seen(plan, root)
+    outcome = " ".join(said for said in (plan.outcome, left) if said)
     from pmem_tui.core.history import record as history  # not on the app's start-up path
 
     history_before = history.before_action(root, fs)
@@ -139,7 +140,7 @@ def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
     except OSError as err:
         message, finished = _undo_now(root, fs, plan, describe_os_error(err), progress[0])
         if finished:
-            return ApplyResult(plan, plan.outcome, message)
+            return ApplyResult(plan, outcome, message)
         raise DiskError(message) from err
     except StalePlan as err:
         raise StalePlan(_undo_now(root, fs, plan, str(err), progress[0], stale=True)[0]) from err
@@ -147,7 +148,7 @@ def _apply_locked(plan: Plan, root: Path, fs: FS) -> ApplyResult:
     history_after = history.after_action(root, fs, plan)
     late = after_commit.clear_journal(fs)
     noted = history_before or history_after
-    return ApplyResult(plan, plan.outcome, after_commit.warning(late) if late else None, noted)
+    return ApplyResult(plan, outcome, after_commit.warning(late) if late else None, noted)
 
 
 def _detail(plan: Plan) -> dict[str, Any]:
@@ -195,13 +196,15 @@ def _check_plan(plan: Plan, root: Path) -> None:
     _check_destinations(plan.ops, root)
 
 
-def _as_seen(plan: Plan, root: Path) -> tuple[Op, ...]:
+def _as_seen(plan: Plan, root: Path) -> tuple[tuple[Op, ...], str]:
     """The plan's steps, without the removal of a folder that is not the one its preview saw (`Plan.folders`:
     an agent made it again since, or put something in it and took it out): an undo removes only the folders
-    its action made, as they were when the person confirmed."""
+    its action made, as they were when the person confirmed. And what the outcome says of each such folder
+    still there (the preview said it would go; empty: none)."""
     if not plan.folders:
-        return plan.ops
+        return plan.ops, ""
     kept: list[Op] = []
+    left: list[str] = []
     for op in plan.ops:
         if isinstance(op, RemoveDir) and op.path in plan.folders:
             try:
@@ -209,9 +212,11 @@ def _as_seen(plan: Plan, root: Path) -> tuple[Op, ...]:
             except OSError:  # gone, or a link on the way now: nothing of the preview's folder to remove
                 same = False
             if not same:
+                if os.path.lexists(root / op.path):  # gone: as the preview said
+                    left.append(f"Left folder {op.path}/ in place: it changed since the preview.")
                 continue
         kept.append(op)
-    return tuple(kept)
+    return tuple(kept), " ".join(left)
 
 
 def _check_destinations(ops: tuple[Op, ...], root: Path) -> None:

@@ -30,6 +30,19 @@ def undo_of(root: Path, plan: lifecycle.Plan) -> lifecycle.Plan:
     )
 
 
+def made_again(parent: Path) -> tuple[Path, lifecycle.Plan]:
+    """The archive made `_archive/notes/`; an agent moved the file to `_archive/a.md`, so the undo's preview
+    plans removing the empty folder; then, before the confirm, the agent removed it and made it again."""
+    root = memory(parent)
+    plan = archived(root)
+    os.rename(root / "_archive/notes/a.md", root / "_archive/a.md")
+    undo = undo_of(root, plan)
+    assert undo.preview.removes_dirs == ("_archive/notes",)
+    os.rmdir(root / "_archive/notes")
+    os.mkdir(root / "_archive/notes")
+    return root, undo
+
+
 @pytest.mark.rule("PM-AGENT-3")
 def test_a_created_folder_made_a_link_is_never_planned_for_removal(tmp_path: Path) -> None:
     """An agent replaced the folder the archive made by a link to an empty folder: the undo does not plan
@@ -167,13 +180,7 @@ def test_an_empty_folder_an_agent_makes_after_the_undos_preview_is_left_alone(tm
     the undo's preview plans removing the empty folder. Between the preview and the confirm the agent
     removes it and makes it again (its own, empty): the undo removed the agent's folder. The executor now
     leaves a folder that is not the one the preview saw; the folder seen, untouched, still goes."""
-    root = memory(tmp_path)
-    plan = archived(root)
-    os.rename(root / "_archive/notes/a.md", root / "_archive/a.md")
-    undo = undo_of(root, plan)
-    assert undo.preview.removes_dirs == ("_archive/notes",)
-    os.rmdir(root / "_archive/notes")  # the agent, between the preview and the confirm
-    os.mkdir(root / "_archive/notes")
+    root, undo = made_again(tmp_path)
     executor.apply(undo, root)
     assert (root / "notes/a.md").is_file() and (root / "_archive/notes").is_dir()
     # Not there at the preview: not planned, and one made before the confirm stays.
@@ -193,3 +200,25 @@ def test_an_empty_folder_an_agent_makes_after_the_undos_preview_is_left_alone(tm
     assert undo.preview.removes_dirs == ("_archive/notes",)
     executor.apply(undo, root)
     assert not (root / "_archive/notes").exists() and (root / "notes/a.md").is_file()
+
+
+@pytest.mark.rule("PM-AGENT-3")
+def test_the_outcome_says_a_folder_left_because_it_changed_since_the_preview(tmp_path: Path) -> None:
+    """Found in review: the executor left the folder an agent made again, as it should, but the outcome the
+    person reads said nothing of it, after a preview that said the folder would go."""
+    root, undo = made_again(tmp_path)
+    result = executor.apply(undo, root)
+    assert (
+        result.outcome
+        == f"{undo.outcome} Left folder _archive/notes/ in place: it changed since the preview."
+    )
+    # Removed as the preview said, or gone already: nothing more to say.
+    for gone in (False, True):
+        os.rmdir(root / "_archive/notes")
+        plan = archived(root)
+        os.rename(root / "_archive/notes/a.md", root / "_archive/a.md")
+        undo = undo_of(root, plan)
+        if gone:
+            os.rmdir(root / "_archive/notes")
+        assert executor.apply(undo, root).outcome == undo.outcome
+        os.mkdir(root / "_archive/notes")
