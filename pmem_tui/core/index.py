@@ -263,9 +263,14 @@ def unbulleted_in(root: Path, data: bytes) -> dict[str, int]:
 
 
 def orphan_problems(paths: list[str], unbulleted: dict[str, int]) -> list[Problem]:
-    """The `orphan` problems of these active files, each with its sentence (`orphan_detail`): `unbulleted`,
-    the index's lines naming a route without a bullet (`unbulleted_routes`)."""
-    return [Problem("orphan", path, orphan_detail(unbulleted.get(path))) for path in paths]
+    """The `orphan` problems of these active files, each with its sentence (`orphan_detail`) and the line
+    naming it without a bullet, if any (`Problem.unbulleted`): `unbulleted`, the index's lines (0-based)
+    naming a route without a bullet (`unbulleted_routes`)."""
+    problems = []
+    for path in paths:
+        line = unbulleted.get(path)
+        problems.append(Problem("orphan", path, orphan_detail(line), None if line is None else line + 1))
+    return problems
 
 
 def _check(lines: list[str], line_no: int) -> None:

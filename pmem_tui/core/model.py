@@ -213,6 +213,7 @@ class Problem:
     kind: str  # orphan, dead-route, duplicate-route, invalid-summary, unreadable, ...
     path: str
     detail: str
+    unbulleted: int | None = None  # an orphan's: the `_index.md` line (1-based) naming it without a bullet
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from pmem_tui.core.index import orphan_detail
 from pmem_tui.core.model import INDEX_FILE, RECOVERY_DAYS, TrashItem
 from pmem_tui.core.textio import printable
 from pmem_tui.core.words import plural
@@ -65,7 +64,7 @@ def proposal_row(p: Proposal, root: Path | None = None) -> Row:
                 missing = True
     orphan = "orphan" in kinds
     # Named by a line that is not a list item: "not in _index.md" would be false; its signal says what is.
-    told = any(s.kind == "orphan" and s.detail != orphan_detail() for s in p.signals)
+    told = any(s.unbulleted is not None for s in p.signals)
     return Row(
         key=proposal_key(p),
         kind=DEAD if missing else (ORPHAN if orphan else ENTRY),

@@ -15,7 +15,6 @@ from typing import overload
 
 from pmem_tui.core import paths
 from pmem_tui.core.columns import repeated
-from pmem_tui.core.index import orphan_detail
 from pmem_tui.core.model import (
     INDEX_FILE,
     ActiveFile,
@@ -209,9 +208,8 @@ def orphan_row(file: ActiveFile, detail: str | None = None) -> Row:
 
 
 def orphan_details(problems: Sequence[Problem]) -> dict[str, str]:
-    """The orphans a line without a list bullet names (`index.orphan_detail`): path -> the scan's sentence."""
-    plain = orphan_detail()
-    return {p.path: p.detail for p in problems if p.kind == "orphan" and p.detail != plain}
+    """The orphans a line without a list bullet names (`Problem.unbulleted`): path -> the scan's sentence."""
+    return {p.path: p.detail for p in problems if p.kind == "orphan" and p.unbulleted is not None}
 
 
 def _file_row(

@@ -7,12 +7,14 @@ again."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import time
 from pathlib import Path
 
 import pytest
 
-from pmem_tui.core import tree
+from pmem_tui.core import cache, tree
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.fix_planner import plan_fix
 from pmem_tui.core.health.check import check_health
@@ -144,3 +146,34 @@ def test_an_index_of_list_items_is_not_decoded_again_and_a_bom_changes_nothing(
         f.write("\nnotes/lost.md — no bullet\n")
     (told,) = [p for p in tree.scan(memory, deep=False).problems if p.kind == "orphan"]
     assert told.detail.startswith("named in _index.md only by line")
+
+
+@pytest.mark.rule("PM-CORE-5")
+def test_the_problem_and_the_signal_say_the_line_the_rows_are_told_by_it(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app told "not a list item" from "not in _index.md" by comparing the sentence with the plain one
+    (in the Index rows and the health review): the scan's problem and the health signal now carry the line
+    (`Problem.unbulleted`, `Signal.unbulleted`), and a reworded sentence changes nothing."""
+    from pmem_tui.tui.health_review import proposal_row
+    from pmem_tui.tui.rows import orphan_details
+
+    write(memory, "notes/my-plan.md", "# My plan\n\nText.\n")
+    write(memory, "notes/lost.md", "# Lost\n\nText.\n")
+    with (memory / "_index.md").open("a", encoding="utf-8") as f:
+        f.write("\nnotes/my-plan.md — no bullet\n")
+    for deep in (True, False):
+        problems = [p for p in tree.scan(memory, deep=deep).problems if p.kind == "orphan"]
+        assert {p.path: p.unbulleted for p in problems} == {"notes/my-plan.md": 7, "notes/lost.md": None}
+        reworded = [dataclasses.replace(p, detail="reworded") for p in problems]
+        assert orphan_details(reworded) == {"notes/my-plan.md": "reworded"}
+    monkeypatch.setattr(cache, "clock", lambda: time.time_ns() + 10_000_000_000)  # out of the racy window
+    for reused in (False, True):  # the health cache keeps the line
+        report = check_health(memory)
+        assert (report.stats.cache == "report") is reused
+        proposals = {p.path: p for p in report.proposals}
+        assert [s.unbulleted for s in proposals["notes/my-plan.md"].signals] == [7]
+        assert [s.unbulleted for s in proposals["notes/lost.md"].signals] == [None]
+    for path, in_index in (("notes/my-plan.md", None), ("notes/lost.md", False)):
+        signals = tuple(dataclasses.replace(s, detail="reworded") for s in proposals[path].signals)
+        assert proposal_row(dataclasses.replace(proposals[path], signals=signals)).in_index is in_index

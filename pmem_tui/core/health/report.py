@@ -16,12 +16,18 @@ CATEGORIES = ("delete", "archive", "keep")
 @dataclass(frozen=True)
 class Signal:
     """One piece of evidence. `other` names the related file (duplicates, core overlap); `score`: a share
-    (or the days of inactivity, or a secret's line number)."""
+    (or the days of inactivity, a secret's line number, or the `_index.md` line naming an orphan without a
+    list bullet: `unbulleted`)."""
 
     kind: str
     detail: str
     other: str | None = None
     score: float | None = None
+
+    @property
+    def unbulleted(self) -> int | None:
+        """An orphan's `_index.md` line naming it without a list bullet (`Problem.unbulleted`), else None."""
+        return int(self.score) if self.kind == "orphan" and self.score is not None else None
 
 
 @dataclass(frozen=True)

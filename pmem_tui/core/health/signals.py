@@ -159,7 +159,7 @@ def _orphans(ev: Evidence) -> Iterator[Found]:
         if f.path not in ev.routes:
             line = ev.unbulleted.get(f.path)  # a second line would name it twice: no fix but by hand
             fix = ("add", f.index_line) if f.index_line is not None and line is None else None
-            yield f.path, Signal("orphan", orphan_detail(line)), fix
+            yield f.path, Signal("orphan", orphan_detail(line), None, None if line is None else line + 1), fix
 
 
 def _stale_records(ev: Evidence) -> Iterator[Found]:
