@@ -254,7 +254,7 @@ def _adder(
 
 
 class FileColumns:
-    """Files as a walk lists them (`tree.walk`): paths, sizes and times, no object per file."""
+    """Files as a walk lists them (`folder_walk.walk`): paths, sizes and times, no object per file."""
 
     __slots__ = ("ctimes", "mtimes", "paths", "sizes")
 

@@ -36,6 +36,7 @@ from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.draft import diffs_of_writes
 from pmem_tui.core.errors import Busy, Refused
 from pmem_tui.core.fingerprint import fingerprint, sha256_bytes
+from pmem_tui.core.folder_walk import walk_files
 from pmem_tui.core.merge3 import merge3
 from pmem_tui.core.model import (
     ACTIVE_DIRS,
@@ -47,7 +48,7 @@ from pmem_tui.core.model import (
     Fingerprint,
 )
 from pmem_tui.core.plan import MakeDir, MoveFile, Op, Plan, Preview, RemoveDir, RemoveFile, WriteFile
-from pmem_tui.core.tree import locate_archived, walk_files
+from pmem_tui.core.tree import locate_archived
 from pmem_tui.core.words import plural
 
 DONE, TODO, HALF, BLOCKED, CONFLICT = "done", "todo", "half", "blocked", "conflict"

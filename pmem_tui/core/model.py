@@ -127,7 +127,7 @@ class FileInfo:
     size: int
     mtime_ns: int
     ctime_ns: int = (
-        0  # as listed (`tree.walk_files`), for the caches' freshness rule (`cache.fresh`); 0: not kept
+        0  # as listed (`folder_walk.walk_files`), for the caches' freshness rule (`cache.fresh`); 0: not kept
     )
 
 

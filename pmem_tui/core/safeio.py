@@ -172,8 +172,8 @@ def list_dir(root: Path | str, rel: str) -> list[tuple[str, os.stat_result]]:
 
 
 # A folder's entries as (name, st_mode, size, mtime_ns, ctime_ns), by folder path (`stamps_below`'s
-# `listing`; `tree.walk_files` walks it instead of listing each folder again). A folder's own entry in its
-# parent holds only its mode.
+# `listing`; `folder_walk.walk_files` walks it instead of listing each folder again). A folder's own entry
+# in its parent holds only its mode.
 Listing = dict[str, list[tuple[str, int, int, int, int]]]
 
 

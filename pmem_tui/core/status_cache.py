@@ -98,8 +98,8 @@ class Probe:
     def folders(self) -> dict[str, list[tuple[str, int, int, int, int]]] | None:
         """The listing by folder: each folder's entries as (name, st_mode, size, mtime_ns, ctime_ns) in the
         order they were listed (a folder's and a link's size and times are 0), for a scan that follows at
-        once (`tree.walk_files`: the tree listed once, not twice). None when an entry could not be stat'ed
-        or a folder listed: the scan lists and reports those itself."""
+        once (`folder_walk.walk_files`: the tree listed once, not twice). None when an entry could not be
+        stat'ed or a folder listed: the scan lists and reports those itself."""
         if self.entries is None:
             return None
         out: dict[str, list[tuple[str, int, int, int, int]]] = {"": []}

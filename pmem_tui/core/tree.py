@@ -4,25 +4,22 @@ files only: an action left unfinished is the journal's to say (`settled.scan_onc
 A shallow scan (`deep=False`) only lists and stats files, so the app can draw its first frame
 without reading every file; a deep scan also reads each active file for its title and summary.
 With `cache=True`, a deep scan reuses what it learned about unchanged files (title, summary, valid UTF-8)
-and the entries parsed from the very same `_index.md` text, from its cache (`SCAN_FILE`, through the cache
-layer `core/cache.py`: outside the root, each file trusted by `cache.fresh`), and rewrites that cache when
-something changed: the only write a scan ever makes, and never under the root.
+and the entries parsed from the very same `_index.md` text, from its cache (`scan_facts.SCAN_FILE`, through
+the cache layer `core/cache.py`: outside the root, each file trusted by `cache.fresh`), and rewrites that
+cache when something changed: the only write a scan ever makes, and never under the root. The folders are
+listed by `folder_walk`; what one file's read learns, and what the cache keeps of it, is `scan_facts`'s.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
-import stat
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeGuard
 
-from pmem_tui.core import archive_match, columns, paths, safeio, summary, textio
+from pmem_tui.core import archive_match, columns, folder_walk, paths, safeio, scan_facts, textio
 from pmem_tui.core import cache as cache_mod
 from pmem_tui.core import index as index_mod
 from pmem_tui.core.clock import today as clock_today
@@ -50,160 +47,6 @@ from pmem_tui.core.record_read import parse_records  # the parser alone: the edi
 
 # A shallow scan's summary of every active file (frozen: one shared object, not one per file).
 _UNKNOWN = SummaryInfo(SummaryState.UNKNOWN)
-SCAN_FILE = "scan-v5.bin"  # the deep scan's per-file cache, in the root's cache folder
-_STATES = {state.value: state for state in SummaryState}
-_OPTIONAL_STR = (str, type(None))
-_FACTS_ROW = ((bool,), _OPTIONAL_STR, (str,), _OPTIONAL_STR, (tuple,), (str,))  # `_facts_row`'s places
-_INDEX_ROW = ((int,), (str,), (str,), _OPTIONAL_STR, _OPTIONAL_STR)  # line_no, raw, route, title, summary
-
-
-@dataclass(frozen=True)
-class FileContent:
-    """What a deep read learns about one active file."""
-
-    title: str | None
-    summary: SummaryInfo
-    valid_utf8: bool
-
-
-def inspect_file(root: Path, rel: str, reader: safeio.Reader | None = None) -> FileContent:
-    """A file's title and summary, and whether it is valid UTF-8 (read through `safeio`: never through a link,
-    never a FIFO or a device, never over the cap; `reader`: one kept open over many files)."""
-    data = reader.read(rel) if reader is not None else safeio.read_under(root, rel)
-    title, info = summary.inspect(textio.decode(data))
-    return FileContent(title, info, textio.is_valid_utf8(data))
-
-
-def content_problems(path: str, content: FileContent) -> list[Problem]:
-    """What a deep read finds wrong with one active file (the app's background check says the same)."""
-    found = []
-    if not content.valid_utf8:
-        found.append(Problem("unreadable", path, "not valid UTF-8; shown with replacement characters"))
-    if content.summary.state is SummaryState.INVALID:
-        found.append(Problem("invalid-summary", path, content.summary.detail))
-    return found
-
-
-def _facts_row(content: FileContent) -> tuple[object, ...]:
-    """What the scan's cache keeps of `content` (`marshal`-able)."""
-    info = content.summary
-    return (
-        content.valid_utf8,
-        content.title,
-        info.state.value,
-        info.heading,
-        tuple(info.bullets),
-        info.detail,
-    )
-
-
-def _typed(row: object, kinds: tuple[tuple[type, ...], ...]) -> TypeGuard[tuple[Any, ...]]:
-    """Whether `row`, as `marshal` read it from the cache, is a tuple with one value of `kinds` a place."""
-    if type(row) is not tuple or len(row) != len(kinds):
-        return False
-    for value, allowed in zip(row, kinds, strict=True):  # a loop, not `all()`: this runs once per file
-        if type(value) not in allowed:
-            break
-    else:
-        return True
-    return False
-
-
-def _facts_from(row: object) -> FileContent | None:
-    """The `FileContent` a cached row holds, or None when it is not one."""
-    if not _typed(row, _FACTS_ROW):
-        return None
-    valid, title, state, heading, bullets, detail = row
-    if state not in _STATES:
-        return None
-    for bullet in bullets:
-        if type(bullet) is not str:
-            return None
-    return FileContent(title, SummaryInfo(_STATES[state], heading, bullets, detail), valid)
-
-
-def _entries_from(rows: object) -> list[IndexEntry] | None:
-    """The index entries cached rows hold, or None when they are not such rows."""
-    if type(rows) is not list or not all(_typed(row, _INDEX_ROW) for row in rows):
-        return None
-    return [IndexEntry(*row) for row in rows]
-
-
-def _index_entries(facts: cache_mod.FileEntries, text: str) -> list[IndexEntry]:
-    """`index.parse_index(text)`, from the cache when it was made from the very same text."""
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-    cached = _entries_from(facts.derived(digest))
-    if cached is not None:
-        return cached
-    rows = index_mod.parse_rows(text)
-    facts.derive(digest, rows)
-    return [IndexEntry(*row) for row in rows]
-
-
-# A folder's entries as (name, st_mode, size, mtime_ns, ctime_ns), by folder: a listing already taken
-# (`status_cache.Probe.folders`, history's stat pass: `safeio.stamps_below`), which `walk_files` uses
-# instead of listing a folder again.
-Listed = safeio.Listing
-
-
-def walk_files(
-    root: Path,
-    rel_dir: str,
-    *,
-    skip: frozenset[str] = frozenset(),
-    ctime: bool = True,
-    listed: Listed | None = None,
-) -> tuple[list[FileInfo], list[Problem]]:
-    """Every non-hidden regular file below `rel_dir` with its size, mtime_ns and ctime_ns, sorted by path
-    (`walk`; `ctime=False`: ctime_ns left 0)."""
-    problems: list[Problem] = []
-    files = [
-        FileInfo(rel, s, m, c if ctime else 0) for rel, s, m, c in walk(root, rel_dir, problems, skip, listed)
-    ]
-    files.sort(key=lambda f: f.path)
-    return files, problems
-
-
-def walk(
-    root: Path,
-    rel_dir: str,
-    problems: list[Problem],
-    skip: frozenset[str] = frozenset(),
-    listed: Listed | None = None,
-) -> Iterator[tuple[str, int, int, int]]:
-    """Every non-hidden regular file below `rel_dir`, in no order, as (path, size, mtime_ns, ctime_ns),
-    never following symlinks; what is not walked (a link, a special file, a folder that cannot be listed)
-    goes to `problems`. `listed`: the folders a listing taken just before already holds (others are
-    listed); each folder walked is taken out of it."""
-    stack = [rel_dir]
-    while stack:
-        current = stack.pop()
-        rows: Iterable[tuple[str, int, int, int, int]] | None = (
-            listed.pop(current, None) if listed is not None else None  # used once: freed as it is walked
-        )
-        if rows is None:
-            try:
-                rows = (  # the folder is listed here, inside the `try`; no list of rows is built
-                    (name, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-                    for name, st in safeio.list_dir(root, current)
-                )
-            except safeio.UnsafeFile as err:  # it became a link (or a file) since the folder above was listed
-                problems.append(Problem(err.kind, current, err.detail))
-                continue
-            except OSError as err:
-                problems.append(Problem("unreadable", current, f"cannot list this folder: {err.strerror}"))
-                continue
-        for name, mode, size, mtime_ns, ctime_ns in rows:
-            rel = f"{current}/{name}"
-            if name.startswith(".") or rel in skip:
-                continue
-            if stat.S_ISDIR(mode):
-                stack.append(rel)
-            elif stat.S_ISREG(mode):
-                yield rel, size, mtime_ns, ctime_ns
-            else:  # a link or a special file: said as a refusal to open it says it
-                not_read = safeio.refusal(rel, mode)
-                problems.append(Problem(not_read.kind, rel, not_read.detail))
 
 
 def _markdown(
@@ -219,11 +62,6 @@ def _markdown(
             detail = f"its name ends in '{path[-3:]}', not '.md', so pmem-tui neither lists it nor reads "
             detail += "a route to it"
             problems.append(Problem("wrong-suffix", path, detail))
-
-
-def _walkable(root: Path, rel: str) -> bool:
-    """A folder to walk: a real one, or a link (which the walk reports as `symlink` and never enters)."""
-    return safeio.entry_kind(root, rel) in ("dir", "symlink")
 
 
 def _read_control(root: Path, rel: str, problems: list[Problem]) -> str | None:
@@ -249,20 +87,22 @@ def scan(
     deep: bool = True,
     today: dt.date | None = None,
     cache: bool = False,
-    listed: Listed | None = None,
+    listed: folder_walk.Listed | None = None,
 ) -> Snapshot:
-    """The snapshot of `root`; `listed`: a listing of it taken just before (`walk_files`)."""
+    """The snapshot of `root`; `listed`: a listing of it taken just before (`folder_walk.walk_files`)."""
     today = today or clock_today()
     root = Path(root)
     if not root.is_dir():
         return Snapshot(root, False, today, LIFECYCLE_PATHS, (), (), (), (), (), (), ())
-    facts_cache = cache_mod.FileEntries(root, SCAN_FILE) if deep and cache else None  # clock starts here
+    facts_cache = (
+        cache_mod.FileEntries(root, scan_facts.SCAN_FILE) if deep and cache else None
+    )  # clock starts here
     problems: list[Problem] = []
     missing = tuple(p for p in LIFECYCLE_PATHS if not os.path.lexists(root / p))
 
     core: list[FileInfo] = []
-    if _walkable(root, CORE_DIR):
-        core, core_problems = walk_files(root, CORE_DIR, listed=listed)
+    if folder_walk.walkable(root, CORE_DIR):
+        core, core_problems = folder_walk.walk_files(root, CORE_DIR, listed=listed)
         problems += core_problems
 
     # The active folders are listed before the index is read: a listing taken before (`listed`) is used up,
@@ -271,8 +111,10 @@ def scan(
     on_disk = columns.FileColumns(ctime=deep)
     walk_problems: list[Problem] = []
     for folder in ACTIVE_DIRS:
-        if _walkable(root, folder):
-            on_disk.add_sorted(_markdown(walk(root, folder, walk_problems, listed=listed), walk_problems))
+        if folder_walk.walkable(root, folder):
+            on_disk.add_sorted(
+                _markdown(folder_walk.walk(root, folder, walk_problems, listed=listed), walk_problems)
+            )
     # Each file's position by its path, made before the entries: a listed route keeps the walk's string
     # (one copy, not two), and no table of every route is made beside the entries.
     at_file = dict(zip(on_disk.paths, range(len(on_disk.paths)), strict=True))
@@ -282,7 +124,7 @@ def scan(
     if facts_cache:
         index_text = _read_control(root, INDEX_FILE, problems)
         if index_text is not None:
-            entries = _index_entries(facts_cache, index_text)
+            entries = scan_facts.index_entries(facts_cache, index_text)
             unbulleted = index_mod.unbulleted_routes(index_text)  # (one C search when there is none)
         del index_text
     else:
@@ -340,16 +182,16 @@ def scan(
                 title: str | None = None
                 info = _UNKNOWN
                 stamp = (size, mtime_ns, on_disk.ctimes[i] if on_disk.ctimes is not None else 0)
-                cached = _facts_from(facts_cache.get(rel, stamp)) if facts_cache else None
+                cached = scan_facts.facts_from(facts_cache.get(rel, stamp)) if facts_cache else None
                 try:
-                    content = cached or inspect_file(root, rel, reader)
+                    content = cached or scan_facts.inspect_file(root, rel, reader)
                 except OSError as err:  # a file that became a link, a FIFO, a folder... since the listing
                     problems.append(_read_problem(rel, err))
                 else:
                     if facts_cache and cached is None:
-                        facts_cache.put(rel, stamp, _facts_row(content))
+                        facts_cache.put(rel, stamp, scan_facts.facts_row(content))
                     title, info = content.title, content.summary
-                    problems += content_problems(rel, content)
+                    problems += scan_facts.content_problems(rel, content)
                 if found_entry is None:
                     orphans.append(rel)
                 active.append(
@@ -469,18 +311,21 @@ def expired_trash(
 
 
 def locate_archived(
-    root: Path, recs: list[ArchiveRecord], listed: Listed | None = None, today: dt.date | None = None
+    root: Path,
+    recs: list[ArchiveRecord],
+    listed: folder_walk.Listed | None = None,
+    today: dt.date | None = None,
 ) -> tuple[archive_match.Matching, dict[str, FileInfo], list[Problem]]:
     """Every file under `_archive/` (trash included), matched to its record wherever it stands."""
     problems: list[Problem] = []
     archive_files: list[FileInfo] = []
     trash_files: list[FileInfo] = []
-    if _walkable(root, ARCHIVE_DIR):
+    if folder_walk.walkable(root, ARCHIVE_DIR):
         skip = frozenset({TRASH_DIR, ARCHIVE_INDEX})
-        archive_files, found = walk_files(root, ARCHIVE_DIR, skip=skip, listed=listed)
+        archive_files, found = folder_walk.walk_files(root, ARCHIVE_DIR, skip=skip, listed=listed)
         problems += found
-    if _walkable(root, TRASH_DIR):
-        trash_files, found = walk_files(root, TRASH_DIR, listed=listed)
+    if folder_walk.walkable(root, TRASH_DIR):
+        trash_files, found = folder_walk.walk_files(root, TRASH_DIR, listed=listed)
         problems += found
     matching = archive_match.match_files(
         recs, [f.path for f in archive_files], [f.path for f in trash_files], today

@@ -16,7 +16,8 @@ Found = dict[str, tuple[Problem, ...]]  # per file read, its problems (none: an 
 
 def check_contents(root: Path, snap: Snapshot, paths: Set[str] | None = None) -> Found | None:
     """What a read of the active files (or of `paths` only) finds; None: too many files to read here."""
-    from pmem_tui.core import tree  # the scan's module: loaded by the worker, not for the first frame
+    # The deep scan's reads: loaded by the worker, not for the first frame.
+    from pmem_tui.core import scan_facts
 
     active = snap.active
     if paths is None:
@@ -30,11 +31,11 @@ def check_contents(root: Path, snap: Snapshot, paths: Set[str] | None = None) ->
         if f.summary.state is not SummaryState.UNKNOWN:
             continue  # read by the scan already: its problems are in the snapshot
         try:
-            content = tree.inspect_file(root, f.path)
+            content = scan_facts.inspect_file(root, f.path)
         except OSError as err:
             found[f.path] = (Problem("unreadable", f.path, f"cannot be read: {err.strerror}"),)
         else:
-            found[f.path] = tuple(tree.content_problems(f.path, content))
+            found[f.path] = tuple(scan_facts.content_problems(f.path, content))
     return found
 
 

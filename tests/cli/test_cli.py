@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pmem_tui.cli import main
-from pmem_tui.core import tree
+from pmem_tui.core import scan_facts
 from tests.conftest import cache_file, tree_bytes, write
 
 
@@ -146,7 +146,7 @@ def test_status_uses_the_scan_cache_unless_told_not_to(
     cold = capsys.readouterr().out
     assert not (memory / ".pmem").exists()
     assert main(["--root", str(memory), "status", "--json"]) == 0
-    assert cache_file(memory, tree.SCAN_FILE).is_file()
+    assert cache_file(memory, scan_facts.SCAN_FILE).is_file()
     assert not (memory / ".pmem").exists()
     assert main(["--root", str(memory), "status", "--json"]) == 0
     first, second = capsys.readouterr().out.splitlines()

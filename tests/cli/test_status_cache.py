@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pmem_tui.cli import main
 from pmem_tui.cli import status as cli_status
 from pmem_tui.cli.parser import build_parser
-from pmem_tui.core import cache, model, safeio, status_cache, tree
+from pmem_tui.core import cache, model, safeio, scan_facts, status_cache, tree
 from tests.conftest import cache_file, command_output, write
 
 JSON_FILE = status_cache.STATUS_FILES["json"]
@@ -283,18 +283,18 @@ def test_an_unwritable_cache_is_ignored(
 def test_a_read_failure_is_never_stored(
     memory: Path, later: None, status: Status, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = tree.inspect_file
+    real = scan_facts.inspect_file
 
-    def failing(root: Path, rel: str, reader: safeio.Reader | None = None) -> tree.FileContent:
+    def failing(root: Path, rel: str, reader: safeio.Reader | None = None) -> scan_facts.FileContent:
         if rel.endswith("/standup.md"):
             raise PermissionError(13, "Permission denied")
         return real(root, rel, reader)
 
-    monkeypatch.setattr(tree, "inspect_file", failing)
+    monkeypatch.setattr(scan_facts, "inspect_file", failing)
     out = status(memory, "--json")
     assert "cannot be read" in out
     assert not cache_file(memory, JSON_FILE).exists()
-    monkeypatch.setattr(tree, "inspect_file", real)
+    monkeypatch.setattr(scan_facts, "inspect_file", real)
     assert "cannot be read" not in status(memory, "--json")  # read again, now that it works
 
 

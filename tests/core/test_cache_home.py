@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pmem_tui.cli import main
-from pmem_tui.core import cache, cache_home, health_cache, status_cache, tree
+from pmem_tui.core import cache, cache_home, health_cache, scan_facts, status_cache
 from tests.conftest import tree_state
 
 
@@ -105,7 +105,7 @@ def test_tests_never_use_the_real_cache_folder(tmp_path_factory: pytest.TempPath
 
 
 @pytest.mark.parametrize(
-    "name", [status_cache.STATUS_FILES["json"], tree.SCAN_FILE, health_cache.REPORT_FILE]
+    "name", [status_cache.STATUS_FILES["json"], scan_facts.SCAN_FILE, health_cache.REPORT_FILE]
 )
 def test_a_fifo_in_the_cache_folder_never_blocks(
     memory: Path, capsys: pytest.CaptureFixture[str], name: str

@@ -1,5 +1,5 @@
-"""The deep scan's cache (`tree.SCAN_FILE`, in the user's cache folder): identical results, re-reads, never
-trusted blindly, never under the root."""
+"""The deep scan's cache (`scan_facts.SCAN_FILE`, in the user's cache folder): identical results, re-reads,
+never trusted blindly, never under the root."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from pmem_tui.core import cache, safeio, tree
-from pmem_tui.core.tree import SCAN_FILE
+from pmem_tui.core import cache, safeio, scan_facts, tree
+from pmem_tui.core.scan_facts import SCAN_FILE
 from tests.conftest import cache_file, tree_bytes, write
 
 
@@ -53,13 +53,13 @@ def age_all(root: Path, seconds: int = 10) -> None:
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every active file the deep scan reads, in order."""
     seen: list[str] = []
-    real = tree.inspect_file
+    real = scan_facts.inspect_file
 
-    def counting(root: Path, rel: str, reader: safeio.Reader | None = None) -> tree.FileContent:
+    def counting(root: Path, rel: str, reader: safeio.Reader | None = None) -> scan_facts.FileContent:
         seen.append(rel.rsplit("/", 1)[-1])
         return real(root, rel, reader)
 
-    monkeypatch.setattr(tree, "inspect_file", counting)
+    monkeypatch.setattr(scan_facts, "inspect_file", counting)
     return seen
 
 

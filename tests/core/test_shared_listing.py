@@ -1,6 +1,6 @@
 """A cold `status` lists the tree once: the scan walks the listing its cache key was made of
-(`status_cache.Probe.folders`, `tree.walk_files(listed=...)`), and finds exactly what its own walk finds. The
-app's scan with a history store does the same with the listing of history's cheap pass
+(`status_cache.Probe.folders`, `folder_walk.walk_files(listed=...)`), and finds exactly what its own walk
+finds. The app's scan with a history store does the same with the listing of history's cheap pass
 (`record_if_changed(root, listing)`)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pmem_tui.cli import main
-from pmem_tui.core import safeio, settled, status_cache, tree
+from pmem_tui.core import folder_walk, safeio, settled, status_cache, tree
 from pmem_tui.core.history import record
 from tests.cli.test_status_cache import later  # noqa: F401  (the fixture: out of the racy window)
 from tests.conftest import write
@@ -70,7 +70,7 @@ def test_only_the_first_look_uses_the_listing(memory: Path, monkeypatch: pytest.
     quiet = iter([False, True])
     monkeypatch.setattr(tree, "scan", scan)
     monkeypatch.setattr(settled, "quiet", lambda root, before: next(quiet))
-    listed: tree.Listed = {"": []}
+    listed: folder_walk.Listed = {"": []}
     settled.scan(memory, listed=listed)
     assert seen == [listed, None]
 
@@ -210,7 +210,7 @@ def test_a_health_check_on_the_keys_listing_is_the_health_check(
     monkeypatch.setattr(safeio, "list_dir", list_dir)
     shared = check_health(root, listed=listed, listed_ns=probe.started_ns - 1)  # type: ignore[union-attr]
     # Listed again: only the trash, which the expired-trash match walks after the key did (a listing is
-    # used up as it is walked: `tree.walk_files`).
+    # used up as it is walked: `folder_walk.walk_files`).
     assert folders and all(f.startswith("_archive/_trash") for f in folders), folders
     assert (shared.proposals, shared.expired_trash, shared.near_pairs) == (
         own.proposals,

@@ -36,7 +36,7 @@ import pytest
 
 from pmem_tui import cli
 from pmem_tui.cli import health as cli_health
-from pmem_tui.core import health, safeio, tree
+from pmem_tui.core import health, safeio, scan_facts, tree
 from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, META_DIR
 from tests.faults.harness import base_memory, write
 
@@ -287,9 +287,9 @@ def test_a_file_that_changes_type_after_the_listing_is_a_problem(
 ) -> None:
     """Between the scan's listing and its read, `projects/alpha.md` becomes a FIFO, a link or a folder."""
     world = make_world(tmp_path, template)
-    real = tree.inspect_file
+    real = scan_facts.inspect_file
 
-    def swapped(root: Path, rel: str, reader: safeio.Reader | None = None) -> tree.FileContent:
+    def swapped(root: Path, rel: str, reader: safeio.Reader | None = None) -> scan_facts.FileContent:
         if rel == "projects/alpha.md":
             if kind == "folder":
                 (root / rel).unlink()
@@ -298,7 +298,7 @@ def test_a_file_that_changes_type_after_the_listing_is_a_problem(
                 plant(world, rel, kind)
         return real(root, rel, reader)
 
-    monkeypatch.setattr(tree, "inspect_file", swapped)
+    monkeypatch.setattr(scan_facts, "inspect_file", swapped)
     with hang_guard():
         snap = tree.scan(world.root)
     problems = {p.path: p for p in snap.problems}

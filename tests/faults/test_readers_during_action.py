@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pmem_tui import cli
-from pmem_tui.core import cache, journal, settled, status_cache, tree
+from pmem_tui.core import cache, folder_walk, journal, settled, status_cache, tree
 from pmem_tui.core.errors import Busy
 from pmem_tui.core.executor import apply
 from pmem_tui.core.health import HealthReport, check
@@ -46,7 +46,7 @@ def _interleaved(
 ) -> Snapshot:
     """`read()` while each folder walk lets the action take `n` steps (with `only`: just the walk of that
     number, so a whole action can run in the middle of one scan)."""
-    real = tree.walk  # every folder walked, through `walk_files` or not
+    real = folder_walk.walk  # every folder walked, through `walk_files` or not
     calls = [0]
 
     def walk(*args: Any, **kwargs: Any) -> Any:
@@ -55,11 +55,11 @@ def _interleaved(
             stepper.advance(n)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(tree, "walk", walk)
+    monkeypatch.setattr(folder_walk, "walk", walk)
     try:
         return read()
     finally:
-        monkeypatch.setattr(tree, "walk", real)
+        monkeypatch.setattr(folder_walk, "walk", real)
         stepper.finish()
 
 

@@ -34,7 +34,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pmem_tui.core import archive_match, health_cache, safeio, settled, textio, tree, user_input
+from pmem_tui.core import archive_match, folder_walk, health_cache, safeio, settled, textio, tree, user_input
 from pmem_tui.core import cache as cache_layer
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.dead_routes import dead_reasons
@@ -117,7 +117,7 @@ class _Listing:
         return [FileInfo(*s) for s in group]
 
 
-def _list(root: Path, listed: tree.Listed | None = None) -> _Listing:
+def _list(root: Path, listed: folder_walk.Listed | None = None) -> _Listing:
     """What the check depends on, listed and stat'ed only (no link followed, no hidden entry, regular files
     only); `listed`: a listing of the root taken just before, walked instead of listing its folders again."""
 
@@ -127,7 +127,7 @@ def _list(root: Path, listed: tree.Listed | None = None) -> _Listing:
         if listed is None:  # the cheap walk: each folder opened once, from the one above it
             return sorted(safeio.stamps_below(root, folder, suffix=suffix, skip=skip))
         # `spare`: the folders stay in the listing (a walk uses them up) for a later walk of the same ones
-        files = tree.walk_files(root, folder, skip=skip, listed=dict(listed) if spare else listed)[0]
+        files = folder_walk.walk_files(root, folder, skip=skip, listed=dict(listed) if spare else listed)[0]
         return [(f.path, f.size, f.mtime_ns, f.ctime_ns) for f in files if f.path.endswith(suffix)]
 
     return _Listing(
@@ -163,7 +163,7 @@ def check_health(
     inactive_days: int = DEFAULT_INACTIVE_DAYS,
     today: dt.date | None = None,
     use_cache: bool = True,
-    listed: tree.Listed | None = None,
+    listed: folder_walk.Listed | None = None,
     listed_ns: int = 0,
 ) -> HealthReport:
     """Scan the active memory and propose what to keep, archive or delete. Reads only (plus its own cache).
@@ -199,7 +199,7 @@ def _check(
     today: dt.date | None,
     use_cache: bool,
     before: settled.Mark,
-    prior: tuple[tree.Listed, int] | None = None,
+    prior: tuple[folder_walk.Listed, int] | None = None,
 ) -> HealthReport:
     started = time.perf_counter()
     require_lifecycle(root, "run a health check")
@@ -278,7 +278,7 @@ def _check(
 
 
 def _archive_findings(
-    run: Run, listing: _Listing, listed: tree.Listed | None
+    run: Run, listing: _Listing, listed: folder_walk.Listed | None
 ) -> tuple[tuple[TrashItem, ...], dict[str, str]]:
     """The trash past its deadline, as the scan finds it (`tree.expired_trash`), and the active files a
     record in `_archive/_index.md` still says are archived or in the trash (moved back by hand or by an
