@@ -9,13 +9,13 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from pmem_tui.core import safeio
+from pmem_tui.core import folder_reads, safeio
 from pmem_tui.core.model import FileInfo, Problem
 
 # A folder's entries as (name, st_mode, size, mtime_ns, ctime_ns), by folder: a listing already taken
-# (`status_cache.Probe.folders`, history's stat pass: `safeio.stamps_below`), which `walk_files` uses
+# (`status_cache.Probe.folders`, history's stat pass: `folder_reads.stamps_below`), which `walk_files` uses
 # instead of listing a folder again.
-Listed = safeio.Listing
+Listed = folder_reads.Listing
 
 
 def walk_files(

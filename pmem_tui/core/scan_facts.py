@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from pmem_tui.core import cache, safeio, summary, textio
+from pmem_tui.core import cache, folder_reads, safeio, summary, textio
 from pmem_tui.core import index as index_mod
 from pmem_tui.core.model import IndexEntry, Problem, SummaryInfo, SummaryState
 
@@ -29,7 +29,7 @@ class FileContent:
     valid_utf8: bool
 
 
-def inspect_file(root: Path, rel: str, reader: safeio.Reader | None = None) -> FileContent:
+def inspect_file(root: Path, rel: str, reader: folder_reads.Reader | None = None) -> FileContent:
     """A file's title and summary, and whether it is valid UTF-8 (read through `safeio`: never through a link,
     never a FIFO or a device, never over the cap; `reader`: one kept open over many files)."""
     data = reader.read(rel) if reader is not None else safeio.read_under(root, rel)

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 
-from pmem_tui.core import archive_match, columns, folder_walk, paths, safeio, scan_facts, textio
+from pmem_tui.core import archive_match, columns, folder_reads, folder_walk, paths, safeio, scan_facts, textio
 from pmem_tui.core import cache as cache_mod
 from pmem_tui.core import index as index_mod
 from pmem_tui.core.clock import today as clock_today
@@ -173,7 +173,7 @@ def scan(
         shallow = columns.ActiveColumns(entries, on_disk.paths, on_disk.sizes, on_disk.mtimes, entry_at)
         orphans = [on_disk.paths[i] for i in shallow.orphans()]
     else:
-        with safeio.Reader(root) as reader:  # the files come folder by folder: one walk per folder
+        with folder_reads.Reader(root) as reader:  # the files come folder by folder: one walk per folder
             for i, rel in enumerate(on_disk.paths):
                 size, mtime_ns = on_disk.sizes[i], on_disk.mtimes[i]
                 at = entry_at[i]

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pmem_tui.core import settled
+from pmem_tui.core.folder_reads import Listing
 from pmem_tui.core.history.record import record_if_changed
 from pmem_tui.core.model import Snapshot
 from pmem_tui.core.report import Baseline
-from pmem_tui.core.safeio import Listing
 from pmem_tui.tui import patch
 from pmem_tui.tui.messages import ScanDone
 from pmem_tui.tui.panes import ROW_PANES, rows_for

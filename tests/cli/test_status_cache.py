@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pmem_tui.cli import main
 from pmem_tui.cli import status as cli_status
 from pmem_tui.cli.parser import build_parser
-from pmem_tui.core import cache, model, safeio, scan_facts, status_cache, tree
+from pmem_tui.core import cache, folder_reads, model, scan_facts, status_cache, tree
 from tests.conftest import cache_file, command_output, write
 
 JSON_FILE = status_cache.STATUS_FILES["json"]
@@ -285,7 +285,7 @@ def test_a_read_failure_is_never_stored(
 ) -> None:
     real = scan_facts.inspect_file
 
-    def failing(root: Path, rel: str, reader: safeio.Reader | None = None) -> scan_facts.FileContent:
+    def failing(root: Path, rel: str, reader: folder_reads.Reader | None = None) -> scan_facts.FileContent:
         if rel.endswith("/standup.md"):
             raise PermissionError(13, "Permission denied")
         return real(root, rel, reader)

@@ -589,11 +589,11 @@ def test_links_fifos_and_hidden_files_are_not_listed_nor_opened(planted: Path, t
 def test_a_listing_taken_before_gives_the_same_key(planted: Path) -> None:
     """`health` in the CLI hands the status probe's listing over (the tree listed once): the key is the
     same as a run that lists the tree itself, so either finds the other's report."""
-    from pmem_tui.core import safeio
+    from pmem_tui.core import folder_reads
     from pmem_tui.core.health.check import _list
 
-    listing: safeio.Listing = {}
-    safeio.stamps_below(planted, "", listing=listing)
+    listing: folder_reads.Listing = {}
+    folder_reads.stamps_below(planted, "", listing=listing)
     listing = {k.removeprefix("/"): v for k, v in listing.items()}
     own, handed = _list(planted), _list(planted, listing)
     assert "notes" not in listing and "_core" not in listing  # walked from the listing, not listed again

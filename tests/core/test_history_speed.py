@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pmem_tui.core import cache, safeio
+from pmem_tui.core import cache, folder_reads, safeio
 from pmem_tui.core.fsops import FS
 from pmem_tui.core.history import lock, log, names, record, stat_table, store
 from tests.conftest import write
@@ -199,7 +199,7 @@ def test_reading_each_file_of_a_folder_skips_what_is_not_a_regular_file(tmp_path
     fd = safeio.open_dir(tmp_path, "")
     try:
         names_ = ["a.md", "big.md", "link.md", "pipe.md", "folder.md", "gone"]
-        got = list(safeio.read_each_at(fd, "f", names_, 50))
+        got = list(folder_reads.read_each_at(fd, "f", names_, 50))
     finally:
         os.close(fd)
     assert [(shown, data) for shown, data, _ in got] == [("f/a.md", b"A\n")]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pmem_tui.core import safeio
+from pmem_tui.core import folder_reads, safeio
 
 
 @pytest.fixture
@@ -68,8 +68,8 @@ def test_a_swap_between_the_lstat_and_the_open_is_caught(
     """The name was a regular file at the `lstat`; by the `open` it is a link (O_NOFOLLOW: ELOOP) or a FIFO
     (O_NONBLOCK: the open returns at once, and fstat says what it is)."""
     regular = os.stat(root / "projects/a/x.md")
-    real = safeio._lstat_at
-    monkeypatch.setattr(safeio, "_lstat_at", lambda name, fd: regular if name == "y.md" else real(name, fd))
+    real = safeio.lstat_at
+    monkeypatch.setattr(safeio, "lstat_at", lambda name, fd: regular if name == "y.md" else real(name, fd))
     if swap == "link":
         (root / "projects/a/y.md").symlink_to(root.parent / "outside/x.md")
     else:
@@ -83,9 +83,9 @@ def test_a_folder_swapped_for_a_link_after_its_lstat_is_caught(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lies = [os.stat(root / "projects")]  # the first lstat of `a` still sees the folder
-    real = safeio._lstat_at
+    real = safeio.lstat_at
     monkeypatch.setattr(
-        safeio, "_lstat_at", lambda name, fd: lies.pop() if name == "a" and lies else real(name, fd)
+        safeio, "lstat_at", lambda name, fd: lies.pop() if name == "a" and lies else real(name, fd)
     )
     os.rename(root / "projects/a", root.parent / "moved")
     (root / "projects/a").symlink_to(root.parent / "outside/a")
@@ -148,7 +148,7 @@ def test_a_reader_reads_what_read_under_reads_and_refuses_what_it_refuses(tmp_pa
     (root / "outside").mkdir()
     (root / "c").symlink_to(root / "outside")
     (root / "outside" / "three.md").write_bytes(b"three")
-    with safeio.Reader(root) as reader:
+    with folder_reads.Reader(root) as reader:
         for rel in ("a/one.md", "a/b/two.md", "a/one.md"):
             assert reader.read(rel) == safeio.read_under(root, rel)
         for rel, cap in (("a/link.md", 10), ("a/pipe.md", 10), ("a/big.md", 10), ("c/three.md", 10)):
@@ -173,11 +173,13 @@ def test_stamps_below_lists_regular_files_only_and_never_enters_a_link(root: Pat
     (root / "projects/to-folder").symlink_to(root.parent / "outside/a")
     (root / "projects/to-file.md").symlink_to(root.parent / "outside/x.md")
     os.mkfifo(root / "projects/pipe.md")
-    found = safeio.stamps_below(root, "projects", suffix=".md", skip=frozenset({"projects/skipped"}))
+    found = folder_reads.stamps_below(root, "projects", suffix=".md", skip=frozenset({"projects/skipped"}))
     assert sorted(row[0] for row in found) == ["projects/a/x.md", "projects/b/deep/z.md"]
     st = os.lstat(root / "projects/a/x.md")
     assert ("projects/a/x.md", st.st_size, st.st_mtime_ns, st.st_ctime_ns) in found
-    assert len(safeio.stamps_below(root, "projects")) == 4  # any suffix, nothing skipped: y.txt, s.md too
-    assert safeio.stamps_below(root, "nowhere") == []
+    assert (
+        len(folder_reads.stamps_below(root, "projects")) == 4
+    )  # any suffix, nothing skipped: y.txt, s.md too
+    assert folder_reads.stamps_below(root, "nowhere") == []
     (root / "linked").symlink_to(root / "projects")
-    assert safeio.stamps_below(root, "linked") == []  # the folder itself a link: not entered
+    assert folder_reads.stamps_below(root, "linked") == []  # the folder itself a link: not entered

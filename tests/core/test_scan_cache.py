@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pmem_tui.core import cache, safeio, scan_facts, tree
+from pmem_tui.core import cache, folder_reads, scan_facts, tree
 from pmem_tui.core.scan_facts import SCAN_FILE
 from tests.conftest import cache_file, tree_bytes, write
 
@@ -55,7 +55,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = scan_facts.inspect_file
 
-    def counting(root: Path, rel: str, reader: safeio.Reader | None = None) -> scan_facts.FileContent:
+    def counting(root: Path, rel: str, reader: folder_reads.Reader | None = None) -> scan_facts.FileContent:
         seen.append(rel.rsplit("/", 1)[-1])
         return real(root, rel, reader)
 

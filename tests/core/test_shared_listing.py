@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pmem_tui.cli import main
-from pmem_tui.core import folder_walk, safeio, settled, status_cache, tree
+from pmem_tui.core import folder_reads, folder_walk, safeio, settled, status_cache, tree
 from pmem_tui.core.history import record
 from tests.cli.test_status_cache import later  # noqa: F401  (the fixture: out of the racy window)
 from tests.conftest import write
@@ -104,7 +104,7 @@ def test_a_visitor_after_the_keys_listing_is_not_in_the_output(
 def test_the_scan_on_the_history_passs_listing_is_the_scan(memory: Path) -> None:
     _odd_tree(memory)
     assert record.record(memory, create=True).problem is None
-    listing: safeio.Listing = {}
+    listing: folder_reads.Listing = {}
     assert record.record_if_changed(memory, listing).problem is None
     assert {"_core/deep", "projects/a/b/c", "_archive/_trash"} <= set(listing)
     assert {name for name, *_ in listing["notes/x"]} == {"target.md", "link.md", "pipe.md"}
@@ -127,8 +127,8 @@ def test_a_folder_not_listed_to_its_end_is_left_out_of_the_listing(
         return real(fd)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    listing: safeio.Listing = {}
-    safeio.stamps_below(memory, "projects", listing=listing)
+    listing: folder_reads.Listing = {}
+    folder_reads.stamps_below(memory, "projects", listing=listing)
     assert len(opened) == 3 and len(listing) == 2  # "projects" and one folder below it
 
 
@@ -164,7 +164,7 @@ def test_the_listing_is_used_up_before_the_index_is_read(
 
     _odd_tree(memory)
     assert record.record(memory, create=True).problem is None
-    listing: safeio.Listing = {}
+    listing: folder_reads.Listing = {}
     assert record.record_if_changed(memory, listing).problem is None
     left_at_index: list[set[str]] = []
     real = columns.read_index  # a shallow scan's index, as columns

@@ -36,7 +36,7 @@ import pytest
 
 from pmem_tui import cli
 from pmem_tui.cli import health as cli_health
-from pmem_tui.core import health, safeio, scan_facts, tree
+from pmem_tui.core import folder_reads, health, safeio, scan_facts, tree
 from pmem_tui.core.model import ARCHIVE_INDEX, INDEX_FILE, META_DIR
 from tests.faults.harness import base_memory, write
 
@@ -289,7 +289,7 @@ def test_a_file_that_changes_type_after_the_listing_is_a_problem(
     world = make_world(tmp_path, template)
     real = scan_facts.inspect_file
 
-    def swapped(root: Path, rel: str, reader: safeio.Reader | None = None) -> scan_facts.FileContent:
+    def swapped(root: Path, rel: str, reader: folder_reads.Reader | None = None) -> scan_facts.FileContent:
         if rel == "projects/alpha.md":
             if kind == "folder":
                 (root / rel).unlink()

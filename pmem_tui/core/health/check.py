@@ -34,7 +34,16 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pmem_tui.core import archive_match, folder_walk, health_cache, safeio, settled, textio, tree, user_input
+from pmem_tui.core import (
+    archive_match,
+    folder_reads,
+    folder_walk,
+    health_cache,
+    settled,
+    textio,
+    tree,
+    user_input,
+)
 from pmem_tui.core import cache as cache_layer
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.dead_routes import dead_reasons
@@ -125,7 +134,7 @@ def _list(root: Path, listed: folder_walk.Listed | None = None) -> _Listing:
         folder: str, suffix: str = "", skip: frozenset[str] = frozenset(), spare: bool = False
     ) -> list[Stamp]:
         if listed is None:  # the cheap walk: each folder opened once, from the one above it
-            return sorted(safeio.stamps_below(root, folder, suffix=suffix, skip=skip))
+            return sorted(folder_reads.stamps_below(root, folder, suffix=suffix, skip=skip))
         # `spare`: the folders stay in the listing (a walk uses them up) for a later walk of the same ones
         files = folder_walk.walk_files(root, folder, skip=skip, listed=dict(listed) if spare else listed)[0]
         return [(f.path, f.size, f.mtime_ns, f.ctime_ns) for f in files if f.path.endswith(suffix)]

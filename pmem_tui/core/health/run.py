@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pmem_tui.core import safeio
+from pmem_tui.core import folder_reads, safeio
 from pmem_tui.core.model import FileInfo
 
 
@@ -30,11 +30,11 @@ class Run:
         return data
 
     def read_many(self, entries: list[FileInfo]) -> list[bytes]:
-        """Each file's bytes (empty when it cannot be read), through one `safeio.Reader`: listed files come
-        folder by folder."""
+        """Each file's bytes (empty when it cannot be read), through one `folder_reads.Reader`: listed files
+        come folder by folder."""
         self.read += len(entries)
         out: list[bytes] = []
-        with safeio.Reader(self.root) as reader:
+        with folder_reads.Reader(self.root) as reader:
             for f in entries:
                 try:
                     out.append(reader.read(f.path))

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from pmem_tui.core import cache, safeio
+from pmem_tui.core import cache, folder_reads, safeio
 from pmem_tui.core.history import stat_table
 from pmem_tui.core.history.names import (
     HISTORY_DIR,
@@ -102,7 +102,7 @@ def record(
         return Recorded(problem=sentence(err))
 
 
-def record_if_changed(root: Path, listing: safeio.Listing | None = None) -> Recorded:
+def record_if_changed(root: Path, listing: folder_reads.Listing | None = None) -> Recorded:
     """The ordinary commands' record: nothing (and no dulwich) when the cheap pass finds nothing changed.
     `listing`: filled with the tracked folders' entries as the cheap pass listed them (none without a store),
     for a scan that follows (`tree.scan(listed=...)`: the tree is not listed twice)."""
@@ -404,7 +404,7 @@ def _read_all(root: Path, paths: list[str]) -> Iterator[tuple[str, bytes, os.sta
         except OSError:
             continue
         try:
-            yield from safeio.read_each_at(parent, head, names, safeio.MEMORY_CAP)
+            yield from folder_reads.read_each_at(parent, head, names, safeio.MEMORY_CAP)
         finally:
             os.close(parent)
 

@@ -20,7 +20,7 @@ import struct
 from array import array
 from itertools import chain
 
-from pmem_tui.core import cache, safeio
+from pmem_tui.core import cache, folder_reads, safeio
 from pmem_tui.core.history.names import HISTORY_DIR, MAIN_REF, TRACKED_DIRS, TRACKED_FILES
 
 TYPE_CHECKING = False
@@ -287,11 +287,11 @@ def _packed_ref(root: Path | str, ref: str) -> bytes:
     return b""
 
 
-def walk(root: Path | str, listing: safeio.Listing | None = None) -> dict[str, Stamp]:
+def walk(root: Path | str, listing: folder_reads.Listing | None = None) -> dict[str, Stamp]:
     """Every tracked regular file's stamp, by path. Links, FIFOs, devices and hidden names are skipped; a
     folder that cannot be listed is skipped too (the recorder keeps what the last record had there, as it
-    was: `record._unreadable_not_gone`). The folders are walked by `safeio.stamps_below`: each opened from
-    its parent with O_NOFOLLOW, no link ever followed.
+    was: `record._unreadable_not_gone`). The folders are walked by `folder_reads.stamps_below`: each opened
+    from its parent with O_NOFOLLOW, no link ever followed.
     `listing`: filled with the tracked folders' entries, as listed (for the app's scan right after)."""
     out: dict[str, Stamp] = {}
     for rel in TRACKED_FILES:
@@ -302,14 +302,14 @@ def walk(root: Path | str, listing: safeio.Listing | None = None) -> dict[str, S
         if stat.S_ISREG(st.st_mode):
             out[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     for folder in TRACKED_DIRS:
-        for path, size, mtime_ns, ctime_ns in safeio.stamps_below(root, folder, listing=listing):
+        for path, size, mtime_ns, ctime_ns in folder_reads.stamps_below(root, folder, listing=listing):
             out[path] = (size, mtime_ns, ctime_ns)
     return out
 
 
 def read_all(root: Path | str) -> Iterator[tuple[str, bytes, os.stat_result]]:
     """Every tracked regular file with its bytes and its fstat, in `walk`'s order, in one walk (a first
-    record: no stat pass before it; `safeio.read_below`: no link followed, no FIFO or device opened)."""
+    record: no stat pass before it; `folder_reads.read_below`: no link followed, no FIFO or device opened)."""
     for rel in TRACKED_FILES:
         try:
             data, st = safeio.read_under_stat(root, rel)
@@ -317,7 +317,7 @@ def read_all(root: Path | str) -> Iterator[tuple[str, bytes, os.stat_result]]:
             continue
         yield rel, data, st
     for folder in TRACKED_DIRS:
-        yield from safeio.read_below(root, folder)
+        yield from folder_reads.read_below(root, folder)
 
 
 def load(root: Path | str) -> Table | None:
@@ -380,7 +380,7 @@ def save(
 
 
 def unchanged(
-    root: Path | str, listing: safeio.Listing | None = None
+    root: Path | str, listing: folder_reads.Listing | None = None
 ) -> tuple[bool, int, dict[str, Stamp], Table | None]:
     """Whether the tree is exactly as the last record holds it, by stamps alone; also the clock's start, the
     stamps and the table, for the record that follows when it is not (`listing`: see `walk`).

@@ -2,7 +2,7 @@
 
 What is indexed: the active files (`projects/`, `notes/`: Markdown), everything under `_core/`, and, marked
 by their location, the files under `_archive/` and its trash; never the two index files, never a hidden
-name. Files are listed by one cheap walk (`safeio.stamps_below`: no link followed) and read through
+name. Files are listed by one cheap walk (`folder_reads.stamps_below`: no link followed) and read through
 `safeio` (no link at any depth, never a FIFO or a device, never over the cap). A file that is not UTF-8
 text (invalid bytes, or a NUL: binary) is not indexed and is counted, so a search can say how many it
 could not look into.
@@ -20,7 +20,7 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from pmem_tui.core import cache, safeio
+from pmem_tui.core import cache, folder_reads, safeio
 from pmem_tui.core.names import (
     ACTIVE_DIRS,
     ARCHIVE_DIR,
@@ -65,10 +65,12 @@ def location(path: str) -> str | None:
 
 def list_files(root: Path) -> list[Row]:
     """Every file the index should hold, with its stamp (links and special files never listed): one walk
-    of each area (`safeio.stamps_below`: no link entered, one lstat a file)."""
+    of each area (`folder_reads.stamps_below`: no link entered, one lstat a file)."""
     found: list[Row] = []
     for folder, _where, markdown_only in _AREAS:
-        found += safeio.stamps_below(root, folder, suffix=".md" if markdown_only else "", skip=_NOT_LISTED)
+        found += folder_reads.stamps_below(
+            root, folder, suffix=".md" if markdown_only else "", skip=_NOT_LISTED
+        )
     return found
 
 
