@@ -1,4 +1,5 @@
-"""The pmem-tui app: owns the watcher, scans in workers, routes keys and screens' messages to offers.
+"""The pmem-tui app: opens on the head of `_index.md`, then the full scan; routes keys and screens' messages
+to offers. The watcher and the scans in workers that keep it current are `live_app.py`'s.
 
 Data flows one way: files -> snapshot -> panes, and key -> plan -> preview modal -> confirm ->
 executor (in a worker) -> files (`plan_app.py`); the watcher (or the app after its own action) then
@@ -12,37 +13,32 @@ import datetime as dt
 import gc
 import importlib
 import shutil
-import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, work
+from textual import events
 from textual.app import SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.timer import Timer
 
 from pmem_tui.core.clock import today as clock_today
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.head import index_head
-from pmem_tui.core.model import PROJECT_MEMORY_DIR, Snapshot
+from pmem_tui.core.model import PROJECT_MEMORY_DIR
 from pmem_tui.tui.actions import bindings_of
 from pmem_tui.tui.config import Config, apply_config
 from pmem_tui.tui.editor import Editor, run_editor
 from pmem_tui.tui.focus import KeyReadOrder, reroute_stray_key
-from pmem_tui.tui.history_app import HistoryApp
 from pmem_tui.tui.keys import use_keymap
+from pmem_tui.tui.live_app import LiveApp
 from pmem_tui.tui.messages import (
     EditRequested,
-    FilesChanged,
     IndexProgress,
     KeepRequested,
     PreviewShown,
-    ScanDone,
     SearchHitAction,
     SearchOpen,
 )
@@ -53,7 +49,6 @@ from pmem_tui.tui.screens.main import MainScreen
 from pmem_tui.tui.screens.too_small import follow_size
 from pmem_tui.tui.screens.welcome import WelcomeScreen
 from pmem_tui.tui.signals import at_hangup, exit_on_termination
-from pmem_tui.tui.watcher import MemoryWatcher
 from pmem_tui.tui.widgets.changes import PANE_ID as CHANGES_PANE
 from pmem_tui.tui.widgets.changes import ChangesPane
 from pmem_tui.tui.words import display_path
@@ -61,13 +56,9 @@ from pmem_tui.tui.words import display_path
 # Action-only and worker-only modules load on first use, not at start-up (the first frame does not need them).
 if TYPE_CHECKING:
     from pmem_tui.core import doctor, lifecycle
-    from pmem_tui.core.report import Baseline
-    from pmem_tui.tui import edit_flow, planning, scanning
+    from pmem_tui.tui import edit_flow, planning
     from pmem_tui.tui.health_review import HealthSource
     from pmem_tui.tui.modals.new_file import NewFileRequest
-    from pmem_tui.tui.modals.plan_modal import PlanModal
-    from pmem_tui.tui.patch import IndexSignature
-    from pmem_tui.tui.screens.health import HealthScreen
     from pmem_tui.tui.search_flow import SearchFlow
 else:
 
@@ -82,16 +73,13 @@ else:
     lifecycle = _LazyModule("pmem_tui.core.lifecycle")
     edit_flow = _LazyModule("pmem_tui.tui.edit_flow")
     planning = _LazyModule("pmem_tui.tui.planning")
-    scanning = _LazyModule("pmem_tui.tui.scanning")  # the scan worker's: not needed for the first frame
 
 
-DEBOUNCE_S = 0.03  # quiet time before a rescan
-MAX_WAIT_S = 0.15  # ...but never later than this after the first pending change (steady writes)
 SELECTION_ACTIONS = frozenset({"archive", "delete", "recover", "edit"})
 HEAD_GRACE_S = 0.3  # the longest the full scan waits for the first preview
 
 
-class PmemApp(KeyReadOrder, HistoryApp):
+class PmemApp(KeyReadOrder, LiveApp):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "pmem-tui"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -109,29 +97,15 @@ class PmemApp(KeyReadOrder, HistoryApp):
         extra_panes: Sequence[ExtraPane] = (),
         health_source: HealthSource | None = None,
     ) -> None:
-        super().__init__(root)
+        super().__init__(root, watch=watch)
         self.root_label = root_label or display_path(self.root)
-        self.watch_enabled = watch
         self.project = project
         self.editor: Editor = editor or run_editor
         self.extra_panes: list[ExtraPane] = list(extra_panes)
         self.health_source: HealthSource | None = health_source  # None: the health screen's default
         self.config = Config()  # the user's keys and theme (`tui/config.py`), read when the app starts
-        self.snapshot: Snapshot | None = None
-        self.baseline: Baseline | None = None
         self.kept: set[str] = set()  # health proposals dismissed with `K` this session
-        self.watcher = MemoryWatcher(self.root, self._watcher_notify)
-        self._generation = 0
-        self._shown_generation = 0
-        self._pending: set[str] | None = set()
-        self._first_pending: float | None = None
-        self._debounce: Timer | None = None
-        self._index_sig: IndexSignature | None = None
-        self.scans_done = 0
         self._full_scan_started = False
-        self._watch_starting = False  # a watcher's start is in flight (`_start_watcher`)
-        self.rows_updated_in_place = 0
-        self.monotonic: Callable[[], float] = time.monotonic  # the debouncer's clock (tests drive it)
         self._search: SearchFlow | None = None  # the search index and screen (`search_flow.py`), on first use
 
     # -- lifecycle of the app -----------------------------------------------------------------
@@ -191,146 +165,11 @@ class PmemApp(KeyReadOrder, HistoryApp):
         self.watcher.stop()
         use_keymap({})  # the user's keys belonged to this app
 
-    def _maybe_start_watcher(self, then_scan: bool = False) -> bool:
-        """Start watching unless it is off, running or starting (two starts at once would leave two
-        observers); `then_scan`: the full scan follows the watches. False: not started."""
-        if not self.watch_enabled or self._watch_starting or self.watcher.running or not self.root.is_dir():
-            return False
-        self._watch_starting = True
-        self._start_watcher(then_scan)
-        return True
-
-    @work(thread=True, exclusive=True, group="watcher", exit_on_error=False)
-    def _start_watcher(self, then_scan: bool = False) -> None:
-        try:
-            mode = self.watcher.start()
-        finally:
-            self._watch_starting = False
-            if then_scan:  # whether or not the watches could be set, the scan runs
-                self.call_from_thread(self.request_rescan)
-        self.call_from_thread(self._show_watch_mode, mode)
-
-    def _show_watch_mode(self, mode: str) -> None:
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                screen.watcher_mode = mode
-
-    @property
-    def main_screen(self) -> MainScreen | None:
-        return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
-
-    # -- scanning -----------------------------------------------------------------------------
-
-    def request_rescan(self, changed: frozenset[str] | None = None) -> None:
-        """Bring the view up to date in a worker: a patch of the shown snapshot when `changed` lists a few
-        known files or `_index.md` lines and nothing else is in flight, else a full scan."""
-        base = None
-        if changed is not None and self._generation == self._shown_generation and self.snapshot is not None:
-            base = (self.snapshot, self.baseline, self._index_sig)
-        self._generation += 1
-        self._scan(self._generation, changed, base)
-
-    # `description`: the decorator would otherwise build the worker's name from the arguments' reprs
-    # (a whole snapshot).
-    @work(thread=True, exclusive=True, group="scan", exit_on_error=False, description="scan")
-    def _scan(self, generation: int, changed: frozenset[str] | None, base: scanning.Base | None) -> None:
-        self.post_message(scanning.scan(self.root, generation, changed, base))
-
-    def on_scan_done(self, message: ScanDone) -> None:
-        if message.generation < self._shown_generation:
-            return  # an older scan finishing late
-        self._shown_generation = message.generation
-        self.snapshot = message.snapshot
-        self.baseline = message.baseline
-        self._index_sig = message.signature  # type: ignore[assignment]
-        if message.history is not None:  # the scan recorded what changed on disk first
-            self.history_recorded(message.history)  # type: ignore[arg-type]
-        main = self.main_screen
-        if message.patched is not None:  # a few rows changed in place: no rescan, no rebuild
-            self._apply_patch(message.patched, message.snapshot)
-            return
-        self.scans_done += 1
-        if main is not None:
-            main.update_snapshot(message.snapshot, message.baseline, message.rows)
-        # The snapshot and its rows are long-lived and acyclic (freed by reference counting): keep them out
-        # of the cycle collector, whose full passes over 10^5-10^6 objects would stall keystrokes.
-        gc.freeze()
-        if message.snapshot.exists:
-            if isinstance(self.screen, WelcomeScreen):
-                self.pop_screen()
-            self._maybe_start_watcher()
-        for screen in self._health_screens():
-            if message.changed != frozenset():
-                screen.snapshot_changed()
-
-    # -- the watcher --------------------------------------------------------------------------
-
-    def _watcher_notify(self) -> None:
-        """Called from the observer thread: post only."""
-        self.post_message(FilesChanged())
-
-    def on_files_changed(self, message: FilesChanged) -> None:
-        paths = self.watcher.drain()
-        if paths is not None and not paths:
-            return
-        if paths is None or self._pending is None:
-            self._pending = None
-        else:
-            self._pending |= paths
-        now = self.monotonic()
-        if self._first_pending is None:
-            self._first_pending = now
-        if self._debounce is not None:
-            self._debounce.stop()
-            self._debounce = None
-        if now - self._first_pending >= MAX_WAIT_S:
-            self._flush_changes()
-        else:
-            self._debounce = self.set_timer(DEBOUNCE_S, self._flush_changes)
-
-    def _flush_changes(self) -> None:
-        changed = None if self._pending is None else frozenset(self._pending)
-        self._pending = set()
-        self._first_pending = None
-        self._debounce = None
-        for modal in self._plan_modals():
-            modal.notice_change(changed)
-        self.request_rescan(changed)
-        if self._search is not None:
-            self._search.files_changed(changed)
-        self.record_soon()
-
-    def _apply_patch(self, rows: list[Row], snap: Snapshot) -> None:
-        """Known files or index lines changed in place: redraw their rows only."""
-        main = self.main_screen
-        if main is not None and not main.update_index_rows(rows, snap, self.baseline):
-            self.request_rescan()
-            return
-        if rows:
-            self.rows_updated_in_place += len(rows)
-            for screen in self._health_screens():
-                screen.snapshot_changed()
-
     def applied(self) -> None:
         main = self.main_screen
         if main is not None:
             main.clear_marks()
             main.can_undo, main.can_redo = self.can_undo, self.can_redo
-
-    def _health_screens(self) -> list[HealthScreen]:
-        """The health screens open (none while its module was never loaded)."""
-        if "pmem_tui.tui.screens.health" not in sys.modules:
-            return []
-        from pmem_tui.tui.screens.health import HealthScreen
-
-        return [s for s in self.screen_stack if isinstance(s, HealthScreen)]
-
-    def _plan_modals(self) -> list[PlanModal]:
-        if "pmem_tui.tui.modals.plan_modal" not in sys.modules:
-            return []
-        from pmem_tui.tui.modals.plan_modal import PlanModal
-
-        return [s for s in self.screen_stack if isinstance(s, PlanModal)]
 
     # -- actions ------------------------------------------------------------------------------
 
@@ -355,6 +194,10 @@ class PmemApp(KeyReadOrder, HistoryApp):
 
             self._search = SearchFlow(self, lambda: self.main_screen)
         return self._search
+
+    def follow_changes(self, changed: frozenset[str] | None) -> None:
+        if self._search is not None:
+            self._search.files_changed(changed)
 
     def action_search(self) -> None:
         self.search_flow.open_screen()
