@@ -3,7 +3,8 @@
 Replacing the rows (after a rescan) keeps the selected key, the marks and the scroll position. A typed
 query computes only its first screenful before the frame, and the rest in short chunks after it
 (`type_query`), so a keystroke costs about the same at 100k rows as at 10k. Which rows a query shows is
-`list_filter.py`'s job; how a row is drawn, `list_render.py`'s.
+`list_filter.py`'s job; how the rows are drawn, `row_lines.py`'s (its base class: the rows held, the cursor,
+the marks, each visible line drawn and cached).
 """
 
 from __future__ import annotations
@@ -13,26 +14,18 @@ from collections.abc import Sequence
 from time import perf_counter
 from typing import ClassVar
 
-from rich.style import Style
-from rich.text import Text
 from textual import events, work
 from textual.binding import BindingType
-from textual.cache import LRUCache
-from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import var
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 
 from pmem_tui.tui.actions import LIST, MARK, bindings
-from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.index_rows import changed_rows, follow_lines, keys_of
-from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import Row
-from pmem_tui.tui.widgets.columns import column_widths
-from pmem_tui.tui.widgets.list_filter import FilteredRows, FilterRun, ListFilter, find_key, positions
-from pmem_tui.tui.widgets.list_render import RowStyles, measure, outgrows, row_strip, text_strip
+from pmem_tui.tui.widgets.list_filter import FilteredRows, FilterRun, ListFilter, positions
+from pmem_tui.tui.widgets.list_render import outgrows
+from pmem_tui.tui.widgets.row_lines import RowLines
 
 MAX_ROWS_PATCHED = 256  # beyond this many changed rows, rebuilding the list is as cheap
 FILTER_SLICE = 0.004  # seconds of filtering between two yields to the event loop, after the first frame
@@ -53,17 +46,8 @@ class _ListMessage(Message):
         return self.memory_list
 
 
-class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
+class MemoryList(RemembersKeyFocus, RowLines, can_focus=True):
     """One pane's rows: cursor, marks (space), and a fuzzy filter."""
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "memory-list--cursor",
-        "memory-list--marked",
-        "memory-list--flag",
-        "memory-list--dim",
-        "memory-list--empty",
-        "memory-list--match",
-    }
 
     BINDINGS: ClassVar[list[BindingType]] = bindings((*LIST, MARK))
 
@@ -88,26 +72,21 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        super().__init__(id=id, classes=classes)
+        super().__init__(
+            empty_text=empty_text,
+            caps=caps,
+            path_column=path_column,
+            droppable=droppable,
+            id=id,
+            classes=classes,
+        )
         self.pane = pane
-        self.empty_text = empty_text
-        self.caps = caps  # the share of the width each column but the last may take at most
-        self.path_column = path_column  # cut in the middle, never at its end (None: no path column)
-        self.droppable = droppable  # columns dropped when the path would be cut
         self.markable = markable
-        self._all: Sequence[Row] = []  # a list, or the Index's `IndexRows` (rows made when asked)
-        self._rows: Sequence[Row] = []  # `_all` itself, or a `FilteredRows` of it
-        self._query = ""
-        self._cursor = 0
-        self._marked: set[str] = set()
-        self._col_max: list[int] = []
-        self._flag_width = 0
         self._filter = ListFilter(self._all)
         # The run of a typed query still finishing after its first screenful (None: `_rows` is complete).
         self._run: FilterRun | None = None
         self._last_highlight: Row | None = None
         self._all_pos: dict[str, int] | None = None
-        self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
 
     # -- data ---------------------------------------------------------------------------------
 
@@ -121,41 +100,6 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
     def filter_pending(self) -> bool:
         """A typed query shows its first rows but is still looking for the rest."""
         return self._run is not None
-
-    @property
-    def all_rows(self) -> Sequence[Row]:
-        return self._all
-
-    @property
-    def cursor(self) -> int:
-        return self._cursor
-
-    @property
-    def filter_query(self) -> str:
-        return self._query
-
-    @property
-    def current_row(self) -> Row | None:
-        return self._rows[self._cursor] if 0 <= self._cursor < len(self._rows) else None
-
-    def _current_key(self) -> str | None:
-        return row.key if (row := self.current_row) else None
-
-    @property
-    def marked_keys(self) -> frozenset[str]:
-        return frozenset(self._marked)
-
-    def marked_rows(self) -> list[Row]:
-        marked = self._marked
-        return [self._all[i] for i, key in enumerate(keys_of(self._all)) if key in marked] if marked else []
-
-    def selection(self) -> list[Row]:
-        """The marked rows, or else the row under the cursor."""
-        marked = self.marked_rows()
-        if marked:
-            return marked
-        row = self.current_row
-        return [row] if row else []
 
     def clear_marks(self) -> None:
         if self._marked:
@@ -261,20 +205,6 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
             return False
         self._move_to(index)
         return True
-
-    def _index_of(self, key: str, fallback: int) -> int:
-        rows = self._rows
-        if 0 <= fallback < len(rows) and rows[fallback].key == key:
-            return fallback
-        found = find_key(rows, key)
-        return fallback if found is None else found
-
-    def _measure(self) -> None:
-        self._col_max, self._flag_width = measure(self._all)
-        self._cache.clear()
-
-    def _update_virtual_size(self) -> None:
-        set_virtual_size(self, Size(0, len(self._rows)))
 
     # -- filter -------------------------------------------------------------------------------
 
@@ -440,61 +370,6 @@ class MemoryList(RemembersKeyFocus, ScrollView, can_focus=True):
             return
         self._move_to(round(self.scroll_y) + offset.y)
 
-    def on_focus(self) -> None:
-        self._cache.clear()  # the cursor's line looks different with the focus
-        self.refresh()
-
-    on_blur = on_focus
-
     def on_resize(self) -> None:
         self._cache.clear()
         self._scroll_cursor_into_view()
-
-    # -- rendering ----------------------------------------------------------------------------
-
-    def _widths(self, width: int) -> list[int]:
-        """Column widths for the available width (0: dropped); the last column takes what is left."""
-        avail = max(0, width - 2 - self._flag_width)
-        return column_widths(
-            avail, self._col_max, self.caps, path_column=self.path_column, droppable=self.droppable
-        )
-
-    def dropped_columns(self) -> frozenset[int]:
-        """The columns left out at the list's present width (the pane's titles leave them out too)."""
-        widths = self._widths(self.scrollable_content_region.width)
-        return frozenset(i for i, w in enumerate(widths[:-1]) if not w)
-
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        index = round(self.scroll_y) + y
-        base = self.rich_style
-        if index >= len(self._rows):
-            if index == 0:
-                style = self.get_component_rich_style("memory-list--empty")
-                return text_strip(Text(self._empty_message(), style=style), width, base, self.app.console)
-            return Strip.blank(width, base)
-        row = self._rows[index]
-        is_cursor = index == self._cursor
-        is_marked = row.key in self._marked
-        key: tuple[object, ...] = (row, width, is_cursor, is_marked, self.has_focus, self._flag_width)
-        key += (tuple(self._col_max), self._query)
-        cached = self._cache.get(key)
-        if cached is not None:
-            return cached
-        strip = self._render_row(row, width, is_cursor, is_marked, base)
-        self._cache[key] = strip
-        return strip
-
-    def _empty_message(self) -> str:
-        if not (self._query and self._all):
-            return self.empty_text
-        return f"No row matches '{self._query}'. Press {key_for('pane.clear_filter')} to clear the filter."
-
-    def _render_row(self, row: Row, width: int, is_cursor: bool, is_marked: bool, base: Style) -> Strip:
-        styles = RowStyles.of(self.get_component_rich_style)
-        style = base + styles.cursor if is_cursor else base
-        widths, flags = self._widths(width), self._flag_width
-        return row_strip(
-            row, widths, width, flag_width=flags, path_column=self.path_column, query=self._query,
-            marked=is_marked, style=style, styles=styles, console=self.app.console,
-        )  # fmt: skip
