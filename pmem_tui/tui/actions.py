@@ -1,55 +1,24 @@
 """Every key of the app in one table: the bindings, the key bar's choice, the help screen, the palette and
 the README.
 
-An `Action` names its binding (`id`), its key(s) as Textual spells them, the key bar label and its help
-text; where the key bar offers it comes from the pane table (`panes.PaneSpec.keys`). Every widget builds its
-`BINDINGS` from this table (checked by a test, and so is the README's key table: `python -m
-pmem_tui.tui.actions` prints it). A user's `config.toml` remaps keys by binding id (`tui/config.py`); the help
-screen, the palette and every sentence that names a key ("Press n to write...": `keys.key_for`) then write
-the user's keys. A text of the table names another action's keys as `{action_id}` (`key_docs.with_keys`).
+An `Action` (`action_types.py`) names its binding (`id`), its key(s) as Textual spells them, the key bar
+label and its help text; where the key bar offers it comes from the pane table (`panes.PaneSpec.keys`).
+Every widget builds its `BINDINGS` from this table (checked by a test, and so is the README's key table:
+`python -m pmem_tui.tui.key_docs` prints it). A user's `config.toml` remaps keys by binding id
+(`tui/config.py`); the help screen, the palette and every sentence that names a key ("Press n to write...":
+`keys.key_for`) then write the user's keys. A text of the table names another action's keys as
+`{action_id}` (`key_docs.with_keys`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 
 from pmem_tui.tui import keys
+from pmem_tui.tui.action_types import Action, Section, bindings, scroll_of
 from pmem_tui.tui.panes import PANES
-
-
-@dataclass(frozen=True)
-class Action:
-    id: str  # the binding's id (unique in the app)
-    key: str  # Textual's key names, comma separated ("" when the widget's own bindings carry it)
-    action: str  # the action the binding runs
-    label: str  # the key bar's label
-    help: str  # the help screen's and the README's text
-    show: bool = True  # offered in the key bar where it applies (`panes.PaneSpec.keys`; state may hide it)
-    priority: bool = False
-    keys_shown: str = ""  # how the help writes the keys, when not simply `key`
-    command: str = ""  # its name in the command palette (none: not offered there)
-    key_display: str | None = None  # how the key bar writes the key, when not as Textual does (`{id}`: keys)
-
-    def binding(self) -> Binding:
-        return Binding(
-            self.key,
-            self.action,
-            self.label,
-            show=self.show,
-            priority=self.priority,
-            id=self.id,
-            key_display=self.key_display,
-        )
-
-
-@dataclass(frozen=True)
-class Section:
-    title: str
-    actions: tuple[Action, ...]
-
 
 # Keys that move the focus are priority bindings: they run when the key is read, so the keys typed right
 # behind them already reach the new focus, in order (see `tui/focus.py`).
@@ -238,23 +207,7 @@ FILTER: tuple[Action, ...] = (  # `FilterInput`: priority, so the keys typed beh
     Action("filter.submit", "enter", "to_matches", "First match", "", show=False, priority=True),
 )
 # `PreviewView` and `PlanModal`'s preview: the list's moves, the same keys, scroll (documented by `move`).
-_SCROLLS = {
-    "list.up": ("up", "scroll_up", "Scroll up"),
-    "list.down": ("down", "scroll_down", "Scroll down"),
-    "list.page_up": ("page_up", "page_up", "Page up"),
-    "list.page_down": ("page_down", "page_down", "Page down"),
-    "list.first": ("top", "scroll_home", "Top"),
-    "list.last": ("bottom", "scroll_end", "Bottom"),
-}
-
-
-def _scroll(move: Action, prefix: str = "preview", run: str = "{}") -> Action:
-    """`move`'s keys bound to scrolling, as `{prefix}.up`...; `run`: the action, around the scroll's name."""
-    suffix, action, label = _SCROLLS[move.id]
-    return Action(f"{prefix}.{suffix}", move.key, run.format(action), label, "", show=False)
-
-
-PREVIEW: tuple[Action, ...] = tuple(map(_scroll, LIST))
+PREVIEW: tuple[Action, ...] = tuple(map(scroll_of, LIST))
 SCREENS: tuple[Action, ...] = (  # the small screens' own keys (each says them on screen)
     Action("help.close", "escape,q,question_mark", "close", "Close", ""),  # `HelpScreen`
     Action("new.cancel", "escape", "cancel", "Cancel", ""),  # `NewFileModal`
@@ -296,7 +249,7 @@ MODAL: tuple[Action, ...] = (  # `PlanModal`
     ),
     Action("plan.escape", "escape", "cancel", "Cancel", "", key_display="{plan.cancel}/esc"),  # with `n`
     # Whatever has the focus (a button, the input): a preview taller than the dialog is read to its end.
-    *(_scroll(move, "plan", "scroll_preview('{}')") for move in LIST),
+    *(scroll_of(move, "plan", "scroll_preview('{}')") for move in LIST),
     Action(
         "plan.scroll",
         "",
@@ -480,11 +433,6 @@ SCOPES: tuple[tuple[Action, ...], ...] = (
     (*MAIN, *GLOBAL, *LIST, *CHANGES),  # the Changes pane
     (*HISTORY_VIEW, *GLOBAL, *LIST, MARK),  # the History view and its list
 )
-
-
-def bindings(actions: tuple[Action, ...]) -> list[BindingType]:
-    """The bindings of the actions that carry a key (the others only document a widget's own keys)."""
-    return [a.binding() for a in actions if a.key]
 
 
 @cache

@@ -25,7 +25,8 @@ from typing import Any
 from textual.app import App
 
 from pmem_tui.core import safeio
-from pmem_tui.tui.actions import SCOPES, Action, by_id
+from pmem_tui.tui.action_types import Action
+from pmem_tui.tui.actions import SCOPES, by_id
 from pmem_tui.tui.keys import use_keymap
 
 APP_NAME = "pmem-tui"

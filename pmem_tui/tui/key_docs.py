@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from pmem_tui.tui.actions import HELP, Action, by_id
+from pmem_tui.tui.action_types import Action
+from pmem_tui.tui.actions import HELP, by_id
 from pmem_tui.tui.keys import key_text
 from pmem_tui.tui.panes import PANES, offered_on
 

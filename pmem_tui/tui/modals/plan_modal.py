@@ -26,7 +26,8 @@ from textual.widgets import Button, Input, Label, Static
 from pmem_tui.core import executor, textio
 from pmem_tui.core.errors import PmemError, StalePlan, refusal_of
 from pmem_tui.core.plan import Plan
-from pmem_tui.tui.actions import MODAL, bindings
+from pmem_tui.tui.action_types import bindings
+from pmem_tui.tui.actions import MODAL
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.planning import PlanBuilder
 from pmem_tui.tui.widgets.diff_view import plain_text, render_plan

@@ -46,7 +46,8 @@ from textual.widgets import Static
 from pmem_tui.core.errors import LifecycleIncomplete, PmemError, refusal_of
 from pmem_tui.core.model import INDEX_FILE
 from pmem_tui.tui import health_review as review
-from pmem_tui.tui.actions import HEALTH, bindings
+from pmem_tui.tui.action_types import bindings
+from pmem_tui.tui.actions import HEALTH
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.messages import EditRequested, KeepRequested, OfferPlan
 from pmem_tui.tui.planning import Offer, what

@@ -13,7 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from pmem_tui.tui.actions import HELP, Section, bindings_of
+from pmem_tui.tui.action_types import Section
+from pmem_tui.tui.actions import HELP, bindings_of
 from pmem_tui.tui.key_docs import shown_keys, where_text, with_keys
 from pmem_tui.tui.keys import key_for, keymap
 from pmem_tui.tui.widgets.key_bar import KeyBar

@@ -28,7 +28,8 @@ from pmem_tui.core.history.log import Version
 from pmem_tui.core.textio import printable
 from pmem_tui.core.words import plural
 from pmem_tui.tui import history_data as data
-from pmem_tui.tui.actions import HISTORY_VIEW, bindings
+from pmem_tui.tui.action_types import bindings
+from pmem_tui.tui.actions import HISTORY_VIEW
 from pmem_tui.tui.messages import OfferPlan
 from pmem_tui.tui.widgets.key_bar import KeyBar
 from pmem_tui.tui.widgets.memory_list import MemoryList

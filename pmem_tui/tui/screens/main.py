@@ -19,7 +19,8 @@ from textual.widgets import ContentSwitcher, Input, Static
 from pmem_tui.core.model import Problem, Snapshot
 from pmem_tui.core.report import Baseline
 from pmem_tui.core.words import plural
-from pmem_tui.tui.actions import MAIN, MARK, bindings
+from pmem_tui.tui.action_types import bindings
+from pmem_tui.tui.actions import MAIN, MARK
 from pmem_tui.tui.focus import focus_now
 from pmem_tui.tui.index_rows import at_location, paths_of
 from pmem_tui.tui.keys import key_for

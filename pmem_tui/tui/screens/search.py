@@ -31,7 +31,8 @@ from textual.worker import get_current_worker
 
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.search import Hit, Results, SearchIndex
-from pmem_tui.tui.actions import SEARCH, bindings
+from pmem_tui.tui.action_types import bindings
+from pmem_tui.tui.actions import SEARCH
 from pmem_tui.tui.messages import SearchHitAction, SearchOpen
 from pmem_tui.tui.widgets.hit_lines import HitLines
 from pmem_tui.tui.widgets.key_bar import KeyBar

@@ -29,7 +29,8 @@ from textual.widgets import Static
 
 from pmem_tui.core.history.names import HISTORY_DIR
 from pmem_tui.core.model import Snapshot
-from pmem_tui.tui.actions import CHANGES, bindings
+from pmem_tui.tui.action_types import bindings
+from pmem_tui.tui.actions import CHANGES
 from pmem_tui.tui.messages import ShowInPreview
 from pmem_tui.tui.panes import BY_ID, pane_id, tab_title
 from pmem_tui.tui.widgets.memory_list import MemoryList

@@ -62,7 +62,8 @@ from pmem_tui.core.loader import (
     load_permanent_memory,
 )
 from pmem_tui.core.model import Snapshot
-from pmem_tui.tui.actions import EPIC_TABLE, EPICS_VIEW, bindings
+from pmem_tui.tui.action_types import bindings
+from pmem_tui.tui.actions import EPIC_TABLE, EPICS_VIEW
 from pmem_tui.tui.messages import ShowInPreview
 from pmem_tui.tui.panes import BY_ID, ExtraPane, pane_id, tab_title
 from pmem_tui.tui.watcher import MemoryWatcher

@@ -19,7 +19,8 @@ from textual.binding import BindingType
 from textual.message import Message
 from textual.reactive import var
 
-from pmem_tui.tui.actions import LIST, MARK, bindings
+from pmem_tui.tui.action_types import bindings
+from pmem_tui.tui.actions import LIST, MARK
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.index_rows import changed_rows, follow_lines, keys_of
 from pmem_tui.tui.rows import Row

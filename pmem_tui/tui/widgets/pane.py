@@ -14,7 +14,8 @@ from textual.reactive import var
 from textual.widgets import Input, Static
 
 from pmem_tui.core.words import plural
-from pmem_tui.tui.actions import CLEAR, FILTER, bindings
+from pmem_tui.tui.action_types import bindings
+from pmem_tui.tui.actions import CLEAR, FILTER
 from pmem_tui.tui.focus import RemembersKeyFocus, focus_now, read_before_focus_move
 from pmem_tui.tui.index_rows import with_paths
 from pmem_tui.tui.key_docs import with_keys

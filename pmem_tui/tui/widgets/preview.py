@@ -30,7 +30,8 @@ from pmem_tui.core import safeio, textio
 from pmem_tui.core.dead_routes import why_dead
 from pmem_tui.core.model import INDEX_FILE, SummaryInfo, SummaryState
 from pmem_tui.core.report import human_size
-from pmem_tui.tui.actions import PREVIEW, bindings
+from pmem_tui.tui.action_types import bindings
+from pmem_tui.tui.actions import PREVIEW
 from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.focus import RemembersKeyFocus
 from pmem_tui.tui.messages import PreviewShown
