@@ -20,7 +20,7 @@ refusal, and the scan's and doctor's word on a file with no record (`Names.claim
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Container, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +34,7 @@ __all__ = [
     "Names",
     "Namesake",
     "Placed",
+    "active_among",
     "active_on_disk",
     "contested_remark",
     "expected_place",
@@ -57,6 +58,9 @@ class Placed:
 @dataclass(frozen=True)
 class Matching:
     placed: tuple[Placed, ...]  # every file under _archive/ (archive first, then trash), input order
+    # whether a path is an active file now (`match_files`): the one check matching, `Names` and
+    # `record_problems` ask, so that they never disagree on which record is a leftover
+    active: Callable[[str], bool] = field(compare=False, repr=False)
     # record path -> (candidate locations, other record paths claiming the same file)
     ambiguous: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
 
@@ -172,13 +176,11 @@ def namesake_sentence(rec: ArchiveRecord, found: Sequence[str]) -> str | None:
 
 class Names:
     """`namesakes` and `claimants` for many records or files at once: both maps are built once, from the
-    files and the records (O(records + files)), not one walk of either per stale record. `active`: whether
-    a path is an active file now; a record of one is a leftover (its file was recovered by hand), with no
-    archived file to claim: never a claimant, nor a rival of another record's namesake."""
+    files and the records (O(records + files)), not one walk of either per stale record. A record of a path
+    active now (`Matching.active`) is a leftover (its file was recovered by hand), with no archived file to
+    claim: never a claimant, nor a rival of another record's namesake (nor matched by name: `match_files`)."""
 
-    def __init__(
-        self, matching: Matching, recs: Sequence[ArchiveRecord], active: Callable[[str], bool]
-    ) -> None:
+    def __init__(self, matching: Matching, recs: Sequence[ArchiveRecord]) -> None:
         self.matching = matching
         contested = matching.contested()
         located = {p.path for p in matching.placed}
@@ -188,7 +190,7 @@ class Names:
                 self.files.setdefault(_name(p.location), []).append(p.location)
         missing: dict[str, set[str]] = {}  # file name -> paths whose records find no file
         for r in recs:
-            if r.path not in located and r.path not in matching.ambiguous and not active(r.path):
+            if r.path not in located and r.path not in matching.ambiguous and not matching.active(r.path):
                 missing.setdefault(_name(r.path), set()).add(r.path)
         self.missing = {name: sorted(paths) for name, paths in missing.items()}
 
@@ -273,9 +275,23 @@ def contested_remark(matching: Matching, path: str) -> str:
 
 
 def active_on_disk(root: Path) -> Callable[[str], bool]:
-    """`Names`'s `active` for a planner that has not scanned: a regular file at the path now (an lstat of
-    each part: a link is never followed)."""
+    """`match_files`'s `active` for a planner that has not scanned: a regular file at the path now (an lstat
+    of each part: a link is never followed)."""
     return lambda path: safeio.entry_kind(root, path) == "file"
+
+
+def active_among(paths: Callable[[], Iterable[str]]) -> Callable[[str], bool]:
+    """`match_files`'s `active` from the scan's files: `paths` is listed once, when first asked (most scans
+    never ask: every record finds its file at its place)."""
+    listed: set[str] | None = None
+
+    def active(path: str) -> bool:
+        nonlocal listed
+        if listed is None:
+            listed = set(paths())
+        return path in listed
+
+    return active
 
 
 def _name(path: str) -> str:
@@ -286,9 +302,13 @@ def match_files(
     records: Iterable[ArchiveRecord],
     archive_files: Sequence[str],
     trash_files: Sequence[str],
+    active: Callable[[str], bool],
     today: dt.date | None = None,
 ) -> Matching:
-    """Match the files under `_archive/` (given as root-relative paths) to the records (module notes)."""
+    """Match the files under `_archive/` (given as root-relative paths) to the records (module notes).
+    `active`: whether a path is an active file now; a record of one (its file moved back by hand) finds its
+    file only at the places it names (the tool's, its ``Location``), never by a file name: it has none to
+    guess, and would take another record's file."""
     day = today or clock_today()
     by_path: dict[str, list[ArchiveRecord]] = {}
     for record in records:
@@ -318,6 +338,8 @@ def match_files(
         trash = rec.deleted is not None
         if rec.location is not None:
             candidates = [rec.location] if rec.location in free and free[rec.location] == trash else []
+        elif active(path):
+            candidates = []
         else:
             candidates = by_name.get((_name(path), trash), [])
         if candidates:
@@ -341,15 +363,13 @@ def match_files(
             placed.append(Placed(loc, found[loc][0], found[loc][1], trash))
         else:
             placed.append(Placed(loc, original, None, trash))
-    return Matching(tuple(placed), ambiguous)
+    return Matching(tuple(placed), active, ambiguous)
 
 
-def record_problems(
-    matching: Matching, recs: Sequence[ArchiveRecord], active: Callable[[], Container[str]]
-) -> list[Problem]:
+def record_problems(matching: Matching, recs: Sequence[ArchiveRecord]) -> list[Problem]:
     """What `status` says of the records: a path several records name (the one actions use, the others),
-    a record no file matches (an active path's leftover; a file moved by hand that has its name), a record
-    that could be about several files. `active`: the active paths, asked only for a stale record."""
+    a record no file matches (an active path's leftover, `Matching.active`; a file moved by hand that has
+    its name), a record that could be about several files."""
     problems: list[Problem] = []
     by_path: dict[str, list[ArchiveRecord]] = {}
     for rec in recs:
@@ -367,7 +387,6 @@ def record_problems(
             )
             problems.append(Problem("duplicate-record", p.path, detail))
     located = {p.path for p in matching.placed}
-    active_paths: Container[str] | None = None
     names: Names | None = None
     for rec in recs:
         if rec.path in located:
@@ -376,13 +395,11 @@ def record_problems(
         if ambiguity is not None:
             problems.append(Problem("ambiguous-record", rec.path, ambiguity))
             continue
-        if active_paths is None:
-            active_paths = active()
         detail = f"a record in {ARCHIVE_INDEX} ({lines_of(rec)}) with no file"
-        if rec.path in active_paths:
+        if matching.active(rec.path):
             detail += f": {rec.path} is active, yet it says {states([rec])}; remove it by hand once read"
         else:
-            names = names or Names(matching, recs, active_paths.__contains__)
+            names = names or Names(matching, recs)
             detail += names.namesake(rec).detail()
         problems.append(Problem("stale-record", rec.path, detail))
     return problems

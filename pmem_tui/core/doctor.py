@@ -318,7 +318,8 @@ def plan_doctor(
         loaded = _read_records(root)
         # The files under `_archive/` as the scan lists them and matches them to their records: doctor and the
         # app never disagree on which file a record names.
-        matching = locate_archived(root, loaded[1] if loaded else [], today=today)[0]
+        on_disk = archive_match.active_on_disk(root)
+        matching = locate_archived(root, loaded[1] if loaded else [], on_disk, today=today)[0]
         dup_ops, dup_notes = _two_names(root, matching, loaded[1] if loaded else [], today)
         ops.extend(dup_ops)
         notes.extend(dup_notes)
@@ -435,7 +436,7 @@ def _rebuild_trash_records(
     text, parsed = loaded
     new_text = text
     notes = []
-    names = archive_match.Names(matching, parsed, archive_match.active_on_disk(root))
+    names = archive_match.Names(matching, parsed)
     contested = matching.contested()
     for placed in matching.placed:
         if not placed.in_trash or placed.record is not None or placed.location in gone:

@@ -11,12 +11,13 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from pmem_tui.core import index, index_places, journal, memory_root, records
+from pmem_tui.core import index, index_places, journal, memory_root, records, safeio
 from pmem_tui.core.archive_match import (
     Matching,
     Names,
     active_on_disk,
     contested_remark,
+    match_files,
     newest,
     others_sentence,
     states,
@@ -42,7 +43,7 @@ from pmem_tui.core.plan import Plan
 from pmem_tui.core.save_planner import FIRST_SAVE_DIRS as FIRST_SAVE_DIRS
 from pmem_tui.core.save_planner import is_unborn as is_unborn
 from pmem_tui.core.save_planner import plan_save as plan_save
-from pmem_tui.core.tree import match_archive as _matching
+from pmem_tui.core.tree import locate_archived
 from pmem_tui.core.user_input import one_line
 from pmem_tui.core.words import plural
 
@@ -158,6 +159,18 @@ def plan_archive_many(
     return _plan_items(
         root, paths, "archive", lambda d, p: _archive_into(d, p, own.get(p, reason), day), strict
     )
+
+
+def _matching(root: Path, archive_text: str, path: str) -> Matching:
+    """Which file under `_archive/` each record of `archive_text` is about, for an action on `path`. A file at
+    the tool's own place for `path` is its file, so the archive is walked only when there is none there."""
+    recs, active = records.parse_records(archive_text), active_on_disk(root)
+    places = (f"{ARCHIVE_DIR}/{path}", f"{TRASH_DIR}/{path}")
+    here = [loc for loc in places if safeio.entry_kind(root, loc) == "file"]
+    if here:
+        trash = [loc for loc in here if loc.startswith(TRASH_DIR + "/")]
+        return match_files(recs, [loc for loc in here if loc not in trash], trash, active)
+    return locate_archived(root, recs, active)[0]
 
 
 # -- delete -----------------------------------------------------------------------------------
@@ -306,16 +319,13 @@ def recover_target(root: Path, location: str) -> str | None:
     """The active path recovering `location` (a file under `_archive/` with no record of its own, moved there
     by hand) means: the one record whose file is at none of its places and has its name; None: there is
     none, or more than one. Walks the archive: asked only when the person acts on that file."""
-    from pmem_tui.core.safeio import read_under
     from pmem_tui.core.textio import decode
-    from pmem_tui.core.tree import locate_archived
 
     try:
-        recs = records.parse_records(decode(read_under(root, ARCHIVE_INDEX)))
+        recs = records.parse_records(decode(safeio.read_under(root, ARCHIVE_INDEX)))
     except OSError:
         return None
-    matching = locate_archived(root, recs)[0]
-    return Names(matching, recs, active_on_disk(root)).claimant(location)
+    return Names(locate_archived(root, recs, active_on_disk(root))[0], recs).claimant(location)
 
 
 def plan_recover_many(root: Path, paths: Sequence[str], fallbacks: Mapping[str, str] | None = None) -> Plan:
@@ -354,7 +364,7 @@ def _namesake(
     rec = newest([r for r in recs if r.path == rel])
     if rec is None:
         raise Refused(f"{rel} is neither in the archive nor in the trash{contested_remark(matching, rel)}.")
-    found = Names(matching, recs, active_on_disk(draft.root)).namesake(rec)
+    found = Names(matching, recs).namesake(rec)
     if found.location is None:
         raise Refused(found.refusal())
     draft.notes.append(found.note())

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -217,12 +217,12 @@ def scan(
 
     archive_text = _read_control(root, ARCHIVE_INDEX, problems)
     recs: list[ArchiveRecord] = parse_records(archive_text) if archive_text is not None else []
-    matching, files, archive_problems = locate_archived(root, recs, listed, today)
+    current = archive_match.active_among(lambda: columns.paths_of(shallow if shallow is not None else active))
+    matching, files, archive_problems = locate_archived(root, recs, current, listed, today)
     problems += archive_problems
     archived: list[ArchivedItem] = []
     trash: list[TrashItem] = []
     names: archive_match.Names | None = None  # built once, for a file with no record
-    current = shallow if shallow is not None else active  # the active files
     for placed in matching.placed:
         f, rec = files[placed.location], placed.record
         if not placed.in_trash:
@@ -233,7 +233,7 @@ def scan(
             archived.append(ArchivedItem(placed.path, f.path, f.size, f.mtime_ns, rec))
             continue
         if rec is None:
-            names = names or archive_match.Names(matching, recs, set(columns.paths_of(current)).__contains__)
+            names = names or archive_match.Names(matching, recs)
             problem = paths.active_path_problem(placed.path)
             owner = names.claimant(placed.location)
             if owner is not None:  # doctor leaves it: the stale record's recover takes it
@@ -248,7 +248,7 @@ def scan(
             problems.append(Problem("no-record", placed.path, f"{f.path} has no deletion record; {fix}"))
         trash.append(_trash_item(placed, f, today, recs))
     trash.sort(key=_trash_order)
-    problems += archive_match.record_problems(matching, recs, lambda: set(columns.paths_of(current)))
+    problems += archive_match.record_problems(matching, recs)
 
     return Snapshot(
         root=root,
@@ -313,6 +313,7 @@ def expired_trash(
 def locate_archived(
     root: Path,
     recs: list[ArchiveRecord],
+    active: Callable[[str], bool],
     listed: folder_walk.Listed | None = None,
     today: dt.date | None = None,
 ) -> tuple[archive_match.Matching, dict[str, FileInfo], list[Problem]]:
@@ -328,18 +329,6 @@ def locate_archived(
         trash_files, found = folder_walk.walk_files(root, TRASH_DIR, listed=listed)
         problems += found
     matching = archive_match.match_files(
-        recs, [f.path for f in archive_files], [f.path for f in trash_files], today
+        recs, [f.path for f in archive_files], [f.path for f in trash_files], active, today
     )
     return matching, {f.path: f for f in archive_files + trash_files}, problems
-
-
-def match_archive(root: Path, archive_text: str, path: str) -> archive_match.Matching:
-    """Which file under `_archive/` each record of `archive_text` is about, for an action on `path`. A file at
-    the tool's own place for `path` is its file, so the archive is walked only when there is none there."""
-    recs = parse_records(archive_text)
-    places = (f"{ARCHIVE_DIR}/{path}", f"{TRASH_DIR}/{path}")
-    here = [loc for loc in places if safeio.entry_kind(root, loc) == "file"]
-    if here:
-        trash = [loc for loc in here if loc.startswith(TRASH_DIR + "/")]
-        return archive_match.match_files(recs, [loc for loc in here if loc not in trash], trash)
-    return locate_archived(root, recs)[0]

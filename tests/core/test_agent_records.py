@@ -36,7 +36,7 @@ def test_a_trashed_file_a_newer_record_keeps_recoverable_is_never_purged(memory:
     assert plan.is_empty
     assert tree_bytes(memory) == before
     recs = parse_records(NEWEST_FIRST)
-    matching, files, _ = tree.locate_archived(memory, recs, None, today)
+    matching, files, _ = tree.locate_archived(memory, recs, lambda _: False, None, today)
     assert tree.expired_trash(matching, files, recs, today) == ()
 
 

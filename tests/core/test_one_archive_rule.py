@@ -14,6 +14,7 @@ from pmem_tui.core import archive_match, lifecycle, tree
 from pmem_tui.core.doctor import plan_doctor
 from pmem_tui.core.errors import Refused
 from pmem_tui.core.executor import apply
+from pmem_tui.core.health import check_health
 from pmem_tui.core.plan import RemoveFile
 from pmem_tui.core.records import parse_records
 from tests.conftest import write
@@ -69,9 +70,9 @@ def test_status_and_recover_say_the_same_of_a_records_namesake(memory: Path, sha
     snap = tree.scan(memory, today=TODAY)
     said = {p.kind: p.detail for p in snap.problems if p.path == "notes/a.md"}
     parsed = parse_records((memory / "_archive/_index.md").read_text(encoding="utf-8"))
-    matching = tree.locate_archived(memory, parsed, today=TODAY)[0]
+    matching = tree.locate_archived(memory, parsed, archive_match.active_on_disk(memory), today=TODAY)[0]
     rec = next(r for r in parsed if r.path == "notes/a.md")
-    verdict = archive_match.Names(matching, parsed, archive_match.active_on_disk(memory)).namesake(rec)
+    verdict = archive_match.Names(matching, parsed).namesake(rec)
     assert said["stale-record"].endswith(verdict.detail())
     if verdict.location is not None:
         plan = lifecycle.plan_recover(memory, "notes/a.md", index_line="- notes/a.md — a")
@@ -150,3 +151,54 @@ def test_a_record_of_an_active_file_is_no_rival_of_a_namesake(memory: Path, dele
     assert plan.preview.moves == ((f"{place}/old/a.md", "notes/a.md"),)
     apply(plan, memory)
     assert (memory / "notes/a.md").read_text(encoding="utf-8") == "# A\n"
+
+
+@pytest.mark.rule("PM-AGENT-1", "PM-HEALTH-5")
+@pytest.mark.parametrize("deleted", [False, True], ids=["archived", "deleted"])
+@pytest.mark.parametrize("located", [False, True], ids=["by-name", "by-location"])
+def test_a_record_of_an_active_file_never_takes_a_namesake_by_its_name(
+    memory: Path, deleted: bool, located: bool
+) -> None:
+    """Found in review: a record of a file that is active again (an agent moved it back and left the record)
+    without a ``Location`` still took, by its file name, the archived file of another record with that name:
+    status showed `_archive/old/x.md` as the active `projects/web/x.md`, and the record of `notes/x.md` (its
+    ``Location`` stale, or none) as one with no file; recover refused it and the health review said nothing
+    of the leftover. Such a record finds its file only at the places it names, never by a name."""
+    place = "_archive/_trash" if deleted else "_archive"
+    moved = f"{place}/old/x.md"  # notes/x.md's file, moved there by hand
+    write(memory, moved, "# Notes X\n")
+    write(memory, "projects/web/x.md", "# Web X\n")  # moved back by hand, with its line; its record left
+    with (memory / "_index.md").open("a", encoding="utf-8") as index:
+        index.write("- projects/web/x.md — the web notes\n")
+    _archive(
+        memory,
+        _record("projects/web/x.md", deleted=deleted),
+        _record("notes/x.md", deleted=deleted, location=f"{place}/2026/x.md" if located else None),
+    )
+    snap = tree.scan(memory, today=TODAY)
+    said = {(p.kind, p.path): p.detail for p in snap.problems if p.path.endswith("x.md")}
+    web = said.pop(("stale-record", "projects/web/x.md"))
+    assert "projects/web/x.md is active, yet it says" in web
+    items = snap.trash if deleted else snap.archived
+    if located:  # notes/x.md's record finds no file at its Location: its namesake, said by status and doctor
+        assert said.pop(("stale-record", "notes/x.md")).endswith(
+            "recover notes/x.md takes it from there, its preview says so"
+        )
+        if deleted:
+            assert "`pmem-tui recover notes/x.md` takes it" in said.pop(("no-record", "old/x.md"))
+        else:
+            assert said.pop(("no-record", "old/x.md")).endswith("has no record in _archive/_index.md")
+        assert [(i.path, i.location, i.record) for i in items] == [("old/x.md", moved, None)]
+    else:  # found by its name: the one record without a file that may claim it
+        assert [(i.path, i.location) for i in items] == [("notes/x.md", moved)]
+    assert said == {}
+    doctor = plan_doctor(memory, today=TODAY)
+    assert doctor.is_empty, doctor.ops
+    if located and deleted:
+        assert any("`pmem-tui recover notes/x.md` takes it" in n for n in doctor.preview.notes)
+    plan = lifecycle.plan_recover(memory, "notes/x.md", index_line="- notes/x.md — x")
+    assert plan.preview.moves == ((moved, "notes/x.md"),)
+    report = check_health(memory, use_cache=False)
+    proposal = report.proposal("projects/web/x.md")
+    assert proposal is not None
+    assert [s.detail for s in proposal.signals if s.kind == "stale-record"] == [web]

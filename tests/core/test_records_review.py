@@ -219,8 +219,8 @@ def test_the_stale_record_pass_is_linear(memory: Path, monkeypatch: pytest.Monke
     ]
     archive = [f"_archive/old/x{k}.md" for k in range(n)]
     trash = [f"_archive/_trash/old/n{k}.md" for k in range(n)]
-    matching = archive_match.match_files(recs, archive, trash)
-    problems = archive_match.record_problems(matching, recs, set)
+    matching = archive_match.match_files(recs, archive, trash, lambda _: False)
+    problems = archive_match.record_problems(matching, recs)
     assert len(problems) == n and all("takes it from there" in p.detail for p in problems)
     assert len(built) == 1  # one pair of maps for the 4,000 stale records, not one walk per record
 

@@ -301,11 +301,11 @@ def _archive_findings(
     named = any(r.path in active for r in recs)
     if not listing.trash and not named:
         return (), {}
-    matching, files, _ = tree.locate_archived(run.root, recs, listed, run.today)
+    matching, files, _ = tree.locate_archived(run.root, recs, active.__contains__, listed, run.today)
     trash = tree.expired_trash(matching, files, recs, run.today) if listing.trash else ()
     if not named:
         return trash, {}
-    problems = archive_match.record_problems(matching, recs, lambda: active)
+    problems = archive_match.record_problems(matching, recs)
     return trash, {p.path: p.detail for p in problems if p.kind == "stale-record" and p.path in active}
 
 
