@@ -44,6 +44,7 @@ __all__ = [
     "normalize_route",
     "orphan_detail",
     "orphan_problems",
+    "orphan_said",
     "parse_index",
     "parse_line",
     "parse_rows",
@@ -251,6 +252,12 @@ def orphan_detail(unbulleted: int | None = None) -> str:
     )
 
 
+def orphan_said(unbulleted: int | None) -> tuple[str, int | None]:
+    """An orphan's sentence (`orphan_detail`) and the line naming it without a list bullet, 1-based (the
+    scan's `Problem.unbulleted`, the health signal's), from that line 0-based (`unbulleted_routes`)."""
+    return orphan_detail(unbulleted), None if unbulleted is None else unbulleted + 1
+
+
 def unbulleted_in(root: Path, data: bytes) -> dict[str, int]:
     """`unbulleted_routes` of the index's bytes `data` (none held: read again, never through a link),
     decoded only when a line without a bullet names a ``.md`` (a decoded copy of a 10^4-line index raised
@@ -263,13 +270,12 @@ def unbulleted_in(root: Path, data: bytes) -> dict[str, int]:
 
 
 def orphan_problems(paths: list[str], unbulleted: dict[str, int]) -> list[Problem]:
-    """The `orphan` problems of these active files, each with its sentence (`orphan_detail`) and the line
-    naming it without a bullet, if any (`Problem.unbulleted`): `unbulleted`, the index's lines (0-based)
-    naming a route without a bullet (`unbulleted_routes`)."""
+    """The `orphan` problems of these active files, each with its sentence and the line naming it without a
+    bullet, if any (`orphan_said`): `unbulleted`, the index's lines (0-based) naming a route without a bullet
+    (`unbulleted_routes`)."""
     problems = []
     for path in paths:
-        line = unbulleted.get(path)
-        problems.append(Problem("orphan", path, orphan_detail(line), None if line is None else line + 1))
+        problems.append(Problem("orphan", path, *orphan_said(unbulleted.get(path))))
     return problems
 
 

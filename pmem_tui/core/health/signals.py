@@ -25,7 +25,7 @@ from pmem_tui.core.health.features import FileFeatures, IndexRow
 from pmem_tui.core.health.kept import KeptSecret
 from pmem_tui.core.health.report import CATEGORIES, Proposal, Signal
 from pmem_tui.core.health.similarity import OVERLAP_THRESHOLD
-from pmem_tui.core.index import orphan_detail
+from pmem_tui.core.index import orphan_said
 from pmem_tui.core.model import CORE_DIR, INDEX_FILE
 
 __all__ = ["DELETE_SIMILARITY", "KINDS", "SIGNAL_KINDS", "Evidence", "Kind", "propose"]
@@ -159,7 +159,8 @@ def _orphans(ev: Evidence) -> Iterator[Found]:
         if f.path not in ev.routes:
             line = ev.unbulleted.get(f.path)  # a second line would name it twice: no fix but by hand
             fix = ("add", f.index_line) if f.index_line is not None and line is None else None
-            yield f.path, Signal("orphan", orphan_detail(line), None, None if line is None else line + 1), fix
+            detail, at = orphan_said(line)
+            yield f.path, Signal("orphan", detail, None, at), fix
 
 
 def _stale_records(ev: Evidence) -> Iterator[Found]:
