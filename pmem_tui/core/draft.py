@@ -1,7 +1,8 @@
 """A Draft gathers what a plan reads and changes, so several items can share one plan.
 
 Control files (`_index.md`, `_archive/_index.md`) are read once, fingerprinted, edited in memory
-by each item in turn, and written once at the end: moves first, then the index, then the records
+by each item in turn (a batch that takes index lines out or adds records parses each once: `index_taking`,
+`appends`), and written once at the end: moves first, then the index, then the records
 (the spec's order: the index entry goes only after the move), then permanent removals (purge), the
 only steps that cannot be undone.
 """
@@ -15,9 +16,11 @@ from pathlib import Path
 
 from pmem_tui.core import meta_dir, safeio, textio
 from pmem_tui.core.fingerprint import fingerprint, read_with_fingerprint
-from pmem_tui.core.model import META_DIR, Fingerprint
+from pmem_tui.core.index_places import Taking
+from pmem_tui.core.model import INDEX_FILE, META_DIR, Fingerprint
 from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import FileDiff, MakeDir, MoveFile, Op, Plan, Preview, RemoveFile, WriteFile
+from pmem_tui.core.record_edit import Appends
 
 
 @dataclass
@@ -39,6 +42,8 @@ class Draft:
     outcomes: list[str] = field(default_factory=list)
     items: list[str] = field(default_factory=list)
     reasons: dict[str, str] = field(default_factory=dict)
+    appends: Appends = field(default_factory=Appends)  # the records added to `_archive/_index.md`
+    taking: Taking | None = None
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -61,6 +66,14 @@ class Draft:
             self.originals[rel] = None if data is None else textio.decode(data)
         original = self.originals[rel]
         return original
+
+    def index_taking(self) -> Taking:
+        """`_index.md` as edited so far, parsed once for the items that take lines out of it (`Taking`): the
+        same while the text is the one it made, parsed again when anything else set it."""
+        text = self.text(INDEX_FILE) or ""
+        if self.taking is None or self.taking.text is not text:
+            self.taking = Taking(text)
+        return self.taking
 
     def saw(self, rel: str) -> None:
         """Record the state of a path the plan relies on (a source, or a free destination)."""

@@ -35,12 +35,14 @@ from pmem_tui.core.textio import dominant_eol, line_ending, split_bom, split_lin
 
 __all__ = [
     "append_line",
+    "drop_line",
     "find_entries",
     "insert_at",
     "insert_line",
     "make_line",
     "named_without_bullet",
     "neighbours",
+    "neighbours_in",
     "normalize_route",
     "orphan_detail",
     "orphan_problems",
@@ -289,11 +291,16 @@ def remove_line(text: str, line_no: int) -> str:
     file without final newline also removes the ending of the line before it, so the file keeps no final
     newline (unless that line is blank: without its ending it would vanish)."""
     bom, lines = _lines(text)
+    drop_line(lines, line_no)
+    return bom + "".join(lines)
+
+
+def drop_line(lines: list[str], line_no: int) -> None:
+    """`remove_line` on the text's lines (`textio.split_lines`, after the BOM), in place."""
     _check(lines, line_no)
     removed = lines.pop(line_no)
     if line_no == len(lines) and lines and not line_ending(removed) and strip_ending(lines[-1]):
         lines[-1] = strip_ending(lines[-1])
-    return bom + "".join(lines)
 
 
 def replace_line(text: str, line_no: int, new_line: str) -> str:
@@ -306,7 +313,11 @@ def replace_line(text: str, line_no: int, new_line: str) -> str:
 
 def neighbours(text: str, line_no: int) -> tuple[str | None, str | None]:
     """The previous and next lines of `line_no` (without endings), None at the edges of the file."""
-    _, lines = _lines(text)
+    return neighbours_in(_lines(text)[1], line_no)
+
+
+def neighbours_in(lines: list[str], line_no: int) -> tuple[str | None, str | None]:
+    """`neighbours` on the text's lines (`textio.split_lines`, after the BOM)."""
     _check(lines, line_no)
     prev = strip_ending(lines[line_no - 1]) if line_no > 0 else None
     nxt = strip_ending(lines[line_no + 1]) if line_no + 1 < len(lines) else None

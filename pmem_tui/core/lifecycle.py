@@ -90,11 +90,10 @@ def _archive_into(draft: Draft, path: str, reason: str, today: dt.date) -> None:
         raise Refused(
             f"{trash_location(rel)} already exists; recover or purge it before archiving another {rel}."
         )
-    text = draft.text(INDEX_FILE) or ""
-    entries = index.find_entries(text, rel)
-    new_text, places = index_places.take_out(text, entries)
+    taking = draft.index_taking()  # (parsed once a batch: `Taking`)
+    entries, places = taking.take_out(rel)
     if entries:
-        draft.set_text(INDEX_FILE, new_text)
+        draft.set_text(INDEX_FILE, taking.text)
         draft.index_removed.extend(p.line for p in places)
         if len(entries) > 1:
             draft.notes.append(
@@ -117,9 +116,9 @@ def _archive_into(draft: Draft, path: str, reason: str, today: dt.date) -> None:
     archive_text = draft.text(ARCHIVE_INDEX)
     if archive_text is None:
         archive_text = records.empty_archive_index()
-    new_archive_text = records.add_record(archive_text, rec)
+    new_archive_text = draft.appends.add(archive_text, rec)  # (`records.add_record`, parsed once a batch)
     if rel in archive_text:  # an agent's record left from before stays: the preview says which one is used
-        same = [r for r in records.parse_records(new_archive_text) if r.path == rel]
+        same = draft.appends.of(rel)
         used = newest(same, today=today)
         if used is not None:
             _say_others(draft, used, same, "recovering it will use", lambda said: f"saying it is {said}")
