@@ -196,13 +196,15 @@ def _tell_secret_left(app: PlanApp, plan: Plan, rel: str) -> None:
 
     def count() -> None:
         from pmem_tui.core.fix_planner import earlier_secrets
+        from pmem_tui.core.layout import missing_lifecycle
         from pmem_tui.tui.health_review import secret_left_note
 
         if not _removes_secret(plan, rel):
             return
         n = earlier_secrets(app.root, rel)
         if n:
-            app.call_from_thread(app.notify, secret_left_note(rel, n), severity="warning", timeout=20)
+            note = secret_left_note(rel, n, upgraded=not missing_lifecycle(app.root))
+            app.call_from_thread(app.notify, note, severity="warning", timeout=20)
 
     app.run_worker(count, thread=True, group="secret-left", exit_on_error=False, description="kept secrets")
 

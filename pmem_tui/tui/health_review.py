@@ -289,13 +289,16 @@ def held_secret(n: int) -> str:
     return held + " in pmem-tui's history (.pmem/history) still " + ("holds" if one else "hold")
 
 
-def secret_left_note(path: str, n: int) -> str:
+def secret_left_note(path: str, n: int, upgraded: bool = True) -> str:
     """After a save by hand that removed a secret from `path`: that `n` earlier versions keep it, and where
-    to forget them (the health review's fix, as a redaction's step 2 does)."""
+    to forget them (the health review's fix, as a redaction's step 2 does). Not `upgraded` (the lifecycle
+    structure incomplete): the review asks for the upgrade first (PM-UPG-4), so the sentence says so."""
     them = "it" if n == 1 else "them"
+    first = "" if upgraded else f"{key_for('upgrade')} to upgrade the lifecycle structure first, then "
     return (
         f"{path} no longer holds the secret, but its {held_secret(n)} it: forget {them} in the health "
-        f"review ({key_for('health')}, then {key_for('health.fix')} on its secret-in-history proposal)."
+        f"review ({first}{key_for('health')}, then {key_for('health.fix')} on its secret-in-history "
+        "proposal)."
     )
 
 

@@ -4,6 +4,7 @@ step 2, forgetting them)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -63,4 +64,37 @@ async def test_a_hand_save_that_removes_a_secret_says_the_history_keeps_it(
         await pilot.press("y")
         await settle(pilot)
         assert app.notes_text().count("no longer holds the secret") == before
+        assert not app.errors()
+
+
+@pytest.mark.rule("PM-UPG-4")
+async def test_without_the_lifecycle_structure_the_note_names_the_upgrade_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The health review refuses until the upgrade (PM-UPG-4): a note sending the person to H alone led to a
+    refusal, so on a memory an agent made without `_archive/` the way starts with the upgrade's key."""
+    root = make_demo(tmp_path)
+    shutil.rmtree(root / "_archive")
+    (root / SECRET_NOTE).write_text(NOTE, encoding="utf-8")
+    record_at(monkeypatch, FIXED_MTIME + 86_400)
+    assert record.record(root, create=True).commit is not None
+    app = RecordingApp(root, editor=lambda _path: None)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        main = app.main_screen
+        assert main is not None
+        rows = main.view("index").list
+        assert rows.select_key(next(r.key for r in rows.all_rows if r.path == SECRET_NOTE))
+        _edit(app, SECRET_LINE)
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, PlanModal)
+        await pilot.press("y")
+        await settle(pilot)
+        said = (
+            f"{SECRET_NOTE} no longer holds the secret, but its earlier version in pmem-tui's history "
+            "(.pmem/history) still holds it: forget it in the health review (U to upgrade the lifecycle "
+            "structure first, then H, then f on its secret-in-history proposal)."
+        )
+        assert await until(pilot, lambda: said in app.notes_text())
         assert not app.errors()
