@@ -238,6 +238,8 @@ MODAL: tuple[Action, ...] = (  # `PlanModal`
         keys_shown="enter (in the input)",
     ),
     Action("plan.confirm", "y", "confirm", "Confirm", "confirm: only now does anything change on disk"),
+    # Offered once the preview is stale (`PlanModal.offers`): the focus is then off the input, `y` a key.
+    Action("plan.again", "enter", "again", "Preview again", "after a change on disk: preview again as typed"),
     Action(
         "plan.cancel",
         "n",

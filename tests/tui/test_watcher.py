@@ -169,8 +169,8 @@ async def test_a_stale_preview_offers_no_confirm_and_keeps_the_reason_typed(
         assert "Confirm" not in _key_bar_text(modal) and not modal.query_one("#plan-confirm").display
         status = str(modal.query_one("#plan-status").render())
         assert "Press enter to preview again with what you typed, or escape to cancel." in status
-        focused = app.focused
-        assert isinstance(focused, Input) and focused.value == "superseded by the new router"
+        assert modal.query_one("#plan-input", Input).value == "superseded by the new router"
+        assert "Preview again" in _key_bar_text(modal)
         await pilot.press("enter")  # a new preview, of the file as it is now, with the same reason
         await settle(pilot)
         assert app.screen is modal and modal.stale is None and modal.plan is not None
@@ -180,6 +180,34 @@ async def test_a_stale_preview_offers_no_confirm_and_keeps_the_reason_typed(
         assert not (demo_root / "projects/atlas.md").exists()
         record = (demo_root / "_archive/_index.md").read_text(encoding="utf-8")
         assert "superseded by the new router" in record
+
+
+async def test_a_y_pressed_as_the_preview_goes_stale_is_refused_not_typed_into_the_reason(
+    demo_root: Path, make_app
+) -> None:
+    """Found in trial: the stale preview gave the focus to the reason's input, so the `y` a person pressed
+    to confirm (the key bar had offered it a moment before) was typed into the reason ("...routery"), and
+    enter then previewed the archive with that reason. The `y` is refused and says why; the reason stays."""
+    from textual.widgets import Input
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        modal = await archive_preview(pilot, "superseded by the new router")
+        _an_agent_edits_atlas(app, demo_root)
+        assert await until(pilot, lambda: modal.stale is not None)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen is modal and "changed since the preview" in app.errors()[-1]
+        assert modal.query_one("#plan-input", Input).value == "superseded by the new router"
+        assert "Preview again" in _key_bar_text(modal)
+        await pilot.press("enter")  # a new preview, of the file as it is now, with the same reason
+        await settle(pilot)
+        assert app.screen is modal and modal.stale is None and modal.plan is not None
+        await pilot.press("y")
+        await settle(pilot)
+        record = (demo_root / "_archive/_index.md").read_text(encoding="utf-8")
+        assert "- Reason: superseded by the new router\n" in record
 
 
 async def test_a_stale_preview_without_input_says_to_cancel_and_act_again(demo_root: Path, make_app) -> None:

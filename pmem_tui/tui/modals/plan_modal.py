@@ -186,21 +186,40 @@ class PlanModal(ModalScreen[bool]):
             confirm.disabled, confirm.display = True, False  # not even dimmed: without colour, it looks live
             self.refresh_bindings()  # nor does the key bar offer `y Confirm`
             # Not the Cancel button (found in trial: a disabled Confirm handed it the focus, so enter
-            # cancelled, and the reason typed was lost): the input, where enter previews again with it.
+            # cancelled, and the reason typed was lost), nor the input (found in trial: the `y` pressed to
+            # confirm was typed into the reason): the preview, where enter previews again with what was
+            # typed (`action_again`) and `y` is refused, saying why.
             if self.builder is not None:
-                self.query_one("#plan-input", Input).focus()
+                self.query_one("#plan-body", VerticalScroll).focus()
             else:
                 self.query_one("#plan-cancel", Button).focus()
 
     def _stale_advice(self) -> str:
         """What to do about a stale preview: it is never confirmed."""
-        if self.builder is not None:  # the input has the focus: `n` would type an n
+        if self.builder is not None:  # the input may have the focus again: `n` would type an n
             return f"Press enter to preview again with what you typed, or {key_for('plan.escape')} to cancel."
         return f"Cancel ({key_for('plan.cancel')}), then do the action again for a new preview."
 
     def offers(self, binding: Binding) -> bool:
-        """Whether the key bar shows `binding`: never a confirmation that would be refused."""
+        """Whether the key bar shows `binding`: never a confirmation that would be refused; a new preview
+        only once this one is stale."""
+        if binding.action == "again":
+            return self._can_preview_again()
         return binding.show and not (binding.action == "confirm" and self.stale is not None)
+
+    def _can_preview_again(self) -> bool:
+        return self.stale is not None and self.builder is not None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`enter` previews again only while the preview is stale (else a focused button has it)."""
+        if action == "again":
+            return self._can_preview_again()
+        return True
+
+    def action_again(self) -> None:
+        """A stale preview, built again from what is typed in the input (the focus left it: `y` is a key)."""
+        if self._can_preview_again():
+            self.build(self.query_one("#plan-input", Input).value)
 
     def key_shown(self, binding: Binding) -> str | None:
         """The keys the key bar writes for `binding` when they are not its own: while the input has the
