@@ -435,3 +435,30 @@ async def test_two_forgets_in_one_batch_both_apply(tmp_path: Path, monkeypatch: 
     for path, line in ((SECRET_NOTE, SECRET_LINE), (other, other_line)):
         held = [log.version_bytes(root, v.id, path) for v in log.versions(root, path) if v.kind != "deleted"]
         assert held and all(line.encode() not in b for b in held)
+
+
+def _titled(titles: object) -> list[str]:
+    return [name.strip() for name in str(getattr(titles, "content", "")).split("·")]
+
+
+async def test_at_80_columns_the_titles_name_only_the_columns_shown(root: Path) -> None:
+    """Found in trial: at 80 columns the Changes pane left out its time and origin columns, and its titles
+    still named all five over the three shown (so "when" stood over the diff counts); the History view too."""
+    from pmem_tui.tui.screens import history
+    from pmem_tui.tui.widgets import changes
+
+    app = RecordingApp(root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = await open_changes(pilot, app)
+        dropped = view.list.dropped_columns()
+        assert dropped  # the narrow case this is about
+        shown = [n for i, n in enumerate(changes.COLUMNS) if i not in dropped]
+        assert _titled(view.titles) == shown
+        await pilot.resize_terminal(160, 48)
+        assert await until(pilot, lambda: _titled(view.titles) == list(changes.COLUMNS))
+        await pilot.resize_terminal(80, 24)
+        assert await until(pilot, lambda: _titled(view.titles) == shown)
+        screen = await open_history(pilot, app, EDITED)
+        dropped = screen.list.dropped_columns()
+        assert dropped
+        assert _titled(screen.titles) == [n for i, n in enumerate(history.COLUMNS) if i not in dropped]

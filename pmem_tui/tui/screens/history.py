@@ -32,6 +32,7 @@ from pmem_tui.tui.action_types import bindings
 from pmem_tui.tui.actions import HISTORY_VIEW
 from pmem_tui.tui.messages import OfferPlan
 from pmem_tui.tui.widgets.key_bar import KeyBar
+from pmem_tui.tui.widgets.list_titles import ListTitles
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.preview import PreviewView
 
@@ -85,13 +86,14 @@ class HistoryScreen(Screen[None]):
             droppable=(3, 4),
             id="history-list",
         )
+        self.titles = ListTitles(COLUMNS, self.list)
         self.diff_view = PreviewView(self.root, id="history-diff")
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="history-title")
         with Horizontal(id="history-body"):
             with Vertical(id="history-left"):
-                yield Static(Text("  " + "  ·  ".join(COLUMNS), no_wrap=True), classes="pane-titles")
+                yield self.titles
                 yield self.list
             yield self.diff_view
         yield KeyBar()
@@ -130,6 +132,7 @@ class HistoryScreen(Screen[None]):
         self.loads += 1
         self.list.empty_text = message.found.empty
         self.list.set_rows(list(message.found.rows))
+        self.titles.sync()
         if self.marked is not None and self.marked not in {r.key for r in message.found.rows}:
             self.marked = None
         self.query_one("#history-title", Static).update(self._title())

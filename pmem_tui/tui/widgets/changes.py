@@ -25,7 +25,6 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
 
 from pmem_tui.core.history.names import HISTORY_DIR
 from pmem_tui.core.model import Snapshot
@@ -33,6 +32,7 @@ from pmem_tui.tui.action_types import bindings
 from pmem_tui.tui.actions import CHANGES
 from pmem_tui.tui.messages import ShowInPreview
 from pmem_tui.tui.panes import BY_ID, pane_id, tab_title
+from pmem_tui.tui.widgets.list_titles import ListTitles
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.pane_tabs import counted, in_view, show_tab_label
 
@@ -90,7 +90,6 @@ class ChangesView(Vertical):
         self.loads = 0  # reads shown (tests wait on it)
         self._generation = 0
         self._reading = False  # a read is in flight
-        self.titles = Static(Text("  " + "  ·  ".join(COLUMNS), no_wrap=True), classes="pane-titles")
         self.list = MemoryList(
             PANE_ID,
             empty_text="Reading the history…",
@@ -99,6 +98,7 @@ class ChangesView(Vertical):
             markable=False,
             id="list-changes",
         )
+        self.titles = ListTitles(COLUMNS, self.list)
 
     def compose(self) -> ComposeResult:
         yield self.titles
@@ -141,6 +141,7 @@ class ChangesView(Vertical):
         self.loads += 1
         self.list.empty_text = message.data.empty
         self.list.set_rows(list(message.data.rows))
+        self.titles.sync()
         self._update_tab_label()
         self.show_current()
 

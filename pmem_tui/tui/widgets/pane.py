@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.reactive import var
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from pmem_tui.core.words import plural
 from pmem_tui.tui.action_types import bindings
@@ -22,6 +22,7 @@ from pmem_tui.tui.key_docs import with_keys
 from pmem_tui.tui.keys import key_for, keymap
 from pmem_tui.tui.panes import PaneSpec, pane_id, tab_title
 from pmem_tui.tui.rows import Row
+from pmem_tui.tui.widgets.list_titles import ListTitles
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.pane_tabs import counted, show_tab_label
 
@@ -78,7 +79,7 @@ class PaneView(Vertical):
         )
         self.filter_input.display = False
         self._every_row: Sequence[Row] = []
-        self.titles = Static(self._titles_text(), classes="pane-titles")
+        self.titles = ListTitles(spec.columns, self.list)
 
     def compose(self) -> ComposeResult:
         yield self.filter_input
@@ -92,7 +93,8 @@ class PaneView(Vertical):
         self._show_tab_label()
 
     def watch_problem_paths(self) -> None:
-        self.titles.update(self._titles_text())
+        self.titles.notice = self._notice()
+        self.titles.sync()
         self.set_rows(self._every_row)
         self._show_tab_label()
 
@@ -107,16 +109,13 @@ class PaneView(Vertical):
             label.append(f" ●{self.list.marks} marked", style="bold magenta")
         return label
 
-    def _titles_text(self) -> Text:
-        dropped = self.list.dropped_columns() if self.list.is_mounted else frozenset()
-        names = [n for i, n in enumerate(self.spec.columns) if i not in dropped]
-        text = Text("  " + "  ·  ".join(names), no_wrap=True, overflow="ellipsis")
-        if self.problem_paths is not None:
-            text = Text(
-                f"  Only the rows with a problem: press {key_for('problems')} for every row",
-                style="bold yellow",
-            )
-        return text
+    def _notice(self) -> Text | None:
+        """What the titles say instead of the columns' names: that `!` shows only the rows with a problem."""
+        if self.problem_paths is None:
+            return None
+        return Text(
+            f"  Only the rows with a problem: press {key_for('problems')} for every row", style="bold yellow"
+        )
 
     def _shown(self, rows: Sequence[Row]) -> Sequence[Row]:
         self._every_row = rows
@@ -133,7 +132,7 @@ class PaneView(Vertical):
         """Rows before the scan's (the head of the index), or the same rows shown another way."""
         self.list.empty_text = self._empty_text()
         self.list.set_rows(self._shown(rows))
-        self._refresh_titles()
+        self.titles.sync()
         if self.count is not None:
             self.count = len(self.list.all_rows)
 
@@ -142,16 +141,8 @@ class PaneView(Vertical):
         redrawn."""
         self.list.empty_text = self._empty_text()
         self.list.apply_rows(self._shown(rows))
-        self._refresh_titles()
+        self.titles.sync()
         self.count = len(self.list.all_rows)
-
-    def _refresh_titles(self) -> None:
-        text = self._titles_text()
-        if text.plain != str(self.titles.content):
-            self.titles.update(text)
-
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._refresh_titles)
 
     def open_filter(self) -> None:
         self.list.prepare_filter()
