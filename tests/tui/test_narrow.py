@@ -161,3 +161,22 @@ def test_the_header_drops_empty_counts_before_the_problems_and_fits_a_long_root(
         assert re.search(r"\b\d+ problems\b", second) and "lifecycle incomplete" in second, (width, second)
         if width <= 70:
             assert "0 trash" not in second, second  # an empty count goes first
+
+
+def test_a_short_column_is_never_cut_while_the_last_one_has_room() -> None:
+    """A date (10 cells) kept whole: the last column, free text, gives way first."""
+    widths = column_widths(37, [13, 10, 30], (0.48, 0.2))
+    assert widths[1] == 10 and widths[2] == 37 - 13 - 10 - 4
+
+
+async def test_at_80x24_the_archive_and_trash_dates_are_whole(demo_root: Path) -> None:
+    """Found in trial: at 80 columns the Archive's and the Trash's dates read "2026-1…" while the reason
+    beside them had room."""
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for key, pane in (("3", "archive"), ("4", "trash")):
+            await pilot.press(key)
+            await settle(pilot)
+            lines = lines_of(app, pane)
+            assert lines and all(re.search(r"\b\d{4}-\d{2}-\d{2}\b", line) for line in lines), lines

@@ -10,6 +10,7 @@ from rich.cells import cell_len, set_cell_size
 
 COLUMN_GAP = 2
 ELLIPSIS = "…"
+WHOLE = 10  # a column no wider than this (a date, a size, a kind) is not cut: "2026-1…" says nothing
 
 
 def column_widths(
@@ -21,8 +22,9 @@ def column_widths(
     droppable: Sequence[int] = (),
 ) -> list[int]:
     """Per column its width (0: dropped); the last column takes what is left. `caps`: the share of
-    `avail` each column but the last may take at most. When the path column would be cut, the
-    `droppable` columns go and their share goes to the path."""
+    `avail` each column but the last may take at most, but a column of at most `WHOLE` cells takes
+    them all (the last, free text, gives way). When the path column would be cut, the `droppable` columns
+    go and their share goes to the path."""
     n = len(col_max)
     if n == 0:
         return []
@@ -46,7 +48,7 @@ def _fit(avail: int, col_max: Sequence[int], shares: Sequence[float], dropped: s
         if i in dropped:
             widths.append(0)
             continue
-        w = min(col_max[i], max(int(avail * shares[i]), 3))
+        w = min(col_max[i], max(int(avail * shares[i]), 3, WHOLE if col_max[i] <= WHOLE else 0))
         widths.append(w)
         used += w + COLUMN_GAP
     widths.append(max(0, avail - used))
