@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from test_actions import modal, preview_of
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widgets import OptionList, ProgressBar, Static
 from tui_helpers import RecordingApp, fill, search_caught_up, settle, until
@@ -355,3 +356,19 @@ async def test_escape_while_a_keystroke_waits_for_its_query(
         gate.set()
         await settle(pilot)
         assert app.screen is app.main_screen and app.return_code is None
+
+
+async def test_at_80_columns_the_status_is_read_to_its_end(root: Path) -> None:
+    """Found in trial: at 80 columns "1 result  2 files not indexed: 2 not text (not UTF-8, or holding a NUL"
+    ended there, on a one-line status without even an ellipsis."""
+    (root / "notes/latin1.md").write_bytes(b"# Caf\xe9\n\xe9t\xe9 quokka\n")
+    (root / "notes/bytes.md").write_bytes(b"# Bytes\n\xff\xfe quokka\n")
+    app = RecordingApp(root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_search(pilot, app, "quokka")
+        assert "not indexed" in status(screen)
+        await settle(pilot)
+        widget = screen.query_one("#search-status", Static)
+        strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+        shown = " ".join(strip.text.strip() for strip in strips)
+        assert "holding a NUL byte)." in shown, shown

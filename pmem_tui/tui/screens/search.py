@@ -70,7 +70,7 @@ def run_query(
 class SearchScreen(Screen[None]):
     DEFAULT_CSS = """
     SearchScreen #search-input { margin: 0 1; }
-    SearchScreen #search-status { height: 1; padding: 0 2; color: $text-muted; }
+    SearchScreen #search-status { height: auto; max-height: 3; padding: 0 2; color: $text-muted; }
     SearchScreen #search-progress { height: 1; padding: 0 2; }
     SearchScreen #search-results { height: 1fr; border: none; padding: 0 1; }
     """
