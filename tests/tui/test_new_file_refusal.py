@@ -52,3 +52,27 @@ async def refused(pilot: Pilot[Any], typed: str, said: str) -> None:
     await pilot.press("enter")
     assert modal.query_one("#new-index-line", Input).has_focus
     modal.query_one("#new-path", Input).focus()
+
+
+async def test_at_80_columns_every_sentence_of_the_dialog_is_read_to_its_end(demo_root: Path) -> None:
+    """Found in trial: at 80x24 the dialog's second field was titled "Index line (optional; empty: built
+    from the title and summary you wri": a one-line label cut by the dialog's border."""
+    from textual.geometry import Region
+    from textual.widget import Widget
+
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, NewFileModal)
+        shown = []
+        for widget in app.screen.query(Static):
+            if widget.display and widget.size.width:
+                strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+                shown.append(" ".join(strip.text.strip() for strip in strips))
+                parent = widget.parent
+                assert isinstance(parent, Widget)
+                assert widget.region.right <= parent.content_region.right, shown[-1]  # not cut by a border
+        text = " ".join(shown)
+        assert "the title and summary you write):" in text, text

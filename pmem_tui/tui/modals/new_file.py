@@ -13,7 +13,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Static
 
 from pmem_tui.core.errors import PmemError, Refused
 from pmem_tui.core.paths import Area, check_memory_path
@@ -54,12 +54,13 @@ class NewFileModal(ModalScreen[NewFileRequest | None]):
                     ),
                     id="plan-explanation",
                 )
-            yield Label("Path (in _core/, projects/ or notes/), then enter:")
+            # Statics, not Labels: a Label is as wide as its text; at 80 columns the border cut it.
+            yield Static("Path (in _core/, projects/ or notes/), then enter:")
             yield Input(
                 value=self.initial_path, placeholder="notes/topic.md", id="new-path", select_on_focus=False
             )
             yield Static("", id="new-path-refusal")
-            yield Label("Index line (optional; empty: built from the title and summary you write):")
+            yield Static("Index line (optional; empty: built from the title and summary you write):")
             yield Input(placeholder="- [Title](notes/topic.md) — one-line summary", id="new-index-line")
             yield Static(
                 Text("Next, your editor opens; after it closes you see the save preview.", style="dim"),
