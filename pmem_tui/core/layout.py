@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 
 from pmem_tui.core import index, safeio, summary, textio
-from pmem_tui.core.errors import LifecycleIncomplete
+from pmem_tui.core.errors import LifecycleIncomplete, Refused
 from pmem_tui.core.model import LIFECYCLE_PATHS
 
-__all__ = ["missing_lifecycle", "propose_index_line", "require_lifecycle"]
+__all__ = ["missing_lifecycle", "propose_index_line", "refuse_linked_lifecycle", "require_lifecycle"]
 
 
 def missing_lifecycle(root: Path) -> list[str]:
@@ -28,6 +28,18 @@ def require_lifecycle(root: Path, action: str) -> None:
         raise LifecycleIncomplete(
             f"Cannot {action}: the lifecycle structure is incomplete (missing {', '.join(missing)}); "
             "run `pmem-tui upgrade` first."
+        )
+
+
+def refuse_linked_lifecycle(root: Path, action: str) -> None:
+    """Refuse `action` when a lifecycle path is a symbolic link: what is behind it is never read, so "no
+    expired trash" or "neither in the archive nor in the trash" would be said of what was not looked at
+    (found in trial: a linked trash holding expired items, and `purge` said there were none)."""
+    linked = [p for p in LIFECYCLE_PATHS if os.path.islink(root / p)]
+    if linked:
+        raise Refused(
+            f"Cannot {action}: {', '.join(linked)} is a symbolic link, which pmem-tui never follows; what "
+            "is behind it is not read (make it a folder or file of its own)."
         )
 
 

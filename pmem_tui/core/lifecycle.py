@@ -27,6 +27,7 @@ from pmem_tui.core.draft import Draft, exists
 from pmem_tui.core.errors import PmemError, Refused
 from pmem_tui.core.layout import missing_lifecycle as missing_lifecycle
 from pmem_tui.core.layout import propose_index_line as propose_index_line
+from pmem_tui.core.layout import refuse_linked_lifecycle
 from pmem_tui.core.layout import require_lifecycle as require_lifecycle
 from pmem_tui.core.model import (
     ARCHIVE_DIR,
@@ -362,9 +363,11 @@ def _namesake(
         raise Refused(ambiguity)
     rec = newest([r for r in recs if r.path == rel])
     if rec is None:
+        refuse_linked_lifecycle(draft.root, f"recover {rel}")
         raise Refused(f"{rel} is neither in the archive nor in the trash{contested_remark(matching, rel)}.")
     found = Names(matching, recs).namesake(rec)
     if found.location is None:
+        refuse_linked_lifecycle(draft.root, f"recover {rel}")
         raise Refused(found.refusal())
     draft.notes.append(found.note())
     return found.location, rec
@@ -393,6 +396,7 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
     from pmem_tui.core.tree import scan
 
     require_lifecycle(root, "purge")
+    refuse_linked_lifecycle(root, "purge")
     journal.check_quiet(root)
     day = today or clock_today()
     snap = scan(root, deep=False, today=day)

@@ -125,3 +125,26 @@ def test_a_linked_lock_or_journal_is_refused_by_name_and_the_root_stays_as_it_wa
         "the memory root.\n"
     )
     assert tree_state(memory) == before
+
+
+@pytest.mark.rule("PM-SAFE-3")
+@pytest.mark.parametrize(
+    "command",
+    [["purge"], ["purge", "--yes"], ["recover", "notes/expired.md"], ["recover", "projects/gone.md"]],
+)
+def test_a_linked_trash_is_named_not_said_to_be_empty(
+    memory: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """Found in trial: with `_archive/_trash` a link to the real trash (expired items in it), `purge` said
+    "No expired trash to purge." (exit 0) and `recover` of a deleted file "is neither in the archive nor in
+    the trash": the link, which status names, was the reason, and neither said so."""
+    stock(memory)
+    real = tmp_path / "real-trash"
+    (memory / "_archive/_trash").rename(real)
+    (memory / "_archive/_trash").symlink_to(real, target_is_directory=True)
+    before, behind = tree_state(memory), tree_state(real)
+    code = main(["--root", str(memory), *command])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == "", captured.out
+    assert "_archive/_trash is a symbolic link, which pmem-tui never follows" in captured.err, captured.err
+    assert tree_state(memory) == before and tree_state(real) == behind
