@@ -18,7 +18,7 @@ from textual.app import App
 from textual.screen import Screen
 from textual.widget import Widget
 
-from pmem_tui.core.model import Snapshot
+from pmem_tui.core.model import ARCHIVE_DIR, ARCHIVE_INDEX, TRASH_DIR, Snapshot
 from pmem_tui.tui.index_rows import index_rows
 from pmem_tui.tui.rows import Row, archive_rows, core_rows, trash_rows
 
@@ -37,6 +37,7 @@ class PaneSpec:
     markable: bool = True  # space marks rows (the key bar offers it only where a batch takes them: `keys`)
     droppable: tuple[int, ...] = ()  # columns dropped before the path is cut
     only_when: str = ""  # the pane is optional: when it is shown (the help's words)
+    behind: tuple[str, ...] = ()  # the lifecycle paths its rows are read from: a link there empties it
 
 
 # fmt: off
@@ -49,9 +50,11 @@ PANES: tuple[PaneSpec, ...] = (
              ("path", "size", "modified"), core_rows,
              "No _core/ files: nothing is loaded at baseline besides _index.md."),
     PaneSpec("archive", "Archive", (*_ROW_KEYS, "delete", "recover", "mark"),
-             ("path", "archived", "reason"), archive_rows, "The archive is empty."),
+             ("path", "archived", "reason"), archive_rows, "The archive is empty.",
+             behind=(ARCHIVE_DIR, ARCHIVE_INDEX)),
     PaneSpec("trash", "Trash", (*_ROW_KEYS, "recover", "purge", "mark"),
-             ("path", "deleted", "recovery"), trash_rows, "The trash is empty."),
+             ("path", "deleted", "recovery"), trash_rows, "The trash is empty.",
+             behind=(ARCHIVE_DIR, TRASH_DIR, ARCHIVE_INDEX)),
     PaneSpec("epics", "Epics", only_when="when the project has one"),  # `widgets/epics.py`
     PaneSpec("changes", "Changes", ("history", "preview.focus")),  # `widgets/changes.py`
 )

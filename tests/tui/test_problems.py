@@ -196,3 +196,19 @@ async def test_doctor_in_the_app_names_a_few_of_many_notes(tmp_path: Path) -> No
         await settle(pilot)
         said = app.notes_text()
         assert said.count("doctor leaves it to you") == NOTES_SHOWN and "…and 3 more." in said
+
+
+async def test_a_linked_trash_is_not_said_to_be_empty(demo_root: Path, tmp_path: Path) -> None:
+    """Found in trial: with `_archive/_trash` a link to a folder of trashed files, the Trash pane said "The
+    trash is empty."; it names the link instead (nothing behind it is read)."""
+    real = tmp_path / "real-trash"
+    (demo_root / "_archive/_trash").rename(real)
+    (demo_root / "_archive/_trash").symlink_to(real, target_is_directory=True)
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert app.main_screen is not None
+        trash, archive = app.main_screen.view("trash").list, app.main_screen.view("archive").list
+        assert not trash.all_rows
+        assert "_archive/_trash is a symbolic link, which pmem-tui never follows" in trash.empty_text
+        assert archive.all_rows and "symbolic link" not in archive.empty_text

@@ -403,6 +403,7 @@ class MainScreen(Screen[None]):
         self.mount_panes()
         for name in ROW_PANES:
             view = self.view(name)
+            view.linked = tuple(p for p in view.spec.behind if p in snap.lifecycle_linked)
             view.apply_rows(rows[name] if rows is not None and name in rows else rows_for(name, snap))
         self.check_contents(snap)
         self.refresh_header()

@@ -79,6 +79,7 @@ class PaneView(Vertical):
         )
         self.filter_input.display = False
         self._every_row: Sequence[Row] = []
+        self.linked: tuple[str, ...] = ()  # the paths of `spec.behind` that are links (set with the rows)
         self.titles = ListTitles(spec.columns, self.list)
 
     def compose(self) -> ComposeResult:
@@ -124,6 +125,9 @@ class PaneView(Vertical):
         return with_paths(rows, self.problem_paths)
 
     def _empty_text(self) -> str:
+        if self.linked:  # found in trial: a linked trash was "The trash is empty." with files behind it
+            links = ", ".join(self.linked)
+            return f"{links} is a symbolic link, which pmem-tui never follows: nothing behind it is shown."
         if self.problem_paths is not None:
             return f"No row has a problem. Press {key_for('problems')} for every row."
         return with_keys(self.spec.empty, keymap())  # `{action_id}`: its key
