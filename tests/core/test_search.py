@@ -416,3 +416,17 @@ def test_a_cache_folder_that_cannot_hold_it_searches_in_memory(
 ) -> None:
     monkeypatch.setattr(search_db, "location_of", lambda root, create=True: "/proc/no/such/folder/x.sqlite")
     assert "notes/title.md" in paths(root, "zeppelin")
+
+
+def test_the_snippet_is_the_first_line_holding_every_word(tmp_path: Path) -> None:
+    """Found in trial: `lorem 4999` in a 5,000-line log showed its line 6 ("line 0 lorem ipsum"), and enter
+    opened the preview there; the line holding both words is the one a person looks for."""
+    lines = [f"line {n} lorem ipsum dolor sit amet" for n in range(5000)]
+    write(tmp_path, "notes/big.md", "# Big\n\n" + "\n".join(lines) + "\n")
+    hit = search(tmp_path, "lorem 4999").hits[0]
+    assert (hit.line, hit.snippet) == (5002, "line 4999 lorem ipsum dolor sit amet")
+    assert [hit.snippet[a:b] for a, b in hit.spans] == ["4999", "lorem"]
+    one = search(tmp_path, "lorem").hits[0]  # one word: its first line, as before
+    assert one.line == 3
+    apart = search(tmp_path, "Big 4999").hits[0]  # no line holds both: the first match
+    assert apart.line == 1

@@ -5,15 +5,17 @@ only of words shorter than the trigram (`query.MIN_FTS`), and a query with over 
 title or summary matches and first body matches: `_likeliest`), are ranked by where they occur (title, then
 summary, then the body, by how often). The score is shown higher-is-better.
 
-A hit's snippet is the line of the first match (1-based), trimmed to `SNIPPET_WIDTH` characters around the
-match, with every match in it as (start, end) offsets; control characters in it are blanked, one for one,
-so the offsets hold for any front (the CLI brackets or colours them, the app highlights them).
+A hit's snippet is the line of the first match (1-based; of several terms, the first line holding them
+all, when one does), trimmed to `SNIPPET_WIDTH` characters around the match, with every match in it as
+(start, end) offsets; control characters in it are blanked, one for one, so the offsets hold for any front
+(the CLI brackets or colours them, the app highlights them).
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Sequence
 
 from pmem_tui.core.search.query import MIN_FTS, Query, case_sensitive, is_glob, match_expression
 
@@ -24,6 +26,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SHORT_WEIGHTS = (("title", 10.0), ("summary", 5.0))  # where a short word counts most (as bm25's)
 RANKED = 1000  # matches ranked with bm25 at most: a broader query orders its likeliest ones (`_likeliest`)
 SCANNED = 300  # a scan for short words stops after this many matches, which it then ranks
+LINES_TRIED = 10_000  # lines holding the longest term tried for one holding every term (a snippet's bound)
 
 
 class Hit:
@@ -182,18 +185,42 @@ def rows(
     return [row[:4] for row in found_rows], broad
 
 
+def _term(term: str) -> str:
+    return re.escape(term) if case_sensitive(term) else f"(?i:{re.escape(term)})"
+
+
 def matcher(query: Query) -> re.Pattern[str]:
     """Every term of the query, each in its own case rule (smart case), longest first."""
-    parts = [
-        re.escape(t) if case_sensitive(t) else f"(?i:{re.escape(t)})"
-        for t in sorted(set(query.terms), key=len, reverse=True)
-    ]
-    return re.compile("|".join(parts))
+    return re.compile("|".join(_term(t) for t in sorted(set(query.terms), key=len, reverse=True)))
 
 
-def snippet(text: str, pattern: re.Pattern[str]) -> tuple[int, str, tuple[tuple[int, int], ...]]:
-    """(line number, snippet, spans) of the first match of `pattern` in `text` (line 1 when none)."""
-    first = pattern.search(text)
+def _first_line_with_all(text: str, terms: Sequence[str], pattern: re.Pattern[str]) -> re.Match[str] | None:
+    """The first match of `pattern` on the first line holding every term (found in trial: `lorem 4999` in
+    a long log showed the first line with `lorem`); None: no line does within `LINES_TRIED` lines."""
+    if len(set(terms)) < 2:
+        return None
+    lead, *rest = (re.compile(_term(t)) for t in sorted(set(terms), key=len, reverse=True))
+    end, tried = -1, 0
+    for m in lead.finditer(text):
+        if m.start() <= end:  # a line already tried
+            continue
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.start())
+        end = len(text) if end < 0 else end
+        if all(r.search(text, start, end) for r in rest):
+            return pattern.search(text, start, end)
+        tried += 1
+        if tried >= LINES_TRIED:
+            return None
+    return None
+
+
+def snippet(
+    text: str, pattern: re.Pattern[str], terms: Sequence[str] = ()
+) -> tuple[int, str, tuple[tuple[int, int], ...]]:
+    """(line number, snippet, spans) of the first match of `pattern` in `text` (line 1 when none), on the
+    first line holding every one of `terms` when there is one."""
+    first = _first_line_with_all(text, terms, pattern) or pattern.search(text)
     at = first.start() if first else 0
     line_start = text.rfind("\n", 0, at) + 1
     line_end = text.find("\n", at)
@@ -223,6 +250,6 @@ def hits(
     ranked, broad = rows(conn, query, locations, limit)
     for rowid, path, where, score in ranked:
         body = conn.execute("SELECT body FROM docs WHERE rowid = ?", (rowid,)).fetchone()
-        line, text, spans = snippet(body[0] if body else "", pattern)
+        line, text, spans = snippet(body[0] if body else "", pattern, query.terms)
         found.append(Hit(path, where, line, text, spans, float(f"{float(score or 0.0):.4g}")))
     return found, broad
