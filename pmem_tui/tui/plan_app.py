@@ -247,7 +247,7 @@ class PlanApp(BeforeAppKey, App[int]):
 
     @property
     def can_undo(self) -> bool:
-        return self._history is not None and bool(self._history.done)
+        return self._history is not None and self._history.undoable
 
     @property
     def can_redo(self) -> bool:

@@ -79,6 +79,11 @@ class History:
         step = self.done[-1]
         return step, inverse(root, step.plan, f"Undo: {step.title}", "Undo")
 
+    @property
+    def undoable(self) -> bool:
+        """The last action can be undone (found in trial: `^z Undo` was offered after a purge)."""
+        return bool(self.done) and reversible(self.done[-1].plan)
+
     def redo_offer(self, root: Path) -> tuple[Step, UndoOffer]:
         if not self.undone:
             raise NoUndo("Nothing to redo: ctrl+y redoes what ctrl+z undid in this session.")
@@ -118,6 +123,15 @@ def _reverse(root: Path, last: Plan, action: str, title: str, instead: str) -> P
 def _route(line: str) -> str | None:
     parsed = index.parse_line(line)
     return parsed[0] if parsed else None
+
+
+REVERSIBLE = ("archive", "delete", "undo-delete", "undo-recover", "recover", "save", "restore")
+
+
+def reversible(plan: Plan) -> bool:
+    """Whether `inverse` may undo `plan`: not a purge (the files are gone), an upgrade or doctor, nor a
+    save whose preview masked a secret (it is not kept). The key bar offers ctrl+z only then."""
+    return plan.action in REVERSIBLE and not any(d.masked for d in plan.preview.diffs)
 
 
 def inverse(root: Path, last: Plan, title: str, verb: str) -> UndoOffer:

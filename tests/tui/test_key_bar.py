@@ -64,6 +64,25 @@ async def test_undo_is_offered_once_an_action_was_applied(demo_root: Path) -> No
         assert "^z Undo" not in text and "^y Redo" in text
 
 
+async def test_undo_is_not_offered_once_the_last_action_cannot_be_undone(demo_root: Path) -> None:
+    """Found in trial: after a purge the bar offered `^z Undo`, and ctrl+z only said the purge "cannot be
+    undone: the files are removed for good". The key still says why when pressed."""
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        await pilot.press("P")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen is app.main_screen and "Purged 1 expired trash item." in app.notes_text()
+        assert "^z Undo" not in bar_text(app)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert "cannot be undone: the files are removed for good" in app.notes[-1][0]
+
+
 async def test_p_and_n_act_only_where_the_key_table_offers_them(tmp_path: Path) -> None:
     """Found in trial: `p` on the Epics pane (and on an empty pane) moved the focus to the preview quietly,
     and the key bar lost the pane's keys; `n` opened "new file" on the Epics pane, which does not offer it."""
