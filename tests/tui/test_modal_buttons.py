@@ -37,3 +37,26 @@ async def test_cancel_and_confirm_buttons(demo_root: Path) -> None:
         await pilot.click("#new-cancel")
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
+
+
+async def test_confirm_is_not_shown_before_there_is_a_preview_to_confirm(demo_root: Path) -> None:
+    """Found in trial: the archive dialog showed `Confirm (y)` before any preview; disabled, it was only
+    dimmed, and without colour (NO_COLOR) it looked live. It shows once a preview is built, and goes
+    again when a new one is refused."""
+    from tui_helpers import fill
+
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, PlanModal) and modal.plan is None
+        assert not modal.query_one("#plan-confirm").display
+        await fill(pilot, "done")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert modal.plan is not None and modal.query_one("#plan-confirm").display
+        modal.build("")  # an empty reason: refused
+        await settle(pilot)
+        assert modal.plan is None and not modal.query_one("#plan-confirm").display

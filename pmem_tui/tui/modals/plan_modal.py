@@ -115,6 +115,8 @@ class PlanModal(ModalScreen[bool]):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        confirm = self.query_one("#plan-confirm", Button)
+        confirm.display = not confirm.disabled  # disabled is only dimmed: without colour it looks live
         if self.builder is not None:
             self.query_one("#plan-input", Input).focus()
         elif self.danger:
@@ -150,7 +152,8 @@ class PlanModal(ModalScreen[bool]):
             self.plan = None
             self._set_status(refusal_of(err), error=True)
             self.query_one("#plan-preview", Static).update(self._body())
-            self.query_one("#plan-confirm", Button).disabled = True
+            confirm = self.query_one("#plan-confirm", Button)
+            confirm.disabled, confirm.display = True, False
             if self._on_refusal:
                 self._on_refusal(str(err))
             return False
