@@ -1,10 +1,11 @@
 """A Draft gathers what a plan reads and changes, so several items can share one plan.
 
 Control files (`_index.md`, `_archive/_index.md`) are read once, fingerprinted, edited in memory
-by each item in turn (a batch that takes index lines out or adds records parses each once: `index_taking`,
-`appends`), and written once at the end: moves first, then the index, then the records
-(the spec's order: the index entry goes only after the move), then permanent removals (purge), the
-only steps that cannot be undone.
+by each item in turn (a batch that takes index lines out, puts them back or adds records parses each once:
+`index_taking`, `index_putting`, `appends`; one that changes or removes records reads again only what
+changed: `reading`), and written once at the end: moves first, then the index, then the records (the
+spec's order: the index entry goes only after the move), then permanent removals (purge), the only steps
+that cannot be undone.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from pathlib import Path
 
 from pmem_tui.core import meta_dir, safeio, textio
 from pmem_tui.core.fingerprint import fingerprint, read_with_fingerprint
-from pmem_tui.core.index_places import Taking
+from pmem_tui.core.index_places import Putting, Taking
 from pmem_tui.core.model import INDEX_FILE, META_DIR, Fingerprint
 from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import FileDiff, MakeDir, MoveFile, Op, Plan, Preview, RemoveFile, WriteFile
 from pmem_tui.core.record_edit import Appends
+from pmem_tui.core.record_read import Reading
 
 
 @dataclass
@@ -44,6 +46,8 @@ class Draft:
     reasons: dict[str, str] = field(default_factory=dict)
     appends: Appends = field(default_factory=Appends)  # the records added to `_archive/_index.md`
     taking: Taking | None = None
+    putting: Putting | None = None
+    reading: Reading = field(default_factory=Reading)  # the records of `_archive/_index.md` as edited
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -74,6 +78,14 @@ class Draft:
         if self.taking is None or self.taking.text is not text:
             self.taking = Taking(text)
         return self.taking
+
+    def index_putting(self) -> Putting:
+        """`_index.md` as edited so far, parsed once for the items that put lines back in it (`Putting`),
+        under the same rule as `index_taking`."""
+        text = self.text(INDEX_FILE) or ""
+        if self.putting is None or self.putting.text is not text:
+            self.putting = Putting(text)
+        return self.putting
 
     def saw(self, rel: str) -> None:
         """Record the state of a path the plan relies on (a source, or a free destination)."""

@@ -36,8 +36,10 @@ from pmem_tui.core.textio import dominant_eol, line_ending, split_bom, split_lin
 __all__ = [
     "append_line",
     "drop_line",
+    "entry_lines",
     "find_entries",
     "insert_at",
+    "insert_in",
     "insert_line",
     "make_line",
     "named_without_bullet",
@@ -102,6 +104,12 @@ def _entry_bodies(bodies: list[str]) -> list[bool]:
                 start = j + 1
                 break
     return [False] * start + _visible(bodies[start:], Blocks(comments=True))
+
+
+def entry_lines(text: str) -> tuple[list[str], list[bool]]:
+    """The text's lines without their endings (after the BOM), and which may hold an entry (`parse_rows`)."""
+    bodies = _bodies(split_bom(text)[1])
+    return bodies, _entry_bodies(bodies)
 
 
 def _visible(bodies: list[str], blocks: Blocks) -> list[bool]:
@@ -324,7 +332,7 @@ def neighbours_in(lines: list[str], line_no: int) -> tuple[str | None, str | Non
     return prev, nxt
 
 
-def _insert(lines: list[str], pos: int, line: str, eol: str) -> str:
+def _insert(lines: list[str], pos: int, line: str, eol: str) -> None:
     if pos >= len(lines):
         if lines and not line_ending(lines[-1]):
             lines[-1] += eol
@@ -333,15 +341,24 @@ def _insert(lines: list[str], pos: int, line: str, eol: str) -> str:
             lines.append(line + eol)
     else:
         lines.insert(pos, line + eol)
-    return "".join(lines)
+
+
+def insert_in(
+    lines: list[str], bodies: list[str], line: str, after: str | None, before: str | None, eol: str
+) -> int:
+    """`insert_line` on the text's lines (`textio.split_lines`, after the BOM), their bodies (left as they
+    are) and its dominant ending: `line` goes into `lines`, in place; its line number."""
+    pos = _position(bodies, after, before)
+    _insert(lines, pos, line, eol)
+    return min(pos, len(lines) - 1)
 
 
 def insert_at(text: str, line_no: int, line: str) -> str:
     """Insert `line` so that it becomes line `line_no` (clamped to the end), with the file's dominant
     ending."""
     bom, lines = _lines(text)
-    eol = dominant_eol("".join(lines))
-    return bom + _insert(lines, max(0, line_no), line, eol)
+    _insert(lines, max(0, line_no), line, dominant_eol("".join(lines)))
+    return bom + "".join(lines)
 
 
 def append_line(text: str, line: str) -> str:
@@ -377,6 +394,5 @@ def insert_line(text: str, line: str, after: str | None, before: str | None) -> 
     ending; see the module notes for the end of a file without final newline and for the empty file (LF).
     """
     bom, lines = _lines(text)
-    bodies = [strip_ending(x) for x in lines]
-    eol = dominant_eol("".join(lines))
-    return bom + _insert(lines, _position(bodies, after, before), line, eol)
+    insert_in(lines, [strip_ending(x) for x in lines], line, after, before, dominant_eol("".join(lines)))
+    return bom + "".join(lines)

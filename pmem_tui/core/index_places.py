@@ -13,10 +13,11 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from pmem_tui.core import index
+from pmem_tui.core.md_lines import Blocks
 from pmem_tui.core.model import ArchiveRecord, IndexEntry, IndexPlace
-from pmem_tui.core.textio import split_bom, split_lines
+from pmem_tui.core.textio import dominant_eol, line_ending, split_bom, split_lines
 
-__all__ = ["Taking", "put_back", "record_places", "take_out"]
+__all__ = ["Putting", "Taking", "put_back", "record_places", "take_out"]
 
 
 def take_out(text: str, entries: Sequence[IndexEntry]) -> tuple[str, list[IndexPlace]]:
@@ -87,15 +88,74 @@ def record_places(rec: ArchiveRecord) -> list[IndexPlace]:
 
 
 def put_back(text: str, route: str, places: Sequence[IndexPlace]) -> tuple[str, list[str], list[str]]:
-    """`text` with each line back at its place: (new text, lines added, lines already there and kept)."""
-    present = Counter(e.raw for e in index.find_entries(text, route))
-    added: list[str] = []
-    kept: list[str] = []
-    for place in places:
-        if present[place.line] > 0:  # already listed (an agent put it back): not added twice
-            present[place.line] -= 1
-            kept.append(place.line)
-            continue
-        text = index.insert_line(text, place.line, place.after, place.before)
-        added.append(place.line)
-    return text, added, kept
+    """`text` with each line back at its place (`index.insert_line`, in order): (new text, lines added, lines
+    already there and kept: a line listed already, an agent's putting it back, is not added twice)."""
+    putting = Putting(text)
+    added, kept = putting.put_back(route, places)
+    return putting.text, added, kept
+
+
+class Putting:
+    """`_index.md` while a batch puts routes' lines back one after the other (recover): `put_back(route,
+    places)` is `put_back(text, route, places)` with `text` the text as it is then, but the index is parsed
+    once, not once an item.
+
+    Why the entries found once stay right: a line put back where no block is open (after a visible line, or
+    at the top of a file that does not start with ``---``), that is visible there itself (it opens no fence
+    or comment), changes how no other line reads, and reads as it does alone; lines below only move down.
+    Any other line put back (in a fence, a ``---`` or ``...`` that may close front matter, a line with a
+    carriage return in it, one after an unterminated last line ending with one, an empty one after an
+    unterminated last line): the text is parsed again.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text  # as it is now
+        self._bom, body = split_bom(text)
+        self._lines = split_lines(body)
+        self._bodies, self._visible = index.entry_lines(text)  # the lines' bodies, which may hold an entry
+        self._raws: dict[str, Counter[str]] | None = None  # each route's lines, as `find_entries` gives them
+
+    def put_back(self, route: str, places: Sequence[IndexPlace]) -> tuple[list[str], list[str]]:
+        """The lines added and the lines already there and kept; `text` with the lines added."""
+        if self._raws is None:
+            self._raws = defaultdict(Counter)
+            for row in index.parse_rows(self.text):
+                self._raws[row[2]][row[1]] += 1
+        present = Counter(self._raws.get(route, ()))
+        added: list[str] = []
+        kept: list[str] = []
+        for place in places:
+            if present[place.line] > 0:  # already listed (an agent put it back): not added twice
+                present[place.line] -= 1
+                kept.append(place.line)
+                continue
+            self._insert(place)
+            added.append(place.line)
+        return added, kept
+
+    def _insert(self, place: IndexPlace) -> None:
+        lines, bodies, line = self._lines, self._bodies, place.line
+        last = lines[-1] if lines else "\n"
+        eol = dominant_eol(self.text)
+        at = index.insert_in(lines, bodies, line, place.after, place.before, eol)
+        self.text = self._bom + "".join(lines)
+        quiet = (self._visible[at - 1] if at > 0 else not bodies or bodies[0].rstrip() != "---") and not (
+            line_ending(last) == "" and last.endswith("\r")
+        )
+        if (
+            self._raws is None
+            or not quiet
+            or "\r" in line
+            or "\n" in line
+            or not lines[-1]  # an empty line after an unterminated last line: it only ends that line
+            or line.rstrip() in ("---", "...")
+            or Blocks(comments=True).hidden(line)
+        ):
+            self._lines = split_lines(split_bom(self.text)[1])
+            self._bodies, self._visible = index.entry_lines(self.text)
+            self._raws = None  # the entries parsed again when next asked
+            return
+        bodies.insert(at, line)
+        self._visible.insert(at, True)
+        for row in index.parse_rows(line):
+            self._raws[row[2]][row[1]] += 1

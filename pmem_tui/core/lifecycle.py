@@ -161,10 +161,10 @@ def plan_archive_many(
     )
 
 
-def _matching(root: Path, archive_text: str, path: str) -> Matching:
-    """Which file under `_archive/` each record of `archive_text` is about, for an action on `path`. A file at
-    the tool's own place for `path` is its file, so the archive is walked only when there is none there."""
-    recs, active = records.parse_records(archive_text), active_on_disk(root)
+def _matching(root: Path, recs: list[ArchiveRecord], path: str) -> Matching:
+    """Which file under `_archive/` each record is about, for an action on `path`. A file at the tool's own
+    place for `path` is its file, so the archive is walked only when there is none there."""
+    active = active_on_disk(root)
     places = (f"{ARCHIVE_DIR}/{path}", f"{TRASH_DIR}/{path}")
     here = [loc for loc in places if safeio.entry_kind(root, loc) == "file"]
     if here:
@@ -181,7 +181,8 @@ def _delete_into(draft: Draft, path: str, today: dt.date) -> None:
     rel = check_memory_path(root, path, Area.ACTIVE)
     dst = trash_location(rel)
     text = draft.text(ARCHIVE_INDEX) or records.empty_archive_index()
-    matching = _matching(draft.root, text, rel)
+    every = draft.reading.records(text)  # (read once a batch, then only what each item changed)
+    matching = _matching(draft.root, every, rel)
     placed = [p for p in matching.of(rel) if not p.in_trash]
     if not placed:
         if (root / rel).is_file():
@@ -196,7 +197,7 @@ def _delete_into(draft: Draft, path: str, today: dt.date) -> None:
     if exists(root, dst):
         raise Refused(f"{dst} already exists; nothing is moved, overwritten or merged.")
     draft.move(src, dst)
-    same = [r for r in records.parse_records(text) if r.path == rel]
+    same = [r for r in every if r.path == rel]
     recs = [r for r in same if r.deleted is None]
     old = (placed[0].record if placed[0].record in recs else newest(recs, today=today)) if recs else None
     if old is not None:
@@ -207,7 +208,7 @@ def _delete_into(draft: Draft, path: str, today: dt.date) -> None:
             "the deletion date goes to",
             lambda said: f"still saying it is {said} while it is in the trash",
         )
-    new_text, deadline = records.record_deletion(text, rel, old, today)
+    new_text, deadline = records.record_deletion(text, rel, old, today, parse=draft.reading.records)
     draft.set_text(ARCHIVE_INDEX, new_text)
     if old is None:
         draft.notes.append(f"{src} had no record; a new one is written with its deletion date.")
@@ -243,7 +244,8 @@ def _recover_into(draft: Draft, path: str, index_line: str | None, fallback: str
     root = draft.root
     rel = check_memory_path(root, path, Area.ACTIVE)
     archive_text = draft.text(ARCHIVE_INDEX) or ""
-    matching = _matching(draft.root, archive_text, rel)
+    every = draft.reading.records(archive_text)  # (read once a batch, then only what each item changed)
+    matching = _matching(draft.root, every, rel)
     placed = matching.of(rel)
     in_archive, in_trash = any(not p.in_trash for p in placed), any(p.in_trash for p in placed)
     if in_archive and in_trash:
@@ -251,7 +253,6 @@ def _recover_into(draft: Draft, path: str, index_line: str | None, fallback: str
             f"{rel} is both in the archive and in the trash; move one aside by hand so the right one "
             "comes back."
         )
-    every = records.parse_records(archive_text)
     same = [r for r in every if r.path == rel]
     if in_archive or in_trash:
         src = placed[0].location
@@ -288,19 +289,19 @@ def _recover_into(draft: Draft, path: str, index_line: str | None, fallback: str
             proposal,
         )
     draft.move(src, rel)
-    text = draft.text(INDEX_FILE) or ""
     if index_line is not None or rec is None:  # a line given by the person stands for the record's lines
         places = [IndexPlace(line, rec.after if rec else None, rec.before if rec else None)]
     else:
         places = index_places.record_places(rec)
-    new_text, added, kept = index_places.put_back(text, rel, places)
+    putting = draft.index_putting()  # (parsed once a batch: `Putting`)
+    added, kept = putting.put_back(rel, places)
     for line in kept:
         draft.notes.append(f"{INDEX_FILE} already has the line `{line}` of {rel}; it is not added twice.")
     if added:
-        draft.set_text(INDEX_FILE, new_text)
+        draft.set_text(INDEX_FILE, putting.text)
         draft.index_added.extend(added)
     if rec is not None:
-        draft.set_text(ARCHIVE_INDEX, records.remove_record(archive_text, rec))
+        draft.set_text(ARCHIVE_INDEX, records.remove_record(archive_text, rec, draft.reading.records))
         draft.record_changes.append(f"Remove the record of {rel}, {records.line_span(rec)}")
     draft.recovery.append(f"{rel} is active again; it can be archived again at any time.")
     draft.outcomes.append(f"Recovered {rel} from {src} to {rel}.")
@@ -346,7 +347,7 @@ def plan_recover_many(root: Path, paths: Sequence[str], fallbacks: Mapping[str, 
 def _last_archived_first(draft: Draft, paths: Sequence[str]) -> list[str]:
     """Each record's neighbour lines were taken when it was archived: its line finds them once the files
     archived after it are back (two adjacent lines come back in place)."""
-    rank = {rec.path: n for n, rec in enumerate(records.parse_records(draft.text(ARCHIVE_INDEX) or ""))}
+    rank = {rec.path: n for n, rec in enumerate(draft.reading.records(draft.text(ARCHIVE_INDEX) or ""))}
     return sorted(paths, key=lambda p: -rank.get(p, -1))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import replace
 
 from pmem_tui.core.md_lines import atx
@@ -18,9 +19,13 @@ def _same(a: ArchiveRecord, b: ArchiveRecord) -> bool:
     return replace(a, start=0, end=0) == replace(b, start=0, end=0)
 
 
-def _locate(text: str, rec: ArchiveRecord) -> ArchiveRecord:
+# `parse_records`, or a `record_read.Reading`'s `records` (a batch reads the text once, then what changed)
+Parse = Callable[[str], list[ArchiveRecord]]
+
+
+def _locate(text: str, rec: ArchiveRecord, parse: Parse) -> ArchiveRecord:
     """The record as it stands in `text` now; ValueError when it is no longer there."""
-    records = parse_records(text)
+    records = parse(text)
     for r in records:
         if (r.start, r.end, r.path, r.layout) == (rec.start, rec.end, rec.path, rec.layout):
             return r
@@ -116,19 +121,19 @@ def _read_alone(text: str, rec: ArchiveRecord) -> ArchiveRecord | None:
     return replace(found[0], start=found[0].start + first, end=found[0].end + first)
 
 
-def replace_record(text: str, old: ArchiveRecord, new: ArchiveRecord) -> str:
+def replace_record(text: str, old: ArchiveRecord, new: ArchiveRecord, parse: Parse = parse_records) -> str:
     """Replace `old` by `new`, in the record's own shape when it can be edited in place (`record_update`).
 
     Otherwise a heading record (layout ``section``) is rewritten in place in our format (its heading keeps the
     old heading's level), and a table row or a list/headless record is removed and `new` is appended.
     Raises ValueError when `old` is no longer in the text.
     """
-    found = _locate(text, old)
-    updated = update_in_place(text, found, new)
+    found = _locate(text, old, parse)
+    updated = update_in_place(text, found, new, parse)
     if updated is not None:
         return updated
     if found.layout != "section":
-        return add_record(remove_record(text, found), new)
+        return add_record(remove_record(text, found, parse), new)
     bom, body = split_bom(text)
     lines = split_lines(body)
     eol = dominant_eol(body)
@@ -142,14 +147,14 @@ def replace_record(text: str, old: ArchiveRecord, new: ArchiveRecord) -> str:
     return bom + "".join(lines)
 
 
-def remove_record(text: str, rec: ArchiveRecord) -> str:
+def remove_record(text: str, rec: ArchiveRecord, parse: Parse = parse_records) -> str:
     """Remove the record's lines, and one blank line next to them when it would otherwise leave two blank
     lines together, a blank line at the top or one at the end.
 
     Nothing else changes; a file without final newline keeps having none. Raises ValueError when `rec` is no
     longer in the text.
     """
-    found = _locate(text, rec)
+    found = _locate(text, rec, parse)
     bom, body = split_bom(text)
     lines = split_lines(body)
     start, end = found.start, found.end
@@ -167,13 +172,18 @@ def remove_record(text: str, rec: ArchiveRecord) -> str:
 
 
 def record_deletion(
-    text: str, rel: str, old: ArchiveRecord | None, today: dt.date, reason: str | None = None
+    text: str,
+    rel: str,
+    old: ArchiveRecord | None,
+    today: dt.date,
+    reason: str | None = None,
+    parse: Parse = parse_records,
 ) -> tuple[str, dt.date]:
     """`rel` goes to the trash `today`: its record `old` (or, without one, a new record giving `reason`) gets
     the deletion date and the deadline, RECOVERY_DAYS later. The text with that record, and the deadline."""
     deadline = today + dt.timedelta(days=RECOVERY_DAYS)
     if old is not None:
-        return replace_record(text, old, replace(old, deleted=today, deadline=deadline)), deadline
+        return replace_record(text, old, replace(old, deleted=today, deadline=deadline), parse), deadline
     new = ArchiveRecord(
         path=rel, index_line=None, archived=None, reason=reason, deleted=today, deadline=deadline
     )

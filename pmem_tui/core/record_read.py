@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
+from bisect import bisect_left
+from dataclasses import dataclass, field, replace
 
 from pmem_tui.core.md_lines import ITEM, atx
 from pmem_tui.core.model import ARCHIVE_INDEX, RECOVERY_DAYS, ArchiveRecord, IndexPlace
@@ -183,10 +184,14 @@ def parse_records(text: str) -> list[ArchiveRecord]:
 
 
 def _parse(text: str) -> list[ArchiveRecord]:
-    _, body = split_bom(text)
-    bodies = [strip_ending(line) for line in split_lines(body)]
+    return _read_lines([strip_ending(line) for line in split_lines(split_bom(text)[1])])[0]
+
+
+def _read_lines(bodies: list[str]) -> tuple[list[ArchiveRecord], list[int]]:
+    """The records, and the cuts: the lines where the reading starts afresh (`Reading`)."""
     in_fence = fence_state(bodies)[0]
     out: list[ArchiveRecord] = []
+    cuts: list[int] = []
     cur: _Draft | None = None
     # A heading without a path (e.g. "## 2026-11-30" or "## Trash") may carry a date for the records under it.
     group = _Draft(start=0, kind="group", level=7)
@@ -222,6 +227,8 @@ def _parse(text: str) -> list[ArchiveRecord]:
             continue
         h = atx(b)
         if h:
+            if not group.defaults:  # (no fence open, `cur` ends here, no date from a heading above)
+                cuts.append(i)
             level, htext = h
             found = path_in(htext, strict=False)
             j = i + 1  # the next line that is not blank (an index, not a copy of the rest: 10^3 headings)
@@ -305,7 +312,80 @@ def _parse(text: str) -> list[ArchiveRecord]:
                 finish()
         i += 1
     finish()
-    return out
+    return out, cuts
+
+
+class Reading:
+    """`parse_records` of one text after another, each a small edit of the one before (a batch changing
+    records one at a time): the whole text is read once, then only the part around what changed (0.1 s a
+    parse at 2,500 records).
+
+    Why the records outside that part stay right: at a cut (a heading line that `_read_lines` reaches as the
+    start of a line, outside a fence, with no date from a heading above it to pass on) no record is open, no
+    fence is open and nothing above has a say in how the lines below read, so the records from there on are
+    those of the text from there on, read alone. The lines from the last cut before the change up to the
+    first cut after it are read again, alone, together with that cut's line: when the reading reaches it as a
+    cut again, the records below are the ones found before, moved by the lines added or removed; when not,
+    the reading goes on to the next cut (or to the end).
+    """
+
+    def __init__(self) -> None:
+        self.text: str | None = None  # the text read last
+        self._bom = ""
+        self._bodies: list[str] = []
+        self._records: list[ArchiveRecord] = []
+        self._cuts: list[int] = []
+
+    def records(self, text: str) -> list[ArchiveRecord]:
+        """`parse_records(text)` (a list of its own: the caller may keep it)."""
+        if text is not self.text:
+            try:
+                self._read(text)
+            except Exception:  # pragma: no cover - defensive, as `parse_records`
+                self.text, self._bodies, self._records, self._cuts = None, [], [], []
+                return []
+        return list(self._records)
+
+    def _read(self, text: str) -> None:
+        bom, body = split_bom(text)
+        bodies = [strip_ending(line) for line in split_lines(body)]
+        old, cuts = self._bodies, self._cuts
+        if self.text is None or bom != self._bom:
+            self._records, self._cuts = _read_lines(bodies)
+        else:
+            n, m = len(old), len(bodies)
+            a = 0  # the lines before `a` are the same, and so are the last `n - b` (`m - b - delta`)
+            while a < n and a < m and old[a] == bodies[a]:
+                a += 1
+            b, delta = n, m - n
+            while b > a and b + delta > a and old[b - 1] == bodies[b - 1 + delta]:
+                b -= 1
+            start = bisect_left(cuts, a) - 1  # the last cut before `a` (0: the top)
+            top = cuts[start] if start >= 0 else 0
+            below = bisect_left(cuts, b)  # the cuts at or after `b`, not reached by the change
+            while True:
+                end = cuts[below] if below < len(cuts) else n
+                window = bodies[top : end + delta + 1]  # with the cut's line, to see it reached as a cut
+                found, found_cuts = _read_lines(window)
+                if end == n:
+                    break
+                if end + delta - top in found_cuts:
+                    found_cuts = [c for c in found_cuts if c < end + delta - top]
+                    found = [r for r in found if r.start < end + delta - top]
+                    break
+                below += 1
+            self._records = [
+                *(r for r in self._records if r.start < top),
+                *(replace(r, start=r.start + top, end=r.end + top) for r in found),
+                *(
+                    replace(r, start=r.start + delta, end=r.end + delta)
+                    for r in self._records
+                    if r.start >= end
+                ),
+            ]
+            kept = cuts[: max(start, 0)]  # (the window says again whether `top` is one)
+            self._cuts = [*kept, *(c + top for c in found_cuts), *(c + delta for c in cuts[below:])]
+        self.text, self._bom, self._bodies = text, bom, bodies
 
 
 def lines_of(rec: ArchiveRecord) -> str:

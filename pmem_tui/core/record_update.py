@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from pmem_tui.core.md_lines import ITEM
@@ -71,8 +72,14 @@ def _same_fields(a: ArchiveRecord, b: ArchiveRecord) -> bool:
     return replace(a, start=0, end=0, layout="") == replace(b, start=0, end=0, layout="")
 
 
-def update_in_place(text: str, found: ArchiveRecord, new: ArchiveRecord) -> str | None:
-    """`text` with the record `found` (as parsed from `text`) changed into `new`, or None (module notes)."""
+def update_in_place(
+    text: str,
+    found: ArchiveRecord,
+    new: ArchiveRecord,
+    parse: Callable[[str], list[ArchiveRecord]] = parse_records,
+) -> str | None:
+    """`text` with the record `found` (as parsed from `text`) changed into `new`, or None (module notes);
+    `parse`: `parse_records`, or what reads the text the same way (`record_read.Reading`)."""
     if (found.path, found.more_lines) != (new.path, new.more_lines):
         return None
     changed = [k for k in _ORDER if getattr(found, k) != getattr(new, k)]
@@ -85,7 +92,7 @@ def update_in_place(text: str, found: ArchiveRecord, new: ArchiveRecord) -> str 
     if out is None:
         return None
     result = bom + "".join(out)
-    again = [r for r in parse_records(result) if r.start == found.start and r.path == found.path]
+    again = [r for r in parse(result) if r.start == found.start and r.path == found.path]
     return result if again and _same_fields(again[0], new) else None
 
 
