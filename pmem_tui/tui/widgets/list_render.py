@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -19,7 +18,7 @@ from textual.strip import Strip
 from pmem_tui.core.textio import printable
 from pmem_tui.tui.index_rows import flags_of
 from pmem_tui.tui.rows import Row
-from pmem_tui.tui.widgets.columns import COLUMN_GAP, cut_middle
+from pmem_tui.tui.widgets.columns import COLUMN_GAP, cut_middle, width_of
 from pmem_tui.tui.widgets.fuzzy import highlights
 
 MEASURE_SAMPLE = 2000  # rows measured at most (columns are capped anyway)
@@ -42,12 +41,6 @@ def outgrows(old: Row, row: Row, widest: Sequence[int], flag_width: int) -> bool
     if row.flag != old.flag and len(row.flag) >= flag_width:
         return True
     return row.cells != old.cells and any(map(int.__gt__, map(width_of, row.cells), widest))
-
-
-def width_of(text: str) -> int:
-    """`cell_len(text)`, without a place in Rich's cache for plain ASCII (a measure reads thousands of cells
-    from its sample of the rows: the cache's 4,096 entries held ~0.7 MB for as long as the app ran)."""
-    return len(text) if text.isascii() and text.isprintable() else cell_len(text)
 
 
 @dataclass(frozen=True)
