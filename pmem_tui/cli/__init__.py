@@ -140,6 +140,7 @@ def _streams(arg_list: list[str]) -> str | None:
     plain = plain_command(arg_list, "snapshot", ("--quiet",))
     said = streams.refusal(quiet=plain is not None and "--quiet" in plain[1])
     if said is None:
+        streams.reader_may_leave()  # a pipe's reader that goes away ends no command
         streams.use_utf8()
         return None
     from pmem_tui.cli.parser import command_of
@@ -178,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pmem-tui: {printable(str(err))}", file=sys.stderr)
         return 2 if isinstance(err, BadUsage) else 1
     except BrokenPipeError:
-        # The reader went away (`pmem-tui status | head`): stop quietly, as other Unix tools do.
+        # A pipe's reader went away before `streams.reader_may_leave` was in place: stop quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except OSError as err:

@@ -20,17 +20,29 @@
   on the missing stream, the app refused to start (a bad descriptor), and the first file a command opened
   would have taken descriptor 2.
 
-Imports only `os` and `sys`: `status`'s quick path goes through here.
+* A reader that goes away (`pmem-tui changes | head -c 300`): what it did not read is dropped, the command
+  finishes as it would have, and exits with its own code (`reader_may_leave`). Before, a command whose
+  output went out in several writes exited 141 when the reader left between two of them, and 0 when it left
+  after the last (found in trial: `changes --json | head -c 300` exited 141, `| head -1` 0); an action that
+  was done and whose report was cut was indistinguishable from a failure, and a disk's error after its
+  commit point (exit 3) went unsaid.
+
+Imports only `os`, `sys` and two modules every interpreter has loaded before it runs (`io`, `stat`):
+`status`'s quick path goes through here.
 """
 
 from __future__ import annotations
 
+import io
 import os
+import stat
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from _typeshed import ReadableBuffer
 
 _ascii_json = False  # standard output declared an encoding other than UTF-8: JSON goes out in ASCII
 _acted = False  # the command changed something: a failure to report it must not say "nothing was changed"
@@ -80,6 +92,63 @@ def refusal(quiet: bool) -> str | None:
         why = "it is not open for writing" if err.errno == errno.EBADF else describe_os_error(err)
         return f"standard output cannot be written to ({why}); nothing was changed."
     return None
+
+
+def reader_may_leave() -> None:
+    """Standard output and standard error, when a pipe or a socket (whose reader can go away), drop what
+    their reader did not stay for (`Dropping`) instead of failing the command; a file or a terminal is left
+    as it is."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            fd = stream.fileno()
+            mode = os.fstat(fd).st_mode
+            buffer = stream.buffer
+        except (AttributeError, OSError, ValueError):  # closed, or not a file (a test's capture)
+            continue
+        raw = getattr(buffer, "raw", buffer)  # standard error has no buffer: its writes go out at once
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)) or isinstance(raw, Dropping):
+            continue
+        stream.flush()
+        _kept.append(stream)  # never collected: that would close the descriptor
+        dropping = Dropping(fd)
+        inner: Dropping | io.BufferedWriter = dropping if raw is buffer else io.BufferedWriter(dropping)
+        wrapped = io.TextIOWrapper(
+            inner,  # type: ignore[type-var]  # either is a binary stream TextIOWrapper takes
+            encoding=stream.encoding,
+            errors=stream.errors,
+            line_buffering=stream.line_buffering,
+            write_through=stream.write_through,
+        )
+        setattr(sys, name, wrapped)
+
+
+_kept: list[object] = []
+
+
+class Dropping(io.RawIOBase):
+    """The raw writer under a pipe's stream: its writes go through until the reader has gone (`EPIPE`); then
+    `/dev/null` takes the descriptor (an editor or a hook started later writes nowhere too), and every
+    write since is dropped. The descriptor is not its to close."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def write(self, data: ReadableBuffer) -> int:
+        try:
+            return os.write(self._fd, data)
+        except BrokenPipeError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._fd)
+            os.close(null)
+            return memoryview(data).nbytes
 
 
 def acted() -> None:
