@@ -54,12 +54,15 @@ from pmem_tui.tui.planning import Offer, what
 from pmem_tui.tui.rows import Row
 from pmem_tui.tui.screens.health_fixes import FixBatch
 from pmem_tui.tui.widgets.key_bar import KeyBar
+from pmem_tui.tui.widgets.list_titles import ListTitles
 from pmem_tui.tui.widgets.memory_list import MemoryList
 from pmem_tui.tui.widgets.preview import PreviewView
 
 if TYPE_CHECKING:
     from pmem_tui.core.health import HealthReport, Proposal
     from pmem_tui.core.plan import Plan
+
+COLUMNS = ("#", "category", "path", "signals", "reason")
 
 
 class HealthScreen(FixBatch):
@@ -114,6 +117,15 @@ class HealthScreen(FixBatch):
         self._checking = False
         self._again = False
         self._fixing = False  # a batch of fixes is under way: planned, previewed or applied (`_busy`)
+        health_list = MemoryList(
+            "health",
+            empty_text="Checking the health of active memory…",
+            caps=(0.05, 0.11, 0.34, 0.17),  # at 160 columns one signal whole (15 cells)
+            path_column=2,
+            droppable=(3,),  # narrower, the signals go before the path is cut (the detail pane names them)
+            id="health-list",
+        )
+        self.titles = ListTitles(COLUMNS, health_list)
 
     @property
     def checking(self) -> bool:
@@ -124,19 +136,8 @@ class HealthScreen(FixBatch):
         yield Static(Text("Checking the health of active memory…", style="dim"), id="health-status")
         with Horizontal(id="health-body"):
             with Vertical(id="health-left"):
-                yield Static(
-                    Text(
-                        "  #  ·  category  ·  path  ·  signals  ·  reason", no_wrap=True, overflow="ellipsis"
-                    ),
-                    classes="pane-titles",
-                )
-                yield MemoryList(
-                    "health",
-                    empty_text="Checking the health of active memory…",
-                    caps=(0.05, 0.11, 0.34, 0.16),
-                    path_column=2,
-                    id="health-list",
-                )
+                yield self.titles
+                yield self.titles.list
             with Vertical(id="health-right"):
                 yield Static("", id="health-detail")
                 yield PreviewView(self.root, id="health-preview")
@@ -218,6 +219,7 @@ class HealthScreen(FixBatch):
                 health_list.empty_text = "No proposals: the health check failed."
             status.update(text)
             health_list.set_rows([])
+            self.titles.sync()
             expired.display = False
             self._show_selected(None)
             self.refresh_bindings()
@@ -231,6 +233,7 @@ class HealthScreen(FixBatch):
             else "No proposals: active memory looks healthy."
         )
         health_list.set_rows(shown)
+        self.titles.sync()
         status.update(review.status_text(report, len(shown)))
         expired.update(review.expired_text(report.expired_trash, report.today))
         expired.display = True
@@ -340,6 +343,7 @@ class HealthScreen(FixBatch):
         if report is not None and self.is_mounted:
             rows = [self._rows[review.proposal_key(p)] for p in report.proposals if p.path not in self.kept]
             self._list.set_rows(rows)
+            self.titles.sync()
             self.query_one("#health-status", Static).update(review.status_text(report, len(rows)))
             self._show_selected(self._list.current_row)
 
