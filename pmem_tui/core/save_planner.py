@@ -38,6 +38,12 @@ def is_unborn(root: Path) -> bool:
 FIRST_SAVE_DIRS = (CORE_DIR, *ACTIVE_DIRS, ARCHIVE_DIR, TRASH_DIR)
 
 
+def savable(content: bytes) -> bool:
+    """Whether a save can write `content`: memory files are UTF-8 text (`plan_save` refuses other bytes; the
+    app asks before it opens an editor on a file, `tui/edit_flow.py`)."""
+    return textio.is_valid_utf8(content)
+
+
 def plan_save(root: Path, path: str, content: bytes, index_line: str | None = None) -> Plan:
     """Create or update a memory file in `_core/`, `projects/` or `notes/` (and its index line)."""
     first_save = is_unborn(root)
@@ -50,7 +56,7 @@ def plan_save(root: Path, path: str, content: bytes, index_line: str | None = No
         )
     rel = check_memory_path(root, path, Area.CORE)
     journal.check_quiet(root)
-    if not textio.is_valid_utf8(content):
+    if not savable(content):
         raise Refused(f"The content for {rel} is not valid UTF-8 text; memory files are plain text.")
     new_text = content.decode("utf-8")
     check_no_secrets(new_text, rel)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from pmem_tui.core import drafts, safeio
 from pmem_tui.core.errors import PmemError, refusal_of
+from pmem_tui.core.save_planner import savable
 from pmem_tui.tui.editor import Editor, edit_suspended
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.planning import plan_offer
@@ -58,6 +59,12 @@ def start_edit(app: PlanApp, editor: Editor, rel: str) -> None:
         app.refuse(f"{rel} cannot be read: {err.strerror or err}.")
         return
     kept = drafts.read(app.root, rel)
+    if kept is None and not savable(original):  # a kept draft opens: leaving it unchanged discards it
+        app.refuse(
+            f"{rel} is not UTF-8 text, so the app cannot save an edit of it: convert it to UTF-8 outside the "
+            f"app (for example `iconv -f latin1 -t utf-8`), then press {key_for('edit')} again."
+        )
+        return
     base = drafts.fingerprint(original) if kept is None else drafts.base_of(app.root, rel)
     edited = edit_copy(app, editor, Path(rel).name, original if kept is None else kept[1])
     if edited is None:

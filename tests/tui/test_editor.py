@@ -315,3 +315,34 @@ async def test_a_draft_of_a_new_file_or_an_edit_says_what_the_agent_did_meanwhil
         await pilot.press("n", *"keys.md", "enter", "enter")
         await settle(pilot)
         assert "notes/keys.md was created on disk while you were editing" in _explanation(app)
+
+
+async def test_a_file_that_is_not_utf8_is_refused_before_the_editor_opens(demo_root: Path) -> None:
+    """Found in trial: `e` on a Latin-1 file opened the editor, then the save was refused (the content is
+    not UTF-8 text) and the edit kept as a draft. The save's own rule is asked first: one sentence, no
+    editor, no draft. A kept draft still opens (leaving it unchanged is how it is discarded)."""
+    rel = "projects/atlas.md"
+    (demo_root / rel).write_bytes(b"# Atlas\n\ncaf\xe9\n")
+    before = tree_bytes(demo_root)
+    seen: list[bytes] = []
+
+    def editor(path: Path) -> None:
+        seen.append(path.read_bytes())
+
+    app = RecordingApp(demo_root, editor=editor)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        assert seen == [] and isinstance(app.screen, MainScreen)
+        assert app.errors()[-1] == (
+            f"{rel} is not UTF-8 text, so the app cannot save an edit of it: convert it to UTF-8 outside the "
+            "app (for example `iconv -f latin1 -t utf-8`), then press e again."
+        )
+        assert drafts.read(demo_root, rel) is None and tree_bytes(demo_root) == before
+        drafts.keep(
+            demo_root, rel, b"# Atlas\n\ncaf\xc3\xa9\n", drafts.fingerprint((demo_root / rel).read_bytes())
+        )
+        await pilot.press("e")  # the draft opens; left unchanged, it is discarded
+        await settle(pilot)
+        assert seen == [b"# Atlas\n\ncaf\xc3\xa9\n"] and drafts.read(demo_root, rel) is None
