@@ -60,3 +60,32 @@ async def test_confirm_is_not_shown_before_there_is_a_preview_to_confirm(demo_ro
         modal.build("")  # an empty reason: refused
         await settle(pilot)
         assert modal.plan is None and not modal.query_one("#plan-confirm").display
+
+
+async def test_at_80x24_the_preview_has_the_rows_and_notifications_leave_the_buttons_seen(
+    demo_root: Path,
+) -> None:
+    """Found in trial at 80x24: a notification (the last action's outcome) stood over Confirm and Cancel,
+    and the preview's box was 4 to 6 lines tall. The dialog takes every row above the key bar but one, a
+    short terminal drops its blank lines, and notifications stand above the buttons."""
+    from textual.widgets import Button
+    from textual.widgets._toast import Toast
+    from tui_helpers import fill, until
+
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # tests have none by default
+        await settle(pilot)
+        await pilot.press("a")
+        await fill(pilot, "done")
+        await pilot.press("enter")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, PlanModal) and modal.plan is not None
+        assert modal.query_one("#plan-body").region.height >= 13  # 9 before: 7 lines of preview
+        app.notify("Archived notes/a-long-name.md to _archive/notes/a-long-name.md, and a second line of it.")
+        app.notify("A second notification, stacked on the first.")
+        assert await until(pilot, lambda: len(modal.query(Toast)) == 2)
+        toasts = list(modal.query(Toast))
+        for button in modal.query(Button).results():
+            if button.display:
+                assert not any(t.region.overlaps(button.region) for t in toasts), button.id

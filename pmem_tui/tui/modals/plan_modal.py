@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -51,6 +51,9 @@ def touches(plan: Plan, paths: Iterable[str] | None) -> bool:
             ):
                 return True
     return False
+
+
+SHORT = 30  # rows: in a shorter terminal the dialog leaves out its blank lines, for the preview (`-short`)
 
 
 class PlanModal(ModalScreen[bool]):
@@ -114,7 +117,11 @@ class PlanModal(ModalScreen[bool]):
                 yield Button(f"Cancel ({key_for('plan.cancel')})", id="plan-cancel", action="screen.cancel")
         yield KeyBar()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.height < SHORT, "-short")
+
     def on_mount(self) -> None:
+        self.set_class(self.app.size.height < SHORT, "-short")
         confirm = self.query_one("#plan-confirm", Button)
         confirm.display = not confirm.disabled  # disabled is only dimmed: without colour it looks live
         if self.builder is not None:
