@@ -196,7 +196,7 @@ def read_index(path: Path, canonical: Callable[[str], str] | None = None) -> Ind
         end = len(data) if cut < 0 else cut + 1  # each block ends after a "\n" (or at the end)
         block = data[pos:end]
         text = textio.decode(block)  # no sequence spans two blocks
-        bodies = index_mod._bodies(text)
+        bodies = textio.line_bodies(text)
         oks = None
         if blocks.fence is not None or blocks.in_comment or index_mod._may_hide_lines(text):
             oks = index_mod._visible(bodies, blocks)
@@ -235,7 +235,7 @@ def _adder(
         j = n - first
         start = starts[j] + j
         end = start + lengths[j]
-        if j < last and data[end - 1 : end] == b"\r":  # a CRLF ending's CR (`index._bodies` drops it)
+        if j < last and data[end - 1 : end] == b"\r":  # a CRLF ending's CR (`textio.line_bodies` drops it)
             end -= 1
         t0 = raw.find(title) if title is not None else _NONE
         s0 = raw.rfind(summary) if summary is not None else _NONE

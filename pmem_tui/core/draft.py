@@ -1,9 +1,9 @@
 """A Draft gathers what a plan reads and changes, so several items can share one plan.
 
 Control files (`_index.md`, `_archive/_index.md`) are read once, fingerprinted, edited in memory
-by each item in turn (a batch that takes index lines out, puts them back or adds records parses each once:
-`index_taking`, `index_putting`, `appends`; one that changes or removes records reads again only what
-changed: `reading`), and written once at the end: moves first, then the index, then the records (the
+by each item in turn (a batch that takes index lines out or puts them back parses `_index.md` once:
+`index_taking`, `index_putting`; one that adds, changes or removes records reads again only what changed:
+`reading`), and written once at the end: moves first, then the index, then the records (the
 spec's order: the index entry goes only after the move), then permanent removals (purge), the only steps
 that cannot be undone.
 """
@@ -21,7 +21,6 @@ from pmem_tui.core.index_places import Putting, Taking
 from pmem_tui.core.model import INDEX_FILE, META_DIR, Fingerprint
 from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import FileDiff, MakeDir, MoveFile, Op, Plan, Preview, RemoveFile, WriteFile
-from pmem_tui.core.record_edit import Appends
 from pmem_tui.core.record_read import Reading
 
 
@@ -44,7 +43,6 @@ class Draft:
     outcomes: list[str] = field(default_factory=list)
     items: list[str] = field(default_factory=list)
     reasons: dict[str, str] = field(default_factory=dict)
-    appends: Appends = field(default_factory=Appends)  # the records added to `_archive/_index.md`
     taking: Taking | None = None
     putting: Putting | None = None
     reading: Reading = field(default_factory=Reading)  # the records of `_archive/_index.md` as edited

@@ -31,7 +31,7 @@ from pmem_tui.core import safeio, textio
 from pmem_tui.core.index_line import PM_PREFIX, make_line, normalize_route, parse_line
 from pmem_tui.core.md_lines import ITEM, Blocks
 from pmem_tui.core.model import INDEX_FILE, IndexEntry, Problem
-from pmem_tui.core.textio import dominant_eol, line_ending, split_bom, split_lines, strip_ending
+from pmem_tui.core.textio import dominant_eol, line_bodies, line_ending, split_bom, split_lines, strip_ending
 
 __all__ = [
     "append_line",
@@ -80,21 +80,6 @@ def _lines(text: str) -> tuple[str, list[str]]:
     return bom, split_lines(body)
 
 
-def _bodies(body: str) -> list[str]:
-    """`[strip_ending(line) for line in split_lines(body)]`, without a Python call per line."""
-    bodies = body.split("\n")
-    if not bodies[-1]:
-        bodies.pop()  # the text ends with a line ending (or is empty): no unterminated last line
-        last = None
-    else:
-        last = bodies.pop()  # unterminated: a final lone "\r" is content and stays
-    if "\r" in body:
-        bodies = [b[:-1] if b.endswith("\r") else b for b in bodies]
-    if last is not None:
-        bodies.append(last)
-    return bodies
-
-
 def _entry_bodies(bodies: list[str]) -> list[bool]:
     """Which lines may hold an entry: not front matter, fenced code or a multi-line comment."""
     start = 0
@@ -108,7 +93,7 @@ def _entry_bodies(bodies: list[str]) -> list[bool]:
 
 def entry_lines(text: str) -> tuple[list[str], list[bool]]:
     """The text's lines without their endings (after the BOM), and which may hold an entry (`parse_rows`)."""
-    bodies = _bodies(split_bom(text)[1])
+    bodies = line_bodies(split_bom(text)[1])
     return bodies, _entry_bodies(bodies)
 
 
@@ -136,7 +121,7 @@ def parse_rows(text: str) -> list[EntryRow]:
     """`parse_index` as plain rows: for a reader that wants the fields, not entries (no line is packed by
     `IndexEntry` only to be joined again: ~2 us an entry)."""
     body = split_bom(text)[1]
-    bodies = _bodies(body)
+    bodies = line_bodies(body)
     oks = _entry_bodies(bodies) if _may_hide_lines(body) or body.startswith("---") else None
     rows: list[EntryRow] = []
     _parse_bodies(bodies, oks, 0, rows.append)
@@ -167,7 +152,7 @@ def read_index(path: Path) -> list[IndexEntry] | None:
             text = textio.decode(block)  # each block ends after a "\n": no sequence spans two blocks
             if not line_no:
                 text = split_bom(text)[1]
-            bodies = _bodies(text)
+            bodies = line_bodies(text)
             oks = None
             if blocks.fence is not None or blocks.in_comment or _may_hide_lines(text):
                 oks = _visible(bodies, blocks)
@@ -235,7 +220,7 @@ def unbulleted_routes(text: str) -> dict[str, int]:
     body = split_bom(text)[1]
     if _UNBULLETED.search(body) is None:  # (one scan in C: an index of list items has none)
         return {}
-    bodies = _bodies(body)
+    bodies = line_bodies(body)
     oks = _entry_bodies(bodies)
     found: dict[str, int] = {}
     for n, body in enumerate(bodies):

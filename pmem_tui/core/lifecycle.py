@@ -117,9 +117,9 @@ def _archive_into(draft: Draft, path: str, reason: str, today: dt.date) -> None:
     archive_text = draft.text(ARCHIVE_INDEX)
     if archive_text is None:
         archive_text = records.empty_archive_index()
-    new_archive_text = draft.appends.add(archive_text, rec)  # (`records.add_record`, parsed once a batch)
+    new_archive_text = records.add_record(archive_text, rec, draft.reading)  # (read once a batch)
     if rel in archive_text:  # an agent's record left from before stays: the preview says which one is used
-        same = draft.appends.of(rel)
+        same = [r for r in draft.reading.records(new_archive_text) if r.path == rel]
         used = newest(same, today=today)
         if used is not None:
             _say_others(draft, used, same, "recovering it will use", lambda said: f"saying it is {said}")

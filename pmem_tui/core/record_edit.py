@@ -9,7 +9,7 @@ from dataclasses import replace
 from pmem_tui.core.md_lines import atx
 from pmem_tui.core.model import RECOVERY_DAYS, ArchiveRecord
 from pmem_tui.core.record_format import empty_archive_index, format_record
-from pmem_tui.core.record_read import parse_records
+from pmem_tui.core.record_read import Reading, parse_records
 from pmem_tui.core.record_update import update_in_place
 from pmem_tui.core.record_values import fence_state
 from pmem_tui.core.textio import dominant_eol, line_ending, split_bom, split_lines, strip_ending
@@ -39,86 +39,28 @@ def _open_fence(lines: list[str]) -> str | None:
     return fence_state([strip_ending(x) for x in lines])[1]
 
 
-def add_record(text: str, rec: ArchiveRecord) -> str:
+def add_record(text: str, rec: ArchiveRecord, reading: Reading | None = None) -> str:
     """Append `rec` in our format after a blank line, with the file's dominant line ending.
 
     Existing bytes are never changed: a missing final newline is added, an unclosed code fence is closed and a
-    blank line separates the record. A file without any content first gets the header.
+    blank line separates the record. A file without any content first gets the header. `reading`: what
+    reads `text` (a batch's `Reading`: the fence still open is found from its last cut, not the top).
     """
     bom, body = split_bom(text)
     eol = dominant_eol(body)
     if not body.strip():
         return bom + body + empty_archive_index(eol) + eol + format_record(rec, eol)
-    if not body.endswith("\n"):
-        body += eol
-    fence = _open_fence(split_lines(body))
+    if reading is not None and body.endswith("\n"):
+        fence = reading.open_fence(text)
+    else:
+        if not body.endswith("\n"):
+            body += eol
+        fence = _open_fence(split_lines(body))
     if fence is not None:
         body += fence + eol
-    if split_lines(body)[-1].strip():
+    if body[body.rfind("\n", 0, len(body) - 1) + 1 :].strip():  # the last line is not blank
         body += eol
     return bom + body + format_record(rec, eol)
-
-
-def append_record(text: str, rec: ArchiveRecord) -> str:
-    """`add_record(text, rec)` when `text` ends with a record `add_record` wrote: that one ends with a line
-    ending after a field line and opens no fence (its lines start with ``#`` or ``-``), so `add_record` only
-    adds a blank line and `rec`, with the same dominant line ending (without reading the whole text again)."""
-    eol = dominant_eol(split_bom(text)[1])
-    return text + eol + format_record(rec, eol)
-
-
-class Appends:
-    """`_archive/_index.md` while a batch adds records to it one after the other (archive): `add` is
-    `add_record`, and `records()` is `parse_records` of the text made last; parsed once, then each record
-    added is read alone and put after the others (0.1 s a parse at 2,500 records).
-
-    Why that is right: a record added after another `add_record` wrote is read after a blank line, with no
-    fence open and no record open, so what comes before reads the same, and the only thing around it that
-    counts is a heading above its own (a group heading's dates, the records' defaults). So reading a record
-    alone is trusted only once the last record added, read in the whole text, reads the same alone; the
-    records a batch adds have the same fields (an archive's), whose dates those defaults may fill.
-    """
-
-    def __init__(self) -> None:
-        self.text: str | None = None  # the text made last
-        self._last: ArchiveRecord | None = None  # the record added last
-        self._records: list[ArchiveRecord] | None = None  # parse_records(self.text), once asked
-        self._alone = False  # whether a record added reads the same alone as in the text
-
-    def add(self, text: str, rec: ArchiveRecord) -> str:
-        """`add_record(text, rec)`."""
-        if text is self.text and self._last is not None:
-            new = append_record(text, rec)
-            alone = _read_alone(new, rec) if self._records is not None and self._alone else None
-            if alone is not None and self._records is not None:
-                self._records.append(alone)
-            else:
-                self._records = None
-        else:
-            new = add_record(text, rec)
-            self._records = None
-        self.text, self._last = new, rec
-        return new
-
-    def of(self, path: str) -> list[ArchiveRecord]:
-        """The records of `path` in the text made last (`parse_records`' order)."""
-        if self._records is None and self.text is not None:
-            self._records = parse_records(self.text)
-            last = self._records[-1:]
-            self._alone = self._last is not None and last == [_read_alone(self.text, self._last)]
-        return [r for r in self._records or [] if r.path == path]
-
-
-def _read_alone(text: str, rec: ArchiveRecord) -> ArchiveRecord | None:
-    """`rec` as `parse_records` reads it alone, numbered as the last lines of `text`, which ends with it
-    (None: it does not read as one record)."""
-    body = split_bom(text)[1]
-    block = format_record(rec, dominant_eol(body))
-    found = parse_records(block)
-    if len(found) != 1:
-        return None
-    first = body.count("\n") - block.count("\n")
-    return replace(found[0], start=found[0].start + first, end=found[0].end + first)
 
 
 def replace_record(text: str, old: ArchiveRecord, new: ArchiveRecord, parse: Parse = parse_records) -> str:

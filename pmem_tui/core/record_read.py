@@ -24,7 +24,7 @@ from pmem_tui.core.record_values import (
     table_columns,
     unquote_line,
 )
-from pmem_tui.core.textio import read_code_span, split_bom, split_lines, strip_ending
+from pmem_tui.core.textio import line_bodies, read_code_span, split_bom
 
 
 @dataclass
@@ -184,7 +184,7 @@ def parse_records(text: str) -> list[ArchiveRecord]:
 
 
 def _parse(text: str) -> list[ArchiveRecord]:
-    return _read_lines([strip_ending(line) for line in split_lines(split_bom(text)[1])])[0]
+    return _read_lines(line_bodies(split_bom(text)[1]))[0]
 
 
 def _read_lines(bodies: list[str]) -> tuple[list[ArchiveRecord], list[int]]:
@@ -316,9 +316,9 @@ def _read_lines(bodies: list[str]) -> tuple[list[ArchiveRecord], list[int]]:
 
 
 class Reading:
-    """`parse_records` of one text after another, each a small edit of the one before (a batch changing
-    records one at a time): the whole text is read once, then only the part around what changed (0.1 s a
-    parse at 2,500 records).
+    """`parse_records` of one text after another, each a small edit of the one before (a batch adding,
+    changing or removing records one at a time): the whole text is read once, then only the part around what
+    changed (0.1 s a parse at 2,500 records).
 
     Why the records outside that part stay right: at a cut (a heading line that `_read_lines` reaches as the
     start of a line, outside a fence, with no date from a heading above it to pass on) no record is open, no
@@ -326,66 +326,117 @@ class Reading:
     those of the text from there on, read alone. The lines from the last cut before the change up to the
     first cut after it are read again, alone, together with that cut's line: when the reading reaches it as a
     cut again, the records below are the ones found before, moved by the lines added or removed; when not,
-    the reading goes on to the next cut (or to the end).
+    the reading goes on to the next cut (or to the end). What changed is found on the texts (their common
+    start and end, compared in C), so a small edit costs no Python step per line of the file.
     """
 
     def __init__(self) -> None:
         self.text: str | None = None  # the text read last
         self._bom = ""
+        self._body = ""
         self._bodies: list[str] = []
         self._records: list[ArchiveRecord] = []
         self._cuts: list[int] = []
 
     def records(self, text: str) -> list[ArchiveRecord]:
         """`parse_records(text)` (a list of its own: the caller may keep it)."""
+        self._see(text)
+        return list(self._records)
+
+    def open_fence(self, text: str) -> str | None:
+        """`fence_state` of the text's lines: the fence still open after the last one (None: all closed),
+        read from the last cut (no fence is open at one)."""
+        self._see(text)
+        last = self._cuts[-1] if self._cuts else 0
+        return fence_state(self._bodies[last:])[1]
+
+    def _see(self, text: str) -> None:
         if text is not self.text:
             try:
                 self._read(text)
             except Exception:  # pragma: no cover - defensive, as `parse_records`
-                self.text, self._bodies, self._records, self._cuts = None, [], [], []
-                return []
-        return list(self._records)
+                self.text, self._body, self._bodies, self._records, self._cuts = None, "", [], [], []
 
     def _read(self, text: str) -> None:
         bom, body = split_bom(text)
-        bodies = [strip_ending(line) for line in split_lines(body)]
-        old, cuts = self._bodies, self._cuts
         if self.text is None or bom != self._bom:
+            bodies = line_bodies(body)
             self._records, self._cuts = _read_lines(bodies)
         else:
-            n, m = len(old), len(bodies)
-            a = 0  # the lines before `a` are the same, and so are the last `n - b` (`m - b - delta`)
-            while a < n and a < m and old[a] == bodies[a]:
-                a += 1
-            b, delta = n, m - n
-            while b > a and b + delta > a and old[b - 1] == bodies[b - 1 + delta]:
-                b -= 1
-            start = bisect_left(cuts, a) - 1  # the last cut before `a` (0: the top)
-            top = cuts[start] if start >= 0 else 0
-            below = bisect_left(cuts, b)  # the cuts at or after `b`, not reached by the change
-            while True:
-                end = cuts[below] if below < len(cuts) else n
-                window = bodies[top : end + delta + 1]  # with the cut's line, to see it reached as a cut
-                found, found_cuts = _read_lines(window)
-                if end == n:
-                    break
-                if end + delta - top in found_cuts:
-                    found_cuts = [c for c in found_cuts if c < end + delta - top]
-                    found = [r for r in found if r.start < end + delta - top]
-                    break
-                below += 1
-            self._records = [
-                *(r for r in self._records if r.start < top),
-                *(replace(r, start=r.start + top, end=r.end + top) for r in found),
-                *(
-                    replace(r, start=r.start + delta, end=r.end + delta)
-                    for r in self._records
-                    if r.start >= end
-                ),
-            ]
-            kept = cuts[: max(start, 0)]  # (the window says again whether `top` is one)
-            self._cuts = [*kept, *(c + top for c in found_cuts), *(c + delta for c in cuts[below:])]
-        self.text, self._bom, self._bodies = text, bom, bodies
+            bodies, a, b = _changed(self._body, body, self._bodies)
+            self._reread(bodies, a, b)
+        self.text, self._bom, self._body, self._bodies = text, bom, body, bodies
+
+    def _reread(self, bodies: list[str], a: int, b: int) -> None:
+        """Read again from the last cut before line `a` to the first cut reached at or after line `b` (the
+        old text's lines before `a` and from `b` on are the new text's, the latter moved by `delta`)."""
+        cuts, n = self._cuts, len(self._bodies)
+        delta = len(bodies) - n
+        start = bisect_left(cuts, a) - 1  # the last cut before `a` (0: the top)
+        top = cuts[start] if start >= 0 else 0
+        below = bisect_left(cuts, b)  # the cuts at or after `b`, not reached by the change
+        while True:
+            end = cuts[below] if below < len(cuts) else n
+            window = bodies[top : end + delta + 1]  # with the cut's line, to see it reached as a cut
+            found, found_cuts = _read_lines(window)
+            if end == n:
+                break
+            if end + delta - top in found_cuts:
+                found_cuts = [c for c in found_cuts if c < end + delta - top]
+                found = [r for r in found if r.start < end + delta - top]
+                break
+            below += 1
+        self._records = [
+            *(r for r in self._records if r.start < top),
+            *(replace(r, start=r.start + top, end=r.end + top) for r in found),
+            *(
+                replace(r, start=r.start + delta, end=r.end + delta) if delta else r
+                for r in self._records
+                if r.start >= end
+            ),
+        ]
+        kept = cuts[: max(start, 0)]  # (the window says again whether `top` is one)
+        self._cuts = [*kept, *(c + top for c in found_cuts), *(c + delta for c in cuts[below:])]
+
+
+def _changed(old: str, new: str, old_bodies: list[str]) -> tuple[list[str], int, int]:
+    """The bodies of `new`, an edit of `old` (whose bodies are `old_bodies`), and `a`, `b`: `old`'s lines
+    before `a` are `new`'s first lines, and its lines from `b` on are `new`'s last lines (the same text,
+    endings included, so the same bodies). Only the lines between are split again."""
+    p = _common_prefix(old, new)
+    s = _common_suffix(old, new, min(len(old), len(new)) - p)
+    a = old.count("\n", 0, p)  # the lines ending before the first difference
+    first = old.rfind("\n", 0, p) + 1  # where line `a` starts (in both texts)
+    nl = old.find("\n", len(old) - s)  # the lines after it are in the common end
+    if nl < 0:
+        b, stop = len(old_bodies), len(new)
+    else:
+        b, stop = old.count("\n", 0, nl + 1), nl + 1 + len(new) - len(old)
+    return [*old_bodies[:a], *line_bodies(new[first:stop]), *old_bodies[b:]], a, b
+
+
+def _common_prefix(x: str, y: str) -> int:
+    """The length of the longest common start of `x` and `y` (slices compared in C, halving)."""
+    lo, hi = 0, min(len(x), len(y))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if x[lo:mid] == y[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(x: str, y: str, limit: int) -> int:
+    """The length of the longest common end of `x` and `y`, at most `limit`."""
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if x[len(x) - mid : len(x) - lo] == y[len(y) - mid : len(y) - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def lines_of(rec: ArchiveRecord) -> str:

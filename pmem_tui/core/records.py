@@ -57,23 +57,14 @@ from collections.abc import Iterable
 
 from pmem_tui.core.archive_match import newest
 from pmem_tui.core.model import ArchiveRecord
-from pmem_tui.core.record_edit import (
-    Appends,
-    add_record,
-    append_record,
-    record_deletion,
-    remove_record,
-    replace_record,
-)
+from pmem_tui.core.record_edit import add_record, record_deletion, remove_record, replace_record
 from pmem_tui.core.record_format import empty_archive_index, format_record
 from pmem_tui.core.record_read import line_span, parse_records
 from pmem_tui.core.record_values import LABELS, parse_date
 
 __all__ = [
     "LABELS",
-    "Appends",
     "add_record",
-    "append_record",
     "empty_archive_index",
     "find_record",
     "format_record",

@@ -111,6 +111,21 @@ def split_lines(text: str) -> list[str]:
     return out
 
 
+def line_bodies(text: str) -> list[str]:
+    """`[strip_ending(line) for line in split_lines(text)]`, without a Python call per line."""
+    bodies = text.split("\n")
+    if not bodies[-1]:
+        bodies.pop()  # the text ends with a line ending (or is empty): no unterminated last line
+        last = None
+    else:
+        last = bodies.pop()  # unterminated: a final lone "\r" is content and stays
+    if "\r" in text:
+        bodies = [b[:-1] if b.endswith("\r") else b for b in bodies]
+    if last is not None:
+        bodies.append(last)
+    return bodies
+
+
 def line_ending(line: str) -> str:
     """The ending of one line from `split_lines`: ``"\\r\\n"``, ``"\\n"`` or ``""``."""
     if line.endswith("\r\n"):

@@ -1,27 +1,28 @@
 """A batch plan parses each control file once, and plans what planning each item on a fresh parse plans.
 
 `index_places.Taking` (the index's entries found once, moved up as lines go) against `find_entries` +
-`take_out` on the text as it is at each item; `records.Appends` (the records read once, then each record added
-read alone) against `add_record` + `parse_records`; and a whole archive batch against the same batch planned
-with a fresh parse at every item.
+`take_out` on the text as it is at each item; `record_read.Reading` (the records read once, then the lines
+around each record added) with `add_record` against `add_record` + `parse_records`; and a whole archive batch
+against the same batch planned with a fresh parse at every item.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pmem_tui.core import index, index_places, lifecycle, record_read, records
+from pmem_tui.core import index, index_places, lifecycle, record_edit, record_read, records
 from pmem_tui.core.draft import Draft
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.index import make_line
 from pmem_tui.core.model import ArchiveRecord, IndexPlace
-from pmem_tui.core.records import Appends
+from pmem_tui.core.record_read import Reading
 from tests.campaign import examples
 
 ROUTES = ["notes/a.md", "notes/b.md", "projects/c d.md", "notes/日记.md", "e.md"]
@@ -144,28 +145,28 @@ _archive_text = st.one_of(
 @settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_archive_text, st.lists(st.tuples(_record, st.booleans()), min_size=1, max_size=6))
 @example("# Trash 2026-01-05\n", [(_A, True), (_A, False), (_A, True)])
-def test_appends_equal_a_parse_at_each_record(text: str, added: list[tuple[ArchiveRecord, bool]]) -> None:
-    appends = Appends()
-    mine = text  # the text as the draft hands it back: the very string `add` made last
+def test_reading_equals_a_parse_at_each_record_added(
+    text: str, added: list[tuple[ArchiveRecord, bool]]
+) -> None:
+    reading = Reading()
+    mine = text  # the text as the draft hands it back: the very string `add_record` made last
     for rec, ask in added:
         text = records.add_record(text, rec)
-        mine = appends.add(mine, rec)
+        mine = records.add_record(mine, rec, reading)
         assert mine == text
         if ask:  # asked at some items only, as archive does (when the path is in the text already)
-            every = records.parse_records(text)
-            for path in ROUTES:
-                assert appends.of(path) == [r for r in every if r.path == path]
+            assert reading.records(text) == records.parse_records(text)
 
 
 # --- a whole archive batch ----------------------------------------------------------------------------------
 
 
 def _fresh_each_item(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Plan every item on a fresh parse of both control files (as before `Taking` and `Appends`)."""
+    """Plan every item on a fresh parse of both control files (as before `Taking` and `Reading`)."""
     archive_into = lifecycle._archive_into
 
     def fresh(draft: Draft, path: str, reason: str, today: dt.date) -> None:
-        draft.taking, draft.appends = None, Appends()
+        draft.taking, draft.reading = None, Reading()
         archive_into(draft, path, reason, today)
 
     monkeypatch.setattr(lifecycle, "_archive_into", fresh)
@@ -206,27 +207,34 @@ def test_batch_archive_plans_what_a_parse_at_each_item_plans(
 @pytest.mark.rule("PM-ARC-5")
 def test_a_batch_archive_parses_each_index_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each item used to parse all of `_index.md` (0.1 s at 10^4 lines) and, when its path is named in
-    `_archive/_index.md`, every record again: 100 items took 5 to 12 s."""
+    `_archive/_index.md`, every record again, and look for an open fence in every line of it: 100 items took
+    5 to 12 s."""
     lines = [make_line(f"notes/n{i}.md", None, "s") for i in range(40)]
-    root = _memory(tmp_path, "# Index\n\n" + "\n".join(lines) + "\n", records.empty_archive_index())
+    archive_text = records.empty_archive_index()
+    for i in range(20):  # records from before: a whole read of the archive index is a long one
+        archive_text = records.add_record(archive_text, replace(_A, path=f"projects/old{i}.md"))
+    root = _memory(tmp_path, "# Index\n\n" + "\n".join(lines) + "\n", archive_text)
     for i in range(40):
         (root / f"notes/n{i}.md").write_text("x\n", encoding="utf-8")
-    calls = {"index": 0, "records": 0}
-    parse_rows, parse_records = index.parse_rows, record_read.parse_records
+    calls = {"index": 0, "records": 0, "fences": 0}
+    parse_rows, read_lines, fence_state = index.parse_rows, record_read._read_lines, record_edit.fence_state
 
     def count_rows(text: str) -> list[index.EntryRow]:
         calls["index"] += 1
         return parse_rows(text)
 
-    def count_records(text: str) -> list[ArchiveRecord]:
-        calls["records"] += 1 if text.count("\n## ") > 1 else 0  # a record read alone does not count
-        return parse_records(text)
+    def count_records(bodies: list[str]) -> tuple[list[ArchiveRecord], list[int]]:
+        calls["records"] += 1 if len(bodies) > 60 else 0  # the few lines around a record added do not count
+        return read_lines(bodies)
+
+    def count_fences(bodies: list[str]) -> tuple[list[bool], str | None]:
+        calls["fences"] += 1 if len(bodies) > 60 else 0
+        return fence_state(bodies)
 
     monkeypatch.setattr(index, "parse_rows", count_rows)
-    monkeypatch.setattr(record_read, "parse_records", count_records)
-    monkeypatch.setattr(records, "parse_records", count_records)
-    monkeypatch.setattr("pmem_tui.core.record_edit.parse_records", count_records)
+    monkeypatch.setattr(record_read, "_read_lines", count_records)
+    monkeypatch.setattr(record_edit, "fence_state", count_fences)
     plan = lifecycle.plan_archive_many(root, [f"notes/n{i}.md" for i in range(1, 40)], "tidy", DAY)
     assert len(plan.items) == 39
     # Each record names the next file in its "Line below": every item after the first asks for the records.
-    assert calls == {"index": 1, "records": 1}
+    assert calls == {"index": 1, "records": 1, "fences": 0}

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pmem_tui.core import index, index_places, lifecycle, record_read, records
+from pmem_tui.core import index, index_places, lifecycle, record_read, record_values, records, textio
 from pmem_tui.core.draft import Draft
 from pmem_tui.core.errors import PmemError
 from pmem_tui.core.index import make_line
@@ -59,6 +59,34 @@ def test_reading_equals_a_parse_after_each_edit(text: str, edits: list[tuple[str
                 lines[at] = line + "\n"
         text = "".join(lines)
         assert reading.records(text) == records.parse_records(text)
+
+
+_piece = st.one_of(
+    st.sampled_from(
+        ["\n", "\r\n", "\r", "x", "\ufeff", "- Deleted: 2026-03-01\n", "```\n", "## notes/a.md\n"]
+    ),
+    st.builds(lambda line, eol: line + eol, _agent_line, st.sampled_from(["\n", "\r\n", ""])),
+)
+_cut = st.tuples(st.integers(0, 400), st.integers(0, 30), st.lists(_piece, max_size=3))
+
+
+@pytest.mark.rule("PM-ARC-5")
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_archive_text, st.lists(_cut, min_size=1, max_size=6))
+@example("## notes/a.md\r\n- Reason: x\r\n", [(13, 1, [])])  # a CRLF ending becomes a lone CR
+@example("\ufeff## notes/a.md\n", [(0, 1, [])])  # the BOM goes
+def test_reading_equals_a_parse_after_each_edit_of_the_text(
+    text: str, cuts: list[tuple[int, int, list[str]]]
+) -> None:
+    """Any edit of the characters: inside a line, across line endings, a BOM coming or going."""
+    reading = record_read.Reading()
+    assert reading.records(text) == records.parse_records(text)
+    for at, gone, pieces in cuts:
+        at = min(at, len(text))
+        text = text[:at] + "".join(pieces) + text[at + gone :]
+        assert reading.records(text) == records.parse_records(text)
+        bodies = [textio.strip_ending(line) for line in textio.split_lines(textio.split_bom(text)[1])]
+        assert reading.open_fence(text) == record_values.fence_state(bodies)[1]
 
 
 # --- `Putting` against `find_entries` + `insert_line` at each route -----------------------------------------
