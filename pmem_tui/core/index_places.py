@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pmem_tui.core import index
 from pmem_tui.core.md_lines import Blocks
 from pmem_tui.core.model import ArchiveRecord, IndexEntry, IndexPlace
-from pmem_tui.core.textio import dominant_eol, line_ending, split_bom, split_lines
+from pmem_tui.core.textio import BOM, dominant_eol, line_ending, split_bom, split_lines
 
 __all__ = ["Putting", "Taking", "put_back", "record_places", "take_out"]
 
@@ -104,8 +104,9 @@ class Putting:
     at the top of a file that does not start with ``---``), that is visible there itself (it opens no fence
     or comment), changes how no other line reads, and reads as it does alone; lines below only move down.
     Any other line put back (in a fence, a ``---`` or ``...`` that may close front matter, a line with a
-    carriage return in it, one after an unterminated last line ending with one, an empty one after an
-    unterminated last line): the text is parsed again.
+    carriage return in it, one starting with U+FEFF (alone, it would read as a BOM), one after an
+    unterminated last line ending with one, an empty one after an unterminated last line): the text is parsed
+    again.
     """
 
     def __init__(self, text: str) -> None:
@@ -147,6 +148,7 @@ class Putting:
             or not quiet
             or "\r" in line
             or "\n" in line
+            or line.startswith(BOM)  # read alone, a BOM would be the file's (found in review)
             or not lines[-1]  # an empty line after an unterminated last line: it only ends that line
             or line.rstrip() in ("---", "...")
             or Blocks(comments=True).hidden(line)

@@ -122,6 +122,13 @@ _puts = st.lists(st.tuples(st.sampled_from(ROUTES), st.lists(_place, min_size=1,
     "  - notes/a.md: summary",
     [("notes/a.md", [IndexPlace("", None, None), IndexPlace("- e.md", None, None)])],
 )
+@example(  # a line starting with U+FEFF (an index made of two files, one with a BOM): not a BOM in the middle
+    "# Index\n",
+    [
+        ("e.md", [IndexPlace("\ufeff- notes/a.md", None, None)]),
+        ("notes/a.md", [IndexPlace("- notes/a.md", None, None)]),
+    ],
+)
 def test_putting_equals_a_parse_at_each_route(text: str, puts: list[tuple[str, list[IndexPlace]]]) -> None:
     putting = index_places.Putting(text)
     for route, places in puts:
