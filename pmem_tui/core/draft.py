@@ -10,18 +10,23 @@ that cannot be undone.
 
 from __future__ import annotations
 
+import copy
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from pmem_tui.core import meta_dir, safeio, textio
+from pmem_tui.core.errors import Refused
 from pmem_tui.core.fingerprint import fingerprint, read_with_fingerprint
 from pmem_tui.core.index_places import Putting, Taking
 from pmem_tui.core.model import INDEX_FILE, META_DIR, Fingerprint
 from pmem_tui.core.paths import check_existing_inside
 from pmem_tui.core.plan import FileDiff, MakeDir, MoveFile, Op, Plan, Preview, RemoveFile, WriteFile
 from pmem_tui.core.record_read import Reading
+
+# What a draft parsed of its texts, not what it planned: kept by `rollback`.
+_DERIVED = ("root", "taking", "putting", "reading")
 
 
 @dataclass
@@ -90,6 +95,21 @@ class Draft:
         if rel not in self.reads:
             self.reads[rel] = fingerprint(self.root / rel)
 
+    # -- an item at a time ---------------------------------------------------------------------
+
+    def checkpoint(self) -> dict[str, object]:
+        """The draft as it is (its lists and maps copied), for `rollback`."""
+        return {f.name: copy.copy(getattr(self, f.name)) for f in fields(self) if f.name not in _DERIVED}
+
+    def rollback(self, mark: dict[str, object]) -> None:
+        """The draft as at `mark`: an item refused half-way (its index line already taken out, a note
+        already said, its file already moved) leaves nothing in the plan (found in review: a batch archive
+        whose destination folder was a link took the skipped file's index line out all the same). What is
+        parsed is kept: `index_taking` and `index_putting` parse again once the text is not theirs, and
+        `reading` reads any text."""
+        for name, value in mark.items():
+            setattr(self, name, value)
+
     # -- changing -----------------------------------------------------------------------------
 
     def set_text(self, rel: str, text: str) -> None:
@@ -115,6 +135,9 @@ class Draft:
             self.dirs.append(rel)
 
     def move(self, src: str, dst: str) -> None:
+        for s, d in self.moves:  # (a batch naming a path twice: each spelling its own item)
+            if src in (s, d) or dst in (s, d):
+                raise Refused(f"{src} is already moved by this plan ({s} to {d}).")
         # The destination is the tool's own path, but a folder on its way may be an agent's link
         # (`_archive/_trash`, `_archive/projects`): refuse it in the preview, not only under the lock.
         check_existing_inside(self.root, dst)

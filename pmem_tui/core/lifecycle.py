@@ -474,11 +474,13 @@ def _plan_items(
     draft = Draft(root)
     skipped: list[str] = []
     for path in order(draft, paths) if order is not None else paths:  # (`order` reads through the draft)
+        mark = draft.checkpoint()
         try:
             add(draft, path)
         except PmemError as err:
             if strict or len(paths) == 1:
                 raise
+            draft.rollback(mark)  # nothing of a skipped item stays in the plan
             skipped.append(f"Skipped {path}: {err}")
     if not draft.items:
         raise Refused(" ".join(skipped) or f"Nothing to {action}.")

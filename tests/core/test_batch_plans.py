@@ -238,3 +238,45 @@ def test_a_batch_archive_parses_each_index_once(tmp_path: Path, monkeypatch: pyt
     assert len(plan.items) == 39
     # Each record names the next file in its "Line below": every item after the first asks for the records.
     assert calls == {"index": 1, "records": 1, "fences": 0}
+
+
+# --- an item skipped half-way, a path named twice ---------------------------------------------------------
+
+
+@pytest.mark.rule("PM-ARC-4", "PM-CORE-5")
+def test_a_skipped_item_leaves_nothing_in_the_batch_plan(tmp_path: Path) -> None:
+    """Found in review: the destination folder `_archive/notes` being a link refused notes/a.md only at
+    its move, after its index line was taken out: the plan removed that line and archived nothing."""
+    root = _memory(tmp_path, "# Index\n- notes/a.md\n- projects/c d.md\n", records.empty_archive_index())
+    (tmp_path / "elsewhere").mkdir()
+    (root / "_archive/notes").symlink_to(tmp_path / "elsewhere")
+    plan = lifecycle.plan_archive_many(root, ["notes/a.md", "projects/c d.md"], "tidy", DAY)
+    assert plan.items == ("projects/c d.md",)
+    assert plan.preview.index_removed == ("- projects/c d.md",)
+    index_diff = next(d for d in plan.preview.diffs if d.path == "_index.md")
+    assert index_diff.new == "# Index\n- notes/a.md\n"
+    assert [n for n in plan.preview.notes if "notes/a.md" in n and not n.startswith("Skipped")] == []
+
+
+@pytest.mark.rule("PM-SAFE-4", "PM-DEL-3", "PM-REC-5")
+@pytest.mark.parametrize("action", ["archive", "delete", "recover"])
+def test_a_path_named_twice_in_a_batch_is_planned_once(action: str, tmp_path: Path) -> None:
+    """Found in review: a batch naming notes/a.md twice planned its move twice (and, with two records of
+    it, wrote the deletion date into both, or removed both)."""
+    archive_text = records.empty_archive_index()
+    for _ in range(2):  # two records of the same file: the second item found the other one
+        archive_text = records.add_record(archive_text, replace(_A, index_line="- notes/a.md"))
+    root = _memory(tmp_path, "# Index\n- notes/a.md\n", archive_text)
+    if action != "archive":
+        (root / "_archive/notes").mkdir()
+        (root / "notes/a.md").replace(root / "_archive/notes/a.md")
+    batch = ["notes/a.md", "notes/a.md", "./notes/a.md"]
+    if action == "archive":
+        plan = lifecycle.plan_archive_many(root, batch, "tidy", DAY)
+    elif action == "delete":
+        plan = lifecycle.plan_delete_many(root, batch, DAY)
+    else:
+        plan = lifecycle.plan_recover_many(root, batch)
+    assert plan.items == ("notes/a.md",)
+    assert len(plan.preview.moves) == 1 and len(plan.preview.record_changes) == 1
+    assert sum(n.startswith("Skipped") for n in plan.preview.notes) == 2

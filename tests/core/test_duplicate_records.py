@@ -158,9 +158,12 @@ def test_a_batch_recover_and_an_undo_say_so_too(memory: Path) -> None:
 
     _archive(memory, ROW)
     write(memory, "notes/a.md", "# A\n")
+    index = (memory / "_index.md").read_text(encoding="utf-8")  # (without a line, both would skip the file,
+    write(memory, "_index.md", index + "- notes/a.md — back\n")  # and a skipped item says nothing more)
     plan = lifecycle.plan_archive_many(memory, ["notes/a.md", "notes/standup.md"], "done", today=TODAY)
     apply(plan, memory)
     batch = lifecycle.plan_recover_many(memory, ["notes/a.md", "notes/standup.md"])
+    assert set(batch.items) == {"notes/a.md", "notes/standup.md"}
     assert "2 records name notes/a.md: using the one archived 2026-12-03" in _notes(batch)
     undo = inverse(memory, plan, "Undo: Archive 2 files", "Undo").plan
     assert undo is not None and "2 records name notes/a.md: using the one archived 2026-12-03" in _notes(undo)
