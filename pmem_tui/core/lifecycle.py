@@ -407,7 +407,7 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
     for item in expired:
         draft.remove(item.location)
         if item.record is not None:
-            same = [r for r in records.parse_records(text) if r.path == item.path]  # parsed once an item
+            same = [r for r in draft.reading.records(text) if r.path == item.path]  # (read once a purge)
             used = newest([r for r in same if r.deleted is not None], deleted=True, today=day)
             if used is not None:
                 _say_others(
@@ -417,7 +417,7 @@ def plan_purge(root: Path, today: dt.date | None = None) -> Plan:
                     "removing",
                     lambda said: f"still saying it is {said} once the file is gone for good",
                 )
-                text = records.remove_record(text, used)
+                text = records.remove_record(text, used, draft.reading.records)
         draft.record_changes.append(f"Remove the record of {item.path} (deadline {item.deadline})")
         draft.items.append(item.path)
     if expired:

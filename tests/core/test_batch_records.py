@@ -254,3 +254,48 @@ def test_a_delete_or_recover_batch_parses_each_index_once(
     plan = _plans(root, action, routes[1:])
     assert isinstance(plan, Plan) and len(plan.items) == 39
     assert calls == {"index": 1 if action == "recover" else 0, "records": 1}
+
+
+# --- purge -------------------------------------------------------------------------------------------------
+
+LATER = DAY + dt.timedelta(days=60)  # every deadline of `_record` (and of the agents' shapes) gone by
+
+
+def _purge(root: Path) -> object:
+    try:
+        return lifecycle.plan_purge(root, LATER)
+    except PmemError as err:
+        return str(err)
+
+
+@pytest.mark.rule("PM-DEL-5", "PM-REC-5")
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_archive_text, _own, _routes)
+def test_purge_plans_what_a_parse_at_each_step_plans(
+    archive_text: str, own: list[tuple[str, str | None, str | None, bool]], trashed: list[str]
+) -> None:
+    for route, line, after, deleted in own:
+        archive_text = records.add_record(archive_text, _record(route, line, after, deleted))
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as monkeypatch:
+        root = _memory(Path(tmp), "# Index\n", archive_text)
+        _with_archive(root, [], trashed)
+        plan = _purge(root)
+        _fresh_each_step(monkeypatch)
+        assert plan == _purge(root)
+
+
+@pytest.mark.rule("PM-DEL-5")
+def test_a_purge_reads_the_archive_index_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A purge parsed every record twice an expired item (its records, then `remove_record`'s look-up)."""
+    routes = [f"notes/n{i}.md" for i in range(40)]
+    archive_text = records.empty_archive_index()
+    for route in routes:
+        archive_text = records.add_record(
+            archive_text, _record(route, make_line(route, None, "s"), None, True)
+        )
+    root = _memory(tmp_path, "# Index\n\n- e.md\n", archive_text)
+    _with_archive(root, [], routes)
+    calls = _counting(monkeypatch)
+    plan = lifecycle.plan_purge(root, LATER)
+    assert len(plan.items) == 40
+    assert calls["records"] == 2  # the scan's, and the plan's
