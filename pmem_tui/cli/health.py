@@ -3,9 +3,10 @@
 Plain output is a numbered list, most certain first, one line per proposal (its category, path and reason),
 the index fix under it when there is one, then the expired trash apart. ``--json`` prints one object:
 ``{"proposals": [{"n", "path", "category", "signals": [{"kind", "detail"}], "reason", "certainty", "fix",
-"fix_action"}], "expired_trash": [{"path", "location", "deadline"}], ...}``. Nothing is changed: each
-proposal is acted on with ``archive`` / ``delete`` (or its index fix), each with its own preview and
-confirmation.
+"fix_action"}], "expired_trash": [{"path", "location", "deadline"}], ...}`` (`Proposal` says what each
+``fix_action`` does with ``fix``: for "reroute", ``fix`` is the dead route whose line is rewritten to name
+``path``). Nothing is changed: each proposal is acted on with ``archive`` / ``delete`` (or its index fix),
+each with its own preview and confirmation.
 
 Exit 0; 1 with one sentence naming ``upgrade`` while the lifecycle structure is incomplete (the core's
 `LifecycleIncomplete`, mapped by `cli.main`). Imports no Textual and no Rich (tested in a subprocess).
@@ -139,6 +140,11 @@ def fix_words(p: Proposal) -> str:
         )
     if p.fix_action == "forget":
         return f"`pmem-tui history forget {p.path} --version {p.fix[:12]}` (its preview first)"
+    if p.fix_action == "reroute":
+        return (
+            f"rewrite the route {display(p.fix)} in its {INDEX_FILE} line to {display(p.path)}, the rest of "
+            "the line kept (`f` in the app's health review, the preview first)"
+        )
     verb = "add to" if p.fix_action == "add" else "drop from"
     return f"{verb} {INDEX_FILE}: {display(p.fix)}"
 

@@ -2,6 +2,9 @@
 of it records. Each plan gets its own preview and confirmation; nothing here applies anything.
 
 * "add" / "drop": one `_index.md` line added for an orphan, or dropped for a dead or duplicate route.
+* "reroute": the one line of a dead route that names an unlisted file (backslashes for slashes, or a file
+  moved to another folder) made to name it: only the route's text changes (`index_line.reroute_line`), so the
+  agent's title and summary stay byte for byte.
 * "redact": a save of the file with every secret `secrets.find_secrets` sees replaced by ``[redacted]``
   (`secrets.redact_secrets`: only those bytes change), through the save planner and its preview, whose
   old side shows ``<secret>`` where the secret was: no output ever holds it. The save leaves the secret in
@@ -53,6 +56,8 @@ def plan_fix(root: Path, proposal: Proposal) -> Plan:
     if proposal.fix is not None and proposal.fix_action == "redact":
         return _plan_redact(root, proposal)
     require_lifecycle(root, "fix the index")
+    if proposal.fix is not None and proposal.fix_action == "reroute":
+        return _plan_reroute(root, proposal.fix, proposal.path)
     if proposal.fix is None or proposal.fix_action not in ("add", "drop"):
         raise Refused(f"Proposal {proposal.n} ({proposal.path}) has no index fix.")
     draft = Draft(root)
@@ -85,6 +90,47 @@ def plan_fix(root: Path, proposal: Proposal) -> Plan:
     draft.recovery.append(f"Only {INDEX_FILE} changes; the line can be edited back at any time.")
     draft.items.append(route)
     return draft.plan("save", f"Fix {INDEX_FILE}: {proposal.fix_action} {route}")
+
+
+def _plan_reroute(root: Path, old: str, new: str) -> Plan:
+    """The one line naming `old` rewritten to name `new` (both checked again: the index or the files may have
+    changed since the health check)."""
+    draft = Draft(root)
+    text = draft.text(INDEX_FILE) or ""
+    entries = index.find_entries(text, old)
+    if not entries:
+        raise Refused(f"{INDEX_FILE} no longer lists {old}; nothing to rewrite.")
+    if len(entries) > 1:
+        raise Refused(f"{INDEX_FILE} lists {old} {len(entries)} times; rewrite the one you mean by hand.")
+    if index.find_entries(text, new):
+        raise Refused(f"{new} is already in {INDEX_FILE}; drop the line of {old} instead.")
+    unlisted = index.named_without_bullet(text, new)
+    if unlisted is not None:  # a second line would name the file twice to an agent
+        raise Refused(f"{new} is {index.orphan_detail(unlisted)}.")
+    if paths.active_path_problem(old) is None:  # (a backslash spelling is never looked at on the disk)
+        draft.saw(old)  # the fix rests on nothing being there
+        if safeio.entry_kind(root, old) != "missing":
+            raise Refused(f"{old} is on the disk again; its line stays as it is.")
+    problem = paths.active_path_problem(new)
+    if problem is not None:
+        raise Refused(f"{new} is no memory file: {problem}.")
+    draft.saw(new)
+    if safeio.entry_kind(root, new) != "file":  # never a link, at any depth
+        raise Refused(f"{new} no longer exists; nothing to rewrite the route to.")
+    entry = entries[0]
+    try:
+        line = index.reroute_line(entry.raw, old, new)
+    except ValueError as err:
+        raise Refused(
+            f"The line of {old} cannot be rewritten for you: {err}; edit {INDEX_FILE} by hand."
+        ) from None
+    draft.set_text(INDEX_FILE, index.replace_line(text, entry.line_no, line))
+    draft.index_removed.append(entry.raw)
+    draft.index_added.append(line)
+    draft.outcomes.append(f"Rewrote the route {old} in {INDEX_FILE} to {new}.")
+    draft.recovery.append(f"Only {INDEX_FILE} changes; the line can be edited back at any time.")
+    draft.items.append(new)
+    return draft.plan("save", f"Fix {INDEX_FILE}: reroute {old} to {new}")
 
 
 def _plan_redact(root: Path, proposal: Proposal) -> Plan:

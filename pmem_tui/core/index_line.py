@@ -31,7 +31,7 @@ from urllib.parse import unquote
 from pmem_tui.core.md_lines import ITEM
 from pmem_tui.core.textio import code_span, read_code_span, strip_ending
 
-__all__ = ["PM_PREFIX", "make_line", "normalize_route", "parse_line"]
+__all__ = ["PM_PREFIX", "make_line", "normalize_route", "parse_line", "reroute_line"]
 
 _TASK = re.compile(r"^\[[ xX]\][ \t]+")  # a task-list box before the route part
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://|mailto:", re.IGNORECASE)
@@ -338,3 +338,42 @@ def make_line(route: str, title: str | None = None, summary: str | None = None) 
         if parse_line(line) == (route, title, summary):
             return line
     raise ValueError(f"{route!r} cannot be written as an index line")
+
+
+def reroute_line(line: str, old: str, new: str) -> str:
+    """`line`, which names the route `old`, naming `new` instead, every other byte kept: the route's text
+    replaced where the line spells it, and in a link text that is the route itself (``[notes/a.md](…)``).
+
+    The place is the one where the replacement makes `parse_line` read `new` with the same title and summary
+    (a summary mentioning the route keeps it). ValueError, one sentence, when the line does not spell `old`
+    as it is (an escaped or ``%XX`` spelling), when more than one place could be the route, or when the line
+    would not read back as `new` (a route the line's shape cannot carry).
+    """
+    parsed = parse_line(line)
+    if parsed is None or parsed[0] != old:
+        raise ValueError(f"the line does not name {old}")
+    _, title, summary = parsed
+    line = _swap_once(line, old, new, (new, title, summary))
+    if title == old:  # a link text repeating the route: it follows the route
+        line = _swap_once(line, old, new, (new, new, summary))
+    return line
+
+
+def _swap_once(line: str, old: str, new: str, want: tuple[str, str | None, str | None]) -> str:
+    """`line` with the one occurrence of `old` replaced by `new` that makes it read as `want`."""
+    found: list[str] = []
+    at = line.find(old)
+    for _ in range(_MAX_TRIES):
+        if at < 0:
+            break
+        swapped = line[:at] + new + line[at + len(old) :]
+        if parse_line(swapped) == want:
+            found.append(swapped)
+        at = line.find(old, at + 1)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise ValueError(f"the line spells {old} in more than one place that could be its route")
+    if old not in line:
+        raise ValueError(f"the line spells {old} another way (escaped)")
+    raise ValueError(f"{new} cannot be written in place of {old} in this line")

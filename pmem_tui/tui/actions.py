@@ -268,7 +268,7 @@ HEALTH: tuple[Action, ...] = (
         "f",
         "fix",
         "Fix",
-        "apply the fix: an index line added or dropped, or a secret redacted, through its preview",
+        "apply the fix: an index line added, dropped or rerouted, or a secret redacted, through its preview",
     ),
     # Not `k`: that moves up, here as everywhere else.
     Action("health.keep", "K", "keep", "Keep", "keep: dismiss the proposal for this session"),

@@ -50,7 +50,7 @@ def proposal_key(p: Proposal) -> str:
 def proposal_row(p: Proposal, root: Path | None = None) -> Row:
     """The table row of a proposal. With `root`, the file is stat'ed for the preview's facts."""
     kinds = p.kinds
-    missing = "dead-route" in kinds
+    missing = "dead-route" in kinds and "orphan" not in kinds  # (both: the file a dead line meant, on disk)
     size = mtime_ns = None
     if root is not None and not missing:
         try:
@@ -99,6 +99,12 @@ def proposal_text(p: Proposal, row: Row | None) -> Text:
             "(the memory file is not touched).",
             style="cyan",
         )
+    elif p.fix is not None and p.fix_action == "reroute":
+        text.append(f"\n{fix}: rewrite the route ", style="cyan")
+        text.append(printable(p.fix))
+        text.append(f" in its {INDEX_FILE} line to ", style="cyan")
+        text.append(printable(p.path))
+        text.append(", the rest of the line kept, through its preview.", style="cyan")
     elif p.fix is not None:
         verb = "add to" if p.fix_action == "add" else "drop from"
         text.append(f"\n{fix}: {verb} {INDEX_FILE}, through its preview:\n  ", style="cyan")
@@ -255,7 +261,7 @@ def fix_offer(
     if proposal.fix_action == "forget":
         return forget_offer(root, proposal, i, n, (forgets or {}).get(proposal.path))
     plan = plan_fix(root, proposal)
-    verb = "adds" if proposal.fix_action == "add" else "drops"
+    verb = {"add": "adds", "reroute": "rewrites the route of"}.get(proposal.fix_action or "", "drops")
     change = f"This {verb} one line of {INDEX_FILE}; the file itself does not change."
     step = ""
     if proposal.fix_action == "redact":

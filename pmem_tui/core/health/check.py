@@ -74,7 +74,7 @@ if TYPE_CHECKING:  # the engine (and numpy) loads only for a run that reads file
 __all__ = ["ENGINE", "check_health"]
 
 # Bump when features, normalization, sketches or a stored record change: old caches are then ignored.
-ENGINE = "health-10"
+ENGINE = "health-11"
 
 
 # -- listing ------------------------------------------------------------------------------------------------

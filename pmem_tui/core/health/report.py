@@ -15,7 +15,8 @@ CATEGORIES = ("delete", "archive", "keep")
 
 @dataclass(frozen=True)
 class Signal:
-    """One piece of evidence. `other` names the related file (duplicates, core overlap); `score`: a share
+    """One piece of evidence. `other` names the related file (duplicates, core overlap; the dead route a moved
+    or misspelled file's line still names, on that file's proposal); `score`: a share
     (or the days of inactivity, a secret's line number, or the `_index.md` line naming an orphan without a
     list bullet: `unbulleted`)."""
 
@@ -35,7 +36,8 @@ class Proposal:
     """A numbered proposal: keep / archive / delete, why, and for a fixable signal the exact fix.
 
     `fix_action` says what to do with `fix`: "add" (an orphan's line to add to `_index.md`), "drop" (a dead
-    or duplicate route's line to remove), "redact" (the lines whose secrets a save replaces; `fix` names
+    or duplicate route's line to remove), "reroute" (`fix` is the dead route whose one line is rewritten to
+    name `path`, the rest of the line kept), "redact" (the lines whose secrets a save replaces; `fix` names
     them): `fix_planner.plan_fix` turns it into a plan with its own preview; or "forget" (`fix` is the id of a
     kept version whose content the history forgets: `history.rewrite.plan_forget`, previewed first).
     """

@@ -11,6 +11,11 @@ Of two duplicates, the one proposed is the one not in the index, else the older 
 inactivity), else the one whose path sorts later; in a group, every file is compared with the files kept, so
 a proposal always names a file that stays. An inactive file whose status says it is still active is kept
 (certainty `KEEP_CERTAINTY`).
+
+A dead route listed once and an orphan that are one file (`moved_routes`: the route with backslashes made
+slashes names the orphan, or nothing is at the route and the orphan is the one unlisted file with its name)
+are one proposal on the orphan, fixed by rewriting that line's route ("reroute"): dropping the line and adding
+a new one would lose the agent's title and summary.
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ from pmem_tui.core.health.features import FileFeatures, IndexRow
 from pmem_tui.core.health.kept import KeptSecret
 from pmem_tui.core.health.report import CATEGORIES, Proposal, Signal
 from pmem_tui.core.health.similarity import OVERLAP_THRESHOLD
-from pmem_tui.core.index import orphan_said
+from pmem_tui.core.index import normalize_route, orphan_said
 from pmem_tui.core.model import CORE_DIR, INDEX_FILE
+from pmem_tui.core.safeio import NO_SUCH_FILE
 
 __all__ = ["DELETE_SIMILARITY", "KINDS", "SIGNAL_KINDS", "Evidence", "Kind", "propose"]
 
@@ -176,7 +182,7 @@ def _dead_routes(ev: Evidence) -> Iterator[Found]:
         if route not in ev.on_disk:
             yield (
                 route,
-                Signal("dead-route", f"in {INDEX_FILE} but {ev.dead.get(route, 'no such file')}"),
+                Signal("dead-route", f"in {INDEX_FILE} but {ev.dead.get(route, NO_SUCH_FILE)}"),
                 ("drop", first_line[route]),
             )
 
@@ -312,6 +318,47 @@ _ORDER = {k.name: i for i, k in enumerate(KINDS)}
 # -- proposals ---------------------------------------------------------------------------------------------
 
 
+def moved_routes(ev: Evidence) -> dict[str, str]:
+    """Dead route -> the orphan it meant, when that is certain: the route, listed once, with backslashes made
+    slashes names the orphan; else nothing is at the route and exactly one orphan has its file name. An
+    orphan two routes could mean, or that a line without a list bullet names, is left alone."""
+    orphans = {f.path for f in ev.files if f.path not in ev.routes and f.path not in ev.unbulleted}
+    dead = [r for r, count in ev.routes.items() if count == 1 and r not in ev.on_disk]
+    meant: dict[str, str] = {}
+    for route in dead:
+        slashed = _slashed(route)
+        if slashed is not None and slashed in orphans:
+            meant[route] = slashed
+    taken = set(meant.values())
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for path in orphans - taken:
+        by_name[path.rpartition("/")[2]].append(path)
+    for route in dead:
+        if route in meant or not ("\\" in route or ev.dead.get(route, NO_SUCH_FILE) == NO_SUCH_FILE):
+            continue
+        named = by_name.get(route.replace("\\", "/").rpartition("/")[2], [])
+        if len(named) == 1:
+            meant[route] = named[0]
+    claims = Counter(meant.values())
+    return {route: path for route, path in meant.items() if claims[path] == 1}
+
+
+def _slashed(route: str) -> str | None:
+    """The route a spelling with backslashes for slashes means (None without a backslash)."""
+    return normalize_route(route.replace("\\", "/")) if "\\" in route else None
+
+
+def _moved_signal(route: str, path: str) -> Signal:
+    """The dead route's signal on the file it meant (`other`: the route, the fix's old route)."""
+    if _slashed(route) == path:
+        detail = f"{INDEX_FILE} lists it as {route} (backslashes for slashes), which names no file"
+    else:
+        detail = (
+            f"{INDEX_FILE} lists {route}, where no file is, and this is the one unlisted file of that name"
+        )
+    return Signal("dead-route", f"{detail}; fix: rewrite that route", route)
+
+
 def _classify(sigs: list[Signal], open_status: str | None, inactive_days: int) -> tuple[str, float, str]:
     """(category, certainty, note for the reason)."""
     life = [s for s in sigs if _BY_NAME[s.kind].category != "keep"]
@@ -357,6 +404,14 @@ def propose(ev: Evidence) -> tuple[Proposal, ...]:
             signals[path].append(signal)
             if fix is not None:
                 fixes.setdefault(path, fix)  # the first fixable kind's, in table order
+    for route, path in moved_routes(ev).items():  # one proposal on the file, its line's route rewritten
+        signals[route] = [s for s in signals[route] if s.kind != "dead-route"]
+        if not signals[route]:
+            del signals[route]
+        fixes.pop(route, None)
+        signals[path].append(_moved_signal(route, path))
+        if fixes.get(path, ("add", ""))[0] == "add":  # (a secret's redaction still comes first)
+            fixes[path] = ("reroute", route)
     open_status = {f.path: f.facts.open_status for f in ev.files}
     drafts: list[_Draft] = []
     for path, sigs in signals.items():
