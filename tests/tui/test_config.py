@@ -201,3 +201,15 @@ def test_no_toml_parser_is_loaded_without_a_settings_file(tmp_path: Path) -> Non
     env = {**os.environ, ENV_CONFIG_DIR: str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_remapped_keys_keep_their_place_in_the_key_bar(demo_root: Path, config_dir: Path) -> None:
+    """Found in trial: Textual moves a remapped binding to the end of its widget's bindings, so the bar
+    showed archive and delete after every other hint, and at 100 columns not at all."""
+    write_config(config_dir, '[keymap]\narchive = "d"\ndelete = "a"\n')
+    app = RecordingApp(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.notes == []  # a swap is no clash
+        text = bar_text(app)
+        assert "d Archive  a Delete  e Edit" in text, text

@@ -17,13 +17,16 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 
-from pmem_tui.tui.actions import PINNED
+from pmem_tui.tui.actions import ALL, PINNED
 from pmem_tui.tui.key_docs import with_keys
 from pmem_tui.tui.keys import keymap
 
 Hint: TypeAlias = tuple[Binding, bool]
 _ENABLED = Style()
 _DISABLED = Style(dim=True)
+# A widget's hints in the key table's order: Textual moves a binding the user's keymap rebinds to the end of
+# its widget's bindings (found in trial: a swapped archive and delete went last, and off a 100-column bar).
+_TABLE_ORDER = {action.id: n for n, action in enumerate(ALL)}
 
 
 class KeyBar(Widget, can_focus=False):
@@ -66,16 +69,19 @@ class KeyBar(Widget, can_focus=False):
         """The bindings to show (one per action, first key wins), those pinned at the right end (help,
         quit) and the command palette's, if any. A screen with an `offers(binding)` method decides which
         bindings it shows (what works on the pane in view); otherwise each binding's `show` does."""
-        shown: dict[str, Hint] = {}
+        shown: dict[str, tuple[int, Hint]] = {}
         palette: Hint | None = None
         offers = getattr(self.screen, "offers", None)
         active = self.screen.active_bindings
-        for key, (_node, binding, enabled, _tooltip) in active.items():
+        nodes: dict[int, int] = {}  # the focus chain's order: the focused widget's keys first
+        for key, (node, binding, enabled, _tooltip) in active.items():
+            rank = nodes.setdefault(id(node), len(nodes))
             if self.app.ENABLE_COMMAND_PALETTE and key == self.app.COMMAND_PALETTE_BINDING:
                 palette = (binding, enabled)
             elif binding.action not in shown and (offers(binding) if callable(offers) else binding.show):
-                shown[binding.action] = (binding, enabled)
-        hints = list(shown.values())
+                shown[binding.action] = (rank, (binding, enabled))
+        ordered = sorted(shown.values(), key=lambda s: (s[0], _TABLE_ORDER.get(s[1][0].id or "", len(ALL))))
+        hints = [hint for _rank, hint in ordered]
         pinned = sorted((h for h in hints if h[0].action in PINNED), key=lambda h: PINNED.index(h[0].action))
         return [h for h in hints if h[0].action not in PINNED], pinned, palette
 
