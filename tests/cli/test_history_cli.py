@@ -272,3 +272,17 @@ def test_history_diff_to_a_terminal_shows_an_agents_escapes_and_to_a_pipe_gives_
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     code, out, _ = cli(capsys, memory, "history", "diff", "notes/standup.md")
     assert code == 0 and "+body \\x1b]2;T\\x07 \\x1b[2J\n" in out and "\x1b" not in out
+
+
+def test_a_lost_pack_is_named_in_words_not_as_a_python_bytes_repr(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in trial: with a pack file deleted by hand, every sentence read "is damaged (b'9119…')"."""
+    cli(capsys, memory, "snapshot")
+    for pack in (memory / names.HISTORY_DIR / "objects" / "pack").glob("*.pack"):
+        pack.unlink()
+    code, _, err = cli(capsys, memory, "history")
+    assert code == 1 and err.count("\n") == 1
+    assert "b'" not in err and "object " in err and " is missing" in err, err
+    code, out, _ = cli(capsys, memory, "doctor")
+    assert code == 0 and "b'" not in out and " is missing" in out

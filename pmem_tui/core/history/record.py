@@ -167,6 +167,9 @@ def sentence(err: BaseException) -> str:
 
         return describe_os_error(err)
     text = str(err) or type(err).__name__
+    if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], bytes):
+        # dulwich's missing object: its id, not `b'4b90…'` (found in trial: a pack file deleted by hand)
+        text = f"object {err.args[0].decode('ascii', 'replace')[:12]} is missing"
     return f"the history store at {HISTORY_DIR} is damaged ({text})"
 
 
