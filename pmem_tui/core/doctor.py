@@ -313,7 +313,13 @@ def plan_doctor(
     else:
         leftovers = [f"{journal.JOURNAL_DIR}/{e}" for e in journal.leftovers(root)]
         ops.extend(RemoveFile(p) for p in leftovers)
-        notes.extend(f"Remove the leftover journal file {p} (its action never started)." for p in leftovers)
+        # Without an intent, the action either died before writing it or had passed its commit point and was
+        # clearing its journal (found in trial: "never started" was said of an archive that had finished).
+        notes.extend(
+            f"Remove the leftover journal file {p} (no action is under way: its action never started, or it "
+            "finished and was clearing its journal)."
+            for p in leftovers
+        )
     if intent is None:
         loaded = _read_records(root)
         # The files under `_archive/` as the scan lists them and matches them to their records: doctor and the

@@ -6,6 +6,7 @@ import datetime as dt
 import errno
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,20 +45,27 @@ def test_archive_crash_at_every_step_then_doctor(memory: Path) -> None:
     before = tree_bytes(memory)
     apply(plan_archive(memory, "projects/alpha.md", "x"), memory)
     after = tree_bytes(memory)
+    k = 0
+    for k in _archive_crashes(memory, before):
+        apply(plan_doctor(memory), memory)
+        assert tree_bytes(memory) in (before, after), f"crash at step {k}"
+        assert not (memory / journal.INTENT).exists()
+    assert k > 10  # the crash reached every boundary of the action
+
+
+def _archive_crashes(memory: Path, before: dict[str, bytes]) -> Iterator[int]:
+    """Archive projects/alpha.md from `before`, dying at its first, second... system call: yields each k
+    with the memory as the crash left it, until the action runs to its end."""
     k = 1
     while True:
         _reset(memory, before)
-        plan = plan_archive(memory, "projects/alpha.md", "x")
         try:
-            apply(plan, memory, hook=_crash_at(k))
+            apply(plan_archive(memory, "projects/alpha.md", "x"), memory, hook=_crash_at(k))
         except HardStop:
-            apply(plan_doctor(memory), memory)
-            assert tree_bytes(memory) in (before, after), f"crash at step {k}"
-            assert not (memory / journal.INTENT).exists()
+            yield k
             k += 1
             continue
-        break
-    assert k > 10  # the crash reached every boundary of the action
+        return
 
 
 def test_doctor_rebuilds_a_missing_trash_record(memory: Path, today: dt.date) -> None:
@@ -93,6 +101,26 @@ def test_a_file_dropped_in_the_trash_outside_any_memory_place_gets_no_record(mem
     ]
     apply(plan, memory)
     assert (memory / "_archive/_index.md").read_bytes() == archive_before
+
+
+def test_journal_leftovers_of_a_finished_action_are_not_called_never_started(memory: Path) -> None:
+    """Found in trial (kill -9 during `archive --yes`): an action dies after removing its intent (its commit
+    point is passed, the file archived) but before its saved bytes go; doctor said of each "its action never
+    started", of an archive that had finished."""
+    before = tree_bytes(memory)
+    apply(plan_archive(memory, "projects/alpha.md", "x"), memory)
+    after = tree_bytes(memory)
+    seen = 0
+    for _k in _archive_crashes(memory, before):
+        if (memory / journal.INTENT).exists() or not journal.leftovers(memory):
+            continue
+        if tree_bytes(memory) != after:
+            continue  # died before its intent was written: it did not start
+        notes = plan_doctor(memory).preview.notes
+        assert notes and not any("(its action never started)" in n for n in notes), notes
+        assert all("finished" in n for n in notes if n.startswith("Remove the leftover")), notes
+        seen += 1
+    assert seen  # the crash reached the journal's clearing
 
 
 def test_doctor_removes_temp_files(memory: Path) -> None:
