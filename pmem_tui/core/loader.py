@@ -136,6 +136,8 @@ __all__ = [
     "parse_marker",
     "trim_to_chars",
     "trim_to_tokens",
+    "unread",
+    "unread_warning",
 ]
 
 MEMORY_DIR = PROJECT_MEMORY_DIR
@@ -235,6 +237,20 @@ def file_over_limit_warning(tokens: int, budget: Budget) -> str:
     )
 
 
+def unread_warning(size: int, tokens: int, budget: Budget) -> str:
+    """The warning of a file over `READ_CAP`, skipped without being read (the pane says it in its ladder
+    line instead)."""
+    return (
+        f"the file is {size} bytes, over the {READ_CAP // 1024} KiB the loader reads (at least "
+        f"{tokens} tokens, over {budget.skip_file_over}): skipped unread"
+    )
+
+
+def unread(result: LoaderResult) -> bool:
+    """The file was skipped without being read: over `READ_CAP`, no epic and no rung of the ladder seen."""
+    return result.file is not None and result.file.size > READ_CAP
+
+
 def memory_path(project: Path) -> Path:
     return Path(project) / MEMORY_DIR / MEMORY_FILE
 
@@ -293,10 +309,7 @@ def load_permanent_memory(
     )
 
     if data is None:  # over the read cap: far past the 8,000-token skip, and never read whole
-        warnings.append(
-            f"the file is {st.st_size} bytes, over the {READ_CAP // 1024} KiB the loader reads (at least "
-            f"{stats.tokens} tokens, over {budget.skip_file_over}): skipped unread"
-        )
+        warnings.append(unread_warning(st.st_size, stats.tokens, budget))
         return result(
             Status.SKIPPED,
             step=Step.SKIP_FILE,

@@ -4,6 +4,7 @@ in open() (which also kept the app from quitting)."""
 from __future__ import annotations
 
 import errno
+import io
 import os
 import shutil
 import threading
@@ -77,3 +78,20 @@ async def test_the_pane_keeps_following_its_file_through_a_load_error(tmp_path: 
         assert await until(pilot, lambda: view.result is not None and not view.rows)
         await settle(pilot)
         assert not view.watcher.running and "ctrl+r reloads" in view.plain_summary()
+
+
+def test_a_file_over_the_read_cap_is_said_unread_not_walked_down_the_ladder(tmp_path: Path) -> None:
+    """Found in trial: a 51 MB permanent_memory.md (never read) showed "the file is 3,350,001 tokens, over
+    8,000, and even epic IDs only are over the 120-token target" above rungs 1-3 marked "not needed", none
+    of which was tried; the one true sentence (its size, over the 512 KiB read) was cut off at 100 columns."""
+    from rich.console import Console
+
+    from pmem_tui.core.loader import READ_CAP, load_permanent_memory
+    from pmem_tui.tui.widgets.epics_render import summary_renderable
+
+    project = write_project(tmp_path, v1("FEAT-A", "pagination", "one line") + "x" * (READ_CAP + 1))
+    console = Console(width=60, record=True, file=io.StringIO())
+    console.print(summary_renderable(load_permanent_memory(project), PROJECT_LABEL, None, "● live"))
+    text = " ".join(console.export_text().split())
+    assert "over the 512 KiB the loader reads: skipped unread" in text, text
+    assert "epic IDs only" not in text and "not needed" not in text, text

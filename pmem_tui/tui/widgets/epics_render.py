@@ -19,6 +19,7 @@ from pmem_tui.core.loader import (
     MEMORY_DIR,
     MEMORY_FILE,
     PRODUCER_EPIC_CAP,
+    READ_CAP,
     STALE_PREFIX,
     DateSource,
     EpicRow,
@@ -29,6 +30,8 @@ from pmem_tui.core.loader import (
     StepTrace,
     describe_source,
     file_over_limit_warning,
+    unread,
+    unread_warning,
 )
 from pmem_tui.core.report import human_size
 from pmem_tui.core.textio import printable
@@ -99,6 +102,13 @@ def ladder_lines(result: LoaderResult) -> list[Text]:
     head.append(f"step {step.number} · {step.label}", style="bold" if step is Step.NONE else "bold yellow")
     if step is Step.NONE:
         head.append(f": the full block is within the {result.budget.target}-token target", style="dim")
+        return [head]
+    if unread(result) and result.file is not None:  # no rung was tried: the file was never read
+        head.append(
+            f": the file is {human_size(result.file.size)}, over the {READ_CAP // 1024} KiB the loader "
+            "reads: skipped unread",
+            style="yellow",
+        )
         return [head]
     if result.skip_reason is SkipReason.FILE_OVER_LIMIT and result.file is not None:
         head.append(
@@ -177,8 +187,11 @@ def summary_renderable(
         return Group(*parts)
     parts.append(gauge_text(result, gauge))
     parts.extend(ladder_lines(result))
-    said = file_over_limit_warning(result.file.tokens, result.budget) if result.file is not None else None
-    warnings = [w for w in result.warnings if w != said]  # the ladder line above says it
+    said: set[str] = set()  # what the ladder line above says
+    if result.file is not None:
+        said.add(file_over_limit_warning(result.file.tokens, result.budget))
+        said.add(unread_warning(result.file.size, result.file.tokens, result.budget))
+    warnings = [w for w in result.warnings if w not in said]
     for warning in warnings[:MAX_WARNINGS_SHOWN]:
         parts.append(Text("⚠ " + printable(warning), style="yellow", no_wrap=True, overflow="ellipsis"))
     if len(warnings) > MAX_WARNINGS_SHOWN:
