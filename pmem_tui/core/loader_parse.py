@@ -98,7 +98,8 @@ class ParsedFile:
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SECTION_START = ("## ", "##\t")
 _EPIC_HEADING = re.compile(r"epic:[ \t]*(?P<rest>.*)", re.IGNORECASE)
-_EPIC_NO_COLON = re.compile(r"epic[ \t]+[^\s—–]+[ \t]*[—–]", re.IGNORECASE)
+# `Epic FEAT-1 — intent` with any separator `Epic:` takes (found in trial: ` - ` was dropped unsaid).
+_EPIC_NO_COLON = re.compile(r"epic[ \t]+[^\s—–]+[ \t]*(?:[—–]|--?(?:\s|$))", re.IGNORECASE)
 _EPIC_ID = re.compile(r"[^\s—–]+")
 _MARKER = re.compile(r"<!--\s*af-memory:v(?P<version>\d+)\b(?P<body>.*)", re.IGNORECASE)
 _FIELD = re.compile(r'(?P<key>[A-Za-z_][\w-]*)=(?:"(?P<quoted>[^"]*)"|(?P<bare>\S*))')

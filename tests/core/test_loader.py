@@ -978,3 +978,12 @@ def test_the_write_guard_itself_catches_writes(tmp_path: Path, monkeypatch: pyte
             with pytest.raises(AssertionError):
                 write()
     assert not target.exists()
+
+
+@pytest.mark.parametrize("separator", ["—", "–", "-", "--"])
+def test_an_epic_heading_without_its_colon_is_warned_about_whatever_its_dash(separator: str) -> None:
+    """Found in trial: `## Epic FEAT-C - intent` (an ASCII dash, which `## Epic: …` accepts) was dropped
+    without a word, while the same heading with an em dash is warned about."""
+    parsed = parse_epics([f"## Epic FEAT-C {separator} intent", "summary", "## Epic: FEAT-D — real", "real"])
+    assert [e.id for e in parsed.epics] == ["FEAT-D"]
+    assert parsed.warnings == ("line 1: heading looks like an epic but lacks 'Epic:'; ignored",)
