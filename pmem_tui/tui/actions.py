@@ -358,7 +358,8 @@ CHANGES: tuple[Action, ...] = (  # `ChangesView` (its rows: `LIST`; `v` is the m
         "mark_reviewed",
         "Reviewed",
         "mark what is shown reviewed: the pane then lists only what changes after it (writes only "
-        ".pmem/history; with no history yet, it starts one: the memory as it is, its first version)",
+        ".pmem/history; with no history yet, it starts one: the memory as it is, its first version, in a "
+        ".pmem/ that git ignores)",
     ),
 )
 HISTORY_VIEW: tuple[Action, ...] = (  # `HistoryScreen` (its list: `LIST`, space marks one version)

@@ -286,3 +286,22 @@ def test_a_lost_pack_is_named_in_words_not_as_a_python_bytes_repr(
     assert "b'" not in err and "object " in err and " is missing" in err, err
     code, out, _ = cli(capsys, memory, "doctor")
     assert code == 0 and "b'" not in out and " is missing" in out
+
+
+@pytest.mark.parametrize("start", ["snapshot", "mark-reviewed"])
+def test_a_history_started_without_an_action_is_ignored_by_git(
+    memory: Path, capsys: pytest.CaptureFixture[str], start: str
+) -> None:
+    """Found in trial: `snapshot` (the agents' hook) and the Changes pane's R on a memory without `.pmem/`
+    made `.pmem/history` but no `.pmem/.gitignore`, so a memory root kept in git showed `?? .pmem/` and
+    `git add -A` took the whole history store in."""
+    from pmem_tui.core.history.record import mark_reviewed
+    from pmem_tui.core.meta_dir import GITIGNORE, GITIGNORE_BYTES
+
+    assert not (memory / ".pmem").exists()
+    if start == "snapshot":
+        assert cli(capsys, memory, "snapshot")[0] == 0
+    else:
+        assert mark_reviewed(memory, start=True) is not None
+    assert (memory / names.HISTORY_DIR / "HEAD").is_file()
+    assert (memory / GITIGNORE).read_bytes() == GITIGNORE_BYTES

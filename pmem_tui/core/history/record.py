@@ -96,6 +96,10 @@ def record(
         from pmem_tui.core.history import store
 
         fs = fs or FS(root)
+        if not exists:  # `snapshot` or R make `.pmem/` as an action would: git-ignored (found in trial)
+            from pmem_tui.core import meta_dir
+
+            meta_dir.ensure(fs)
         store.init(fs)  # also completes a store whose making was interrupted
         return _record_locked(root, fs, message_for(origin, title, detail), seen)
     except Exception as err:
