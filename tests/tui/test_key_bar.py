@@ -313,3 +313,46 @@ async def test_the_health_reviews_fix_key_fits_at_80_columns(demo_root: Path) ->
         text = await on_pane(pilot, "H")
         assert isinstance(app.screen, HealthScreen)
         assert "f Fix" in text and "q Quit" in text and len(text) <= 80, text
+
+
+async def test_the_health_bar_offers_the_proposal_keys_only_with_a_proposal(demo_root: Path) -> None:
+    """Found in trial: while the review was loading, nothing listed, the bar offered `f Fix  K Keep  a
+    Archive`; as on the main screen, the keys that act on a row are offered only with a row, and `P` only
+    with expired trash (pressed anyway, each says why)."""
+    import dataclasses
+    import datetime as dt
+    import threading
+
+    from pmem_tui.core.health import HealthReport, check_health
+    from pmem_tui.tui.screens.health import HealthScreen
+
+    release = threading.Event()
+    healthy = threading.Event()
+
+    def slow(root: Path, today: dt.date) -> HealthReport:
+        release.wait(10)
+        report = check_health(root, today=today)
+        return dataclasses.replace(report, proposals=()) if healthy.is_set() else report
+
+    row_keys = ("f Fix", "K Keep", "a Archive", "Archive+delete", "e Edit", "space Mark")
+    app = RecordingApp(demo_root, health_source=slow)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("H")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, HealthScreen) and screen.checking
+        text = bar_text(app)
+        assert not [k for k in row_keys if k in text], text
+        assert "Back" in text and "q Quit" in text and "Purge expired" not in text  # not known yet
+        release.set()
+        await settle(pilot)
+        assert not screen.checking and screen.report is not None and screen.report.proposals
+        text = bar_text(app)
+        assert all(k in text for k in row_keys) and "P Purge expired" in text, text  # the demo has some
+        # Nothing to propose: none of them either.
+        healthy.set()
+        screen.reload()
+        await settle(pilot)
+        text = bar_text(app)
+        assert not [k for k in row_keys if k in text], text

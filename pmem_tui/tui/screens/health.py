@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -63,6 +63,11 @@ if TYPE_CHECKING:
     from pmem_tui.core.plan import Plan
 
 COLUMNS = ("#", "category", "path", "signals", "reason")
+# The keys that act on a proposal: offered only with one to act on (a row, or marked rows), as on the main
+# screen (found in trial: `f Fix  K Keep  a Archive` offered while the review was loading, nothing listed).
+_ROW_ACTIONS = frozenset(
+    {"health.fix", "health.keep", "health.archive", "health.delete", "health.edit", "mark"}
+)
 
 
 class HealthScreen(FixBatch):
@@ -385,6 +390,16 @@ class HealthScreen(FixBatch):
         if action == "upgrade":
             return self.blocked is not None
         return True
+
+    def offers(self, binding: Binding) -> bool:
+        """Whether the key bar shows `binding`: a proposal's keys only with a proposal, `P` only with expired
+        trash (pressed anyway, each says why); any other binding as it says."""
+        if binding.id in _ROW_ACTIONS:
+            rows = self._list
+            return rows.current_row is not None or bool(rows.marked_keys)
+        if binding.id == "health.purge":
+            return self.report is not None and bool(self.report.expired_trash)
+        return binding.show
 
     async def action_upgrade(self) -> None:
         await self.app.run_action("upgrade")
