@@ -71,6 +71,13 @@ class HistoryApp(PlanApp):
         for screen in self._history_screens():
             screen.reload()
 
+    def history_maybe_moved(self) -> None:
+        """The watcher saw the history store made or a ref written (by this app, or by `pmem-tui snapshot`
+        elsewhere): the Changes pane reads again if its refs moved since its last read (the app's own
+        records are read already: `history_changed`)."""
+        for view in (v for s in self.screen_stack for v in s.query(ChangesView)):
+            view.reload(if_moved=True)
+
     def _history_screens(self) -> list[HistoryScreen]:
         from pmem_tui.tui.screens.history import HistoryScreen
 

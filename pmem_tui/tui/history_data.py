@@ -51,6 +51,9 @@ def when(seconds: int) -> str:
 # -- the Changes pane ---------------------------------------------------------------------------------------
 
 
+Refs = tuple[str | None, str | None] | None  # the newest record and the reviewed one; None: no store
+
+
 @dataclass(frozen=True)
 class ChangesData:
     """One read of what changed since the review: the changes, newest first, and their rows; or why not."""
@@ -58,6 +61,14 @@ class ChangesData:
     changes: tuple[log.Changed, ...] = ()
     rows: tuple[Row, ...] = ()
     empty: str = NOTHING_CHANGED  # the pane's sentence when there is no row (no store, a damaged one...)
+    refs: Refs = None  # the store's refs as this read began (`refs`)
+
+
+def refs(root: Path) -> Refs:
+    """The store's refs (two small files read: no record is opened), to tell whether a read is still new."""
+    if not stat_table.store_exists(root):
+        return None
+    return stat_table.read_head(root), stat_table.read_head(root, log.REVIEWED_REF)
 
 
 def diff_size(c: log.Changed) -> str:
@@ -75,13 +86,14 @@ def change_row(c: log.Changed) -> Row:
 
 
 def read_changes(root: Path) -> ChangesData:
-    if not stat_table.store_exists(root):
+    now = refs(root)
+    if now is None:
         return ChangesData(empty=no_store())
     try:
         changes = tuple(log.changes_since_review(root))
     except PmemError as err:
-        return ChangesData(empty=str(err))
-    return ChangesData(changes, tuple(change_row(c) for c in changes))
+        return ChangesData(empty=str(err), refs=now)
+    return ChangesData(changes, tuple(change_row(c) for c in changes), refs=now)
 
 
 def _bytes_at(root: Path, version: str | None, path: str) -> bytes:

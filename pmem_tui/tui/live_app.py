@@ -159,6 +159,8 @@ class LiveApp(HistoryApp):
         self.post_message(FilesChanged())
 
     def on_files_changed(self, message: FilesChanged) -> None:
+        if self.watcher.take_history():  # `.pmem/` is no memory: no rescan, only the Changes pane's check
+            self.history_maybe_moved()
         paths = self.watcher.drain()
         if paths is not None and not paths:
             return

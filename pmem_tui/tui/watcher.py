@@ -4,6 +4,11 @@ The observer thread never touches a widget: the handler adds the changed paths t
 calls `notify` (which posts `FilesChanged`, a message that replaces any pending copy of itself). The
 app drains the set when the message arrives and rescans (debounced there, with a maximum wait).
 The watcher is a hint: a lost or doubled event only delays the view, the scan is the truth.
+
+`.pmem/` is not memory: its traffic never rescans. One part of it is watched all the same, the history store's
+making and its refs (`history_touched`): a `pmem-tui snapshot` run elsewhere starts or moves the history
+without changing a memory file, and the Changes pane reads again (only it: found in trial, it kept saying
+"No history yet" until the next file change was recorded).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from watchdog.events import (
     FileSystemEventHandler,
 )
 
+from pmem_tui.core.history.names import HISTORY_DIR
+
 # Reads (opened, closed without writing) are not changes: the app's own scans and previews would
 # otherwise wake it up again and again. Moves matter: editors save with a temp file and a rename. So do
 # a mode's changes (found in trial: `chmod 000` on a folder left its files listed until another write).
@@ -52,8 +59,12 @@ MAX_PENDING_PATHS = 2000
 POLL_INTERVAL_S = 1.0
 
 
-def _relative(root: str, raw: str | bytes) -> str | None:
-    """The POSIX path of `raw` relative to the root; None when outside it or hidden (e.g. `.pmem/`)."""
+_META = HISTORY_DIR.split("/")[0]  # `.pmem`: made with the store when it is the first thing in it
+_HISTORY_MARKS = (f"{HISTORY_DIR}/refs/", f"{HISTORY_DIR}/packed-refs")  # where a record or review shows
+
+
+def _under_root(root: str, raw: str | bytes) -> str | None:
+    """The POSIX path of `raw` relative to the root; None when outside it."""
     path = os.fsdecode(raw)
     if not path:
         return None
@@ -61,30 +72,48 @@ def _relative(root: str, raw: str | bytes) -> str | None:
         return ""
     if not path.startswith(root + os.sep):
         return None
-    rel = path[len(root) + 1 :].replace(os.sep, "/")
-    if any(part.startswith(".") for part in rel.split("/")):
+    return path[len(root) + 1 :].replace(os.sep, "/")
+
+
+def _relative(root: str, raw: str | bytes) -> str | None:
+    """The POSIX path of `raw` relative to the root; None when outside it or hidden (e.g. `.pmem/`)."""
+    rel = _under_root(root, raw)
+    if rel is None or any(part.startswith(".") for part in rel.split("/")):
         return None
     return rel
+
+
+def history_touched(rel: str | None) -> bool:
+    """Whether the path `rel` (under the root) is the history store made, or one of its refs written."""
+    return rel is not None and (rel in (_META, HISTORY_DIR) or rel.startswith(_HISTORY_MARKS))
 
 
 class ChangeHandler(FileSystemEventHandler):
     """Turns watchdog events into relative paths. Safe to call `dispatch` directly (tests do)."""
 
-    def __init__(self, root: Path, sink: Callable[[set[str]], None]) -> None:
+    def __init__(
+        self, root: Path, sink: Callable[[set[str]], None], history: Callable[[], None] = lambda: None
+    ) -> None:
         super().__init__()
         self._root = os.path.abspath(root)
         self._sink = sink
+        self._history = history  # the history store made or one of its refs written (`history_touched`)
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in IGNORED_TYPES:
             return
         paths: set[str] = set()
+        history = False
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             rel = _relative(self._root, raw)
             if rel is not None:
                 paths.add(rel)
+            elif history_touched(_under_root(self._root, raw)):
+                history = True
         if paths:
             self._sink(paths)
+        if history:
+            self._history()
 
 
 class MemoryWatcher:
@@ -96,10 +125,11 @@ class MemoryWatcher:
         self._lock = threading.Lock()
         self._pending: set[str] = set()
         self._overflow = False
+        self._history = False  # the history store was made or a ref written since the last `take_history`
         self._observer: Any = None
         self.mode = "off"
         self.error: str | None = None
-        self.handler = ChangeHandler(root, self._collect)
+        self.handler = ChangeHandler(root, self._collect, self._history_touched)
 
     def _collect(self, paths: set[str]) -> None:
         with self._lock:
@@ -109,6 +139,17 @@ class MemoryWatcher:
             else:
                 self._pending |= paths
         self._notify()
+
+    def _history_touched(self) -> None:
+        with self._lock:
+            self._history = True
+        self._notify()
+
+    def take_history(self) -> bool:
+        """Whether the history store was made or one of its refs written since the last call."""
+        with self._lock:
+            touched, self._history = self._history, False
+            return touched
 
     def drain(self) -> frozenset[str] | None:
         """The paths seen since the last drain; None when too many to list (rescan everything)."""

@@ -21,6 +21,7 @@ from watchdog.events import (
 from pmem_tui.tui.messages import FilesChanged
 from pmem_tui.tui.modals.plan_modal import PlanModal, touches
 from pmem_tui.tui.watcher import MAX_PENDING_PATHS, ChangeHandler, MemoryWatcher
+from pmem_tui.tui.widgets.changes import ChangesView
 from pmem_tui.tui.widgets.memory_list import MemoryList
 
 
@@ -366,3 +367,50 @@ def test_a_change_of_mode_alone_is_seen(tmp_path: Path) -> None:
     finally:
         os.chmod(tmp_path / "notes", 0o755)
         watcher.stop()
+
+
+def test_the_history_store_made_or_its_refs_written_is_told_apart_from_memory(tmp_path: Path) -> None:
+    """`.pmem/` is no memory (no path, no rescan), but the store made and its refs written are told, on their
+    own; its packs and lock are not."""
+    seen: list[set[str]] = []
+    told: list[int] = []
+    handler = ChangeHandler(tmp_path, seen.append, lambda: told.append(1))
+    store = tmp_path / ".pmem/history"
+    handler.dispatch(FileCreatedEvent(str(store / "objects/pack/pack-1.pack")))
+    handler.dispatch(FileModifiedEvent(str(store / "record.lock")))
+    handler.dispatch(FileCreatedEvent(str(tmp_path / ".pmem/journal/intent.json")))
+    assert seen == [] and told == []
+    handler.dispatch(FileMovedEvent(str(store / "refs/heads/.main.tmp"), str(store / "refs/heads/main")))
+    handler.dispatch(FileCreatedEvent(str(store)))
+    assert seen == [] and len(told) == 2
+
+
+async def test_a_snapshot_made_elsewhere_starts_the_changes_pane_without_a_rescan(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in trial: `pmem-tui snapshot` run in another terminal made the history store, and the Changes
+    pane kept saying "No history yet… press R" until a memory file changed. The store's refs written wake the
+    pane (only it: `.pmem/` traffic is no rescan); a ref written that the pane has read already reads
+    nothing again."""
+    from pmem_tui.core.history import record
+    from pmem_tui.tui import history_data
+
+    app = RecordingApp(demo_root, watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert await until(pilot, lambda: app.watcher.mode in ("live", "polling"))
+        await pilot.press("6")
+        view = app.screen.query_one(ChangesView)
+        assert await until(pilot, lambda: view.data is not None)
+        assert "No history yet" in view.list.empty_text
+        scans = app.scans_done
+        assert record.record(demo_root, create=True).commit is not None  # what `pmem-tui snapshot` does
+        assert await until(pilot, lambda: "No history yet" not in view.list.empty_text, timeout=20)
+        assert view.data is not None and view.data.refs is not None
+        assert app.scans_done == scans and not app.errors()
+        loads, reads, read = view.loads, history_data.read_changes, []
+        monkeypatch.setattr(history_data, "read_changes", lambda root: read.append(root) or reads(root))
+        app.watcher.handler.dispatch(FileModifiedEvent(str(demo_root / ".pmem/history/refs/heads/main")))
+        app.on_files_changed(FilesChanged())
+        await settle(pilot)
+        assert view.loads == loads and read == []

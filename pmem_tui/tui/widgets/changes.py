@@ -38,7 +38,7 @@ from pmem_tui.tui.widgets.pane_tabs import counted, in_view, show_tab_label
 
 if TYPE_CHECKING:  # the history's readers (and dulwich) load with the first read, not at start-up
     from pmem_tui.core.history.log import Changed
-    from pmem_tui.tui.history_data import ChangesData
+    from pmem_tui.tui.history_data import ChangesData, Refs
 
 PANE_ID = "changes"
 PANE_TITLE = BY_ID[PANE_ID].title
@@ -90,6 +90,7 @@ class ChangesView(Vertical):
         self.loads = 0  # reads shown (tests wait on it)
         self._generation = 0
         self._reading = False  # a read is in flight
+        self._forced = False  # a read asked for since the last one began was not `if_moved`
         self.list = MemoryList(
             PANE_ID,
             empty_text="Reading the history…",
@@ -109,22 +110,30 @@ class ChangesView(Vertical):
 
     # -- reading ------------------------------------------------------------------------------
 
-    def reload(self) -> None:
+    def reload(self, *, if_moved: bool = False) -> None:
         """Read the changes again. One read at a time: each walks the history, and two at once (the mount's
         and the first scan's) doubled the app's peak memory at 100,000 files; a request made meanwhile is
-        read once the read in flight ends."""
+        read once the read in flight ends. `if_moved`: only if the store's refs moved since the last read
+        (the watcher saw one written: by this app, whose records are read already, or by a command)."""
         self._generation += 1
+        self._forced |= not if_moved
         if not self._reading:
-            self._reading = True
-            self._read(self._generation)
+            self._start_read()
+
+    def _start_read(self) -> None:
+        self._reading = True
+        known = self.data if self.data is not None and not self._forced else None
+        self._forced = False
+        self._read(self._generation, known.refs if known is not None else None, known is not None)
 
     @work(thread=True, group="changes", exit_on_error=False, description="changes")
-    def _read(self, generation: int) -> None:
-        from pmem_tui.tui.history_data import read_changes
+    def _read(self, generation: int, known: Refs, check: bool) -> None:
+        from pmem_tui.tui.history_data import read_changes, refs
 
         data = None
         try:
-            data = read_changes(self.root)
+            if not check or refs(self.root) != known:  # unmoved: nothing new to read (data None)
+                data = read_changes(self.root)
         finally:  # a failed read still ends (the app's worker handler says why): the next can start
             self.post_message(self.Loaded(generation, data))
 
@@ -132,15 +141,20 @@ class ChangesView(Vertical):
     def _loaded(self, message: ChangesView.Loaded) -> None:
         message.stop()
         self._reading = False
-        if message.generation != self._generation:  # asked again while it read: read the newest
-            self.reload()
+        newer = message.generation != self._generation  # asked again while it read
+        if newer and (self._forced or message.data is None):  # read the newest
+            self._start_read()
             return
-        if message.data is None:
-            return
-        self.data = message.data
+        if message.data is not None:
+            self._show_data(message.data)
+        if newer:  # only to check the refs: against what is shown now
+            self._start_read()
+
+    def _show_data(self, data: ChangesData) -> None:
+        self.data = data
         self.loads += 1
-        self.list.empty_text = message.data.empty
-        self.list.set_rows(list(message.data.rows))
+        self.list.empty_text = data.empty
+        self.list.set_rows(list(data.rows))
         self.titles.sync()
         self._update_tab_label()
         self.show_current()
