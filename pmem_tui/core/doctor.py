@@ -274,8 +274,8 @@ def plan_doctor(
     ops: list[Op] = []
     notes: list[str] = []
     reads: dict[str, Fingerprint | None] = {journal.INTENT: fingerprint(root / journal.INTENT)}
-    title = "Doctor: nothing to repair"
-    outcome = "Nothing needed repair."
+    title = "Doctor: the memory's files need no repair"  # (the history's store: `rewrite.check`)
+    outcome = "The memory's files need no repair."
     if not locked and journal.action_running(root):
         raise Busy("Another pmem-tui action is changing this memory right now; try again in a moment.")
     intent = read_intent_or_refuse(root)

@@ -137,9 +137,16 @@ class PlanApp(BeforeAppKey, App[int]):
         )
 
     def whole_memory(
-        self, make: Callable[[], Plan], nothing: str, *, explanation: str | None = None, danger: bool = False
+        self,
+        make: Callable[[], Plan],
+        nothing: str,
+        *,
+        explanation: str | None = None,
+        danger: bool = False,
+        also: Callable[[], str | None] | None = None,
     ) -> None:
-        """Purge, upgrade, doctor: their preview, or the sentence saying there is nothing to do."""
+        """Purge, upgrade, doctor: their preview, or the sentence saying there is nothing to do (and `also`'s,
+        when it has one)."""
         try:
             plan = make()
         except (PmemError, OSError) as err:
@@ -149,7 +156,8 @@ class PlanApp(BeforeAppKey, App[int]):
             notes = list(plan.preview.notes)
             more = [f"…and {len(notes) - NOTES_SHOWN} more."]
             shown = notes if len(notes) <= NOTES_SHOWN else notes[:NOTES_SHOWN] + more
-            self.notify("\n".join([plan.outcome or nothing, *shown]))
+            more = [said] if also is not None and (said := also()) is not None else []
+            self.notify("\n".join([plan.outcome or nothing, *shown, *more]))
             return
         from pmem_tui.tui.planning import plan_offer
 

@@ -70,7 +70,7 @@ def test_literal_trash_is_recovered_and_purged(
         ("projects/old.md", "_archive/_trash/old.md")
     ]
     assert status["problems"] == []
-    assert "Nothing needed repair" in pm(root, "doctor").out  # no second record is rebuilt for it
+    assert "The memory's files need no repair" in pm(root, "doctor").out  # no second record is rebuilt for it
     monkeypatch.setenv("PMEM_TUI_TODAY", "2027-01-01")
     assert [t.path for t in check_health(root).expired_trash] == ["projects/old.md"]
     assert pm(root, "purge", "--yes").code == 0

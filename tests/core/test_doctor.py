@@ -205,7 +205,7 @@ def test_doctor_without_yes_shows_its_plan_and_changes_nothing(
     assert "is finished; the memory is consistent again" in capsys.readouterr().out
     assert not (memory / "projects/alpha.md").exists() and (memory / "_archive/projects/alpha.md").exists()
     assert cli.main(["--root", str(memory), "doctor"]) == 0
-    assert "Nothing needed repair." in capsys.readouterr().out
+    assert "The memory's files need no repair." in capsys.readouterr().out
 
 
 def test_other_actions_are_refused_until_doctor_ran(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -166,19 +166,40 @@ def test_an_archived_file_pmem_tui_never_recovers_says_so() -> None:
     assert "confirm one" not in note
 
 
+async def _doctor_says(root: Path) -> str:
+    """What the app says after `D` on `root`."""
+    app = RecordingApp(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await settle(pilot)
+        return app.notes_text()
+
+
 async def test_doctor_in_the_app_says_what_it_leaves_to_the_person(tmp_path: Path) -> None:
     """Found in review: with only a file dropped by hand in the trash, `D` said "Nothing needed repair."
     and not that doctor leaves that file to the person (the CLI said it)."""
     root = tmp_path / "memory"
     _agent_memory(root)
     (root / "_archive/_trash/handdrop.md").write_text("# Dropped\n", encoding="utf-8")
-    app = RecordingApp(root)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("D")
-        await settle(pilot)
-        assert "_archive/_trash/handdrop.md has no deletion record" in app.notes_text()
-        assert "doctor leaves it to you" in app.notes_text()
+    said = await _doctor_says(root)
+    assert "_archive/_trash/handdrop.md has no deletion record" in said
+    assert "doctor leaves it to you" in said
+
+
+async def test_doctor_in_the_app_names_a_damaged_history_store(tmp_path: Path) -> None:
+    """Found in trial: with a pack file of the history deleted by hand, `D` said "Nothing needed repair."
+    while the Changes pane named `pmem-tui doctor --yes`, which rebuilds the store."""
+    from pmem_tui.core.history import names, record
+
+    root = tmp_path / "memory"
+    _agent_memory(root)
+    assert record.record(root, create=True).commit is not None
+    for pack in (root / names.HISTORY_DIR / "objects" / "pack").glob("*.pack"):
+        pack.unlink()
+    said = await _doctor_says(root)
+    assert "The memory's files need no repair." in said
+    assert "History: " in said and "`pmem-tui doctor --yes` rebuilds it" in said
 
 
 async def test_doctor_in_the_app_names_a_few_of_many_notes(tmp_path: Path) -> None:
@@ -189,13 +210,8 @@ async def test_doctor_in_the_app_names_a_few_of_many_notes(tmp_path: Path) -> No
     _agent_memory(root)
     for n in range(NOTES_SHOWN + 3):
         (root / f"_archive/_trash/drop{n}.md").write_text("# Dropped\n", encoding="utf-8")
-    app = RecordingApp(root)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("D")
-        await settle(pilot)
-        said = app.notes_text()
-        assert said.count("doctor leaves it to you") == NOTES_SHOWN and "…and 3 more." in said
+    said = await _doctor_says(root)
+    assert said.count("doctor leaves it to you") == NOTES_SHOWN and "…and 3 more." in said
 
 
 async def test_a_linked_trash_is_not_said_to_be_empty(demo_root: Path, tmp_path: Path) -> None:
