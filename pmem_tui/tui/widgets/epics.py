@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -72,6 +73,8 @@ from pmem_tui.tui.widgets.epics_render import (
     COLUMN_LABELS,
     GAUGE_MIN,
     GAUGE_WIDTH,
+    MAX_WARNINGS_SHOWN,
+    MAX_WARNINGS_SHOWN_SHORT,
     block_renderable,
     block_title,
     epic_body_renderable,
@@ -82,6 +85,7 @@ from pmem_tui.tui.widgets.epics_render import (
     summary_renderable,
 )
 from pmem_tui.tui.widgets.pane_tabs import counted, in_view, show_tab_label
+from pmem_tui.tui.widgets.preview import render_lines
 from pmem_tui.tui.words import display_path
 
 PANE_ID = "epics"  # its spec (title, key `5`) is in `tui/panes.py`
@@ -168,6 +172,7 @@ class EpicTable(DataTable[Text]):
 
 
 SHORT_HEIGHT = 28  # the pane's own rows; 80x24 leaves it about 20
+FEW_WARNINGS_HEIGHT = 22  # under it, one file warning (wrapped) and how many more; 100x30 leaves 23-25
 
 
 class EpicsView(Vertical):
@@ -328,10 +333,12 @@ class EpicsView(Vertical):
         room = width - len("Budget  999 / 120 target, cap 200")
         return max(GAUGE_MIN, min(GAUGE_WIDTH, room))
 
+    def _summary(self) -> Group:
+        shown = MAX_WARNINGS_SHOWN_SHORT if self.size.height < FEW_WARNINGS_HEIGHT else MAX_WARNINGS_SHOWN
+        return summary_renderable(self.result, self.label, self.error, self.watching, self.gauge_width, shown)
+
     def _render_summary(self) -> None:
-        self.summary.update(
-            summary_renderable(self.result, self.label, self.error, self.watching, self.gauge_width)
-        )
+        self.summary.update(self._summary())
 
     def on_resize(self) -> None:
         # A short terminal (24 rows and less) drops the margins and shortens the table, so the block the
@@ -457,5 +464,5 @@ class EpicsView(Vertical):
         return [tuple(c.plain for c in row_cells(r, r.id in self.expanded)) for r in self.rows]
 
     def plain_summary(self) -> str:
-        group = summary_renderable(self.result, self.label, self.error, self.watching, self.gauge_width)
-        return "\n".join(r.plain for r in group.renderables if isinstance(r, Text))
+        lines = render_lines(self._summary(), 1000)  # wide: one line per line of the summary, none wrapped
+        return "\n".join("".join(s.text for s in line).rstrip() for line in lines)

@@ -42,6 +42,7 @@ GAUGE_WIDTH = 30  # cells for 0..cap (fewer when the pane is narrow)
 GAUGE_MIN = 10
 MAX_IDS_SHOWN = 3  # epic IDs listed per ladder rung before "+N more"
 MAX_WARNINGS_SHOWN = 3
+MAX_WARNINGS_SHOWN_SHORT = 1  # a pane of few rows: each warning wraps, so fewer keep the block in view
 
 _LADDER = (Step.NONE, Step.DROP_TENTATIVE, Step.TRIM_SUMMARIES, Step.IDS_ONLY, Step.SKIP_FILE)
 DATE_SOURCE_CELLS = {  # the table's "From" column: where an epic's age comes from (PL-13)
@@ -158,9 +159,15 @@ def status_message(result: LoaderResult) -> Text | None:
 
 
 def summary_renderable(
-    result: LoaderResult | None, label: str, error: str | None, watching: str, gauge: int = GAUGE_WIDTH
+    result: LoaderResult | None,
+    label: str,
+    error: str | None,
+    watching: str,
+    gauge: int = GAUGE_WIDTH,
+    max_warnings: int = MAX_WARNINGS_SHOWN,
 ) -> Group:
-    """The top of the pane: where, counts, the gauge, the ladder, file warnings."""
+    """The top of the pane: where, counts, the gauge, the ladder, file warnings (the first
+    `max_warnings`)."""
     head = Text(no_wrap=True, overflow="ellipsis")
     head.append(f"{printable(label)}/{MEMORY_DIR.as_posix()}/", style="dim")
     head.append(MEMORY_FILE, style="bold")
@@ -192,11 +199,24 @@ def summary_renderable(
         said.add(file_over_limit_warning(result.file.tokens, result.budget))
         said.add(unread_warning(result.file.size, result.file.tokens, result.budget))
     warnings = [w for w in result.warnings if w not in said]
-    for warning in warnings[:MAX_WARNINGS_SHOWN]:
-        parts.append(Text("⚠ " + printable(warning), style="yellow", no_wrap=True, overflow="ellipsis"))
-    if len(warnings) > MAX_WARNINGS_SHOWN:
-        parts.append(Text(f"⚠ …and {len(warnings) - MAX_WARNINGS_SHOWN} more warnings", style="yellow"))
+    if warnings:
+        parts.append(warnings_renderable(warnings, max_warnings))
     return Group(*parts)
+
+
+def warnings_renderable(warnings: Sequence[str], shown: int = MAX_WARNINGS_SHOWN) -> Table:
+    """The file's first `shown` warnings, each wrapped under its ``⚠`` (found in trial: one line each, cut
+    at the pane's edge, "line 16: a code block is never …" hid what it was about); then how many more,
+    and where they are all listed."""
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True, style="yellow")
+    grid.add_column(ratio=1, style="yellow", overflow="fold")
+    for warning in warnings[:shown]:
+        grid.add_row("⚠", Text(printable(warning)))
+    if len(warnings) > shown:
+        # one line at 80 columns: "…and 2 more" under the warnings above says of what
+        grid.add_row("⚠", Text(f"…and {len(warnings) - shown} more: `pmem-tui loader` lists all"))
+    return grid
 
 
 def block_title(result: LoaderResult | None) -> Text:
