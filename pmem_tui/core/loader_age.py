@@ -41,11 +41,11 @@ def epic_date(epic: Epic) -> tuple[dt.date | None, DateSource]:
 
 
 def describe_source(epic: Epic, source: DateSource) -> str:
-    """Where the date came from, in words (the view and the CLI say it)."""
+    """Where the date came from, in words (the view says it); for ``none``, what was looked for."""
     if source is DateSource.COMPLETED:
         return f"its Completed line (line {epic.completed_line_no})"
     if source is DateSource.MARKER:
         return f"the marker's {epic.marker_date_key}= field (no Completed line)"
     if source is DateSource.HEADING:
         return "a date in its heading (no Completed line: a guess)"
-    return "nowhere: no Completed line, marker date or heading date; age unknown"
+    return "no Completed line, marker date or heading date"

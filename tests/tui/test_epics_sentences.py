@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from epics_helpers import v1, write_project
-from test_epics import make_app, open_epics, view_of
+from test_epics import make_app, open_epics, text_of, view_of
 from textual.geometry import Region
 from textual.widgets import Static
+from tui_helpers import TODAY
 
+from pmem_tui.core.loader import load_permanent_memory
 from pmem_tui.tui.widgets.epics import EpicsView
+from pmem_tui.tui.widgets.epics_render import epic_loaded_renderable
 
 # Three file warnings, each longer than the pane is wide at 100 columns.
 WARNED = (
@@ -57,3 +61,14 @@ async def test_at_80x24_one_warning_is_whole_and_the_others_counted(tmp_path: Pa
         assert WARNINGS[0] in shown, shown
         assert "⚠ …and 2 more: `pmem-tui loader` lists all" in shown, shown
         assert view_of(app).query_one("#epics-block-scroll").size.height >= 2
+
+
+@pytest.mark.rule("PL-13")
+def test_an_undated_epic_says_its_age_is_unknown_once(tmp_path: Path) -> None:
+    """Found in trial: "age unknown: dated from nowhere: no Completed line, marker date or heading date;
+    age unknown (neither fresh nor stale)"."""
+    project = write_project(tmp_path, "# Permanent memory\n\n" + v1("PAY-19", "refunds", "Idempotency keys."))
+    row = load_permanent_memory(project, today=TODAY).rows[0]
+    said = " ".join(" ".join(text_of(epic_loaded_renderable(row, 2))).split())
+    assert "age unknown: no Completed line, marker date or heading date (neither fresh nor stale)" in said
+    assert said.count("age unknown") == 1 and "nowhere" not in said, said

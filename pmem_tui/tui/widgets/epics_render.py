@@ -330,7 +330,7 @@ def _facts(row: EpicRow) -> Text:
     text.append("\n" + " · ".join(facts), style="dim")
     source = describe_source(epic, row.date_source)
     if row.date is None:
-        text.append(f"\nage unknown: dated from {source} (neither fresh nor stale)", style="yellow")
+        text.append(f"\nage unknown: {source} (neither fresh nor stale)", style="yellow")
     else:
         text.append(f"\ndated {row.date.isoformat()} from {source} · {row.age_days} days old", style="dim")
     if row.over_producer_cap:
