@@ -23,8 +23,10 @@ def column_widths(
 ) -> list[int]:
     """Per column its width (0: dropped); the last column takes what is left. `caps`: the share of
     `avail` each column but the last may take at most, but a column of at most `WHOLE` cells takes
-    them all (the last, free text, gives way). When the path column would be cut, the `droppable` columns
-    go and their share goes to the path."""
+    them all (the last, free text, gives way). What the last column has beyond its widest cell goes to
+    the columns cut short, in order; an empty column takes no room, the last too (found in trial: the
+    History view cut its origin to "seen on di…" beside an empty "where"). When the path column would
+    still be cut, the `droppable` columns go and their share goes to the path."""
     n = len(col_max)
     if n == 0:
         return []
@@ -51,7 +53,17 @@ def _fit(avail: int, col_max: Sequence[int], shares: Sequence[float], dropped: s
         w = min(col_max[i], max(int(avail * shares[i]), 3, WHOLE if col_max[i] <= WHOLE else 0))
         widths.append(w)
         used += w + COLUMN_GAP
-    widths.append(max(0, avail - used))
+    # the last column's room beyond its widest cell; empty, it needs no gap before it either
+    spare = avail - used - col_max[-1] if col_max[-1] else avail - used + COLUMN_GAP
+    for i in range(len(col_max) - 1):
+        if spare <= 0:
+            break
+        if i not in dropped and widths[i] < col_max[i]:
+            grown = min(col_max[i], widths[i] + spare)
+            spare -= grown - widths[i]
+            used += grown - widths[i]
+            widths[i] = grown
+    widths.append(max(0, avail - used) if col_max[-1] else 0)
     return widths
 
 

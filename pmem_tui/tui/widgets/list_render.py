@@ -84,6 +84,7 @@ def row_strip(
     if flag_width:
         text.append(row.flag.ljust(flag_width), styles.flag)
     last = len(widths) - 1
+    end = max((i for i, w in enumerate(widths) if w), default=last)  # no gap after it: an empty last column
     for i, w in enumerate(widths):
         if not w and i < last:
             continue  # dropped to leave the path its room
@@ -95,7 +96,7 @@ def row_strip(
             piece.stylize(styles.match, at, at + 1)
         piece.truncate(w, overflow="ellipsis", pad=True)
         text.append_text(piece)
-        if i < last:
+        if i < end:
             text.append(" " * COLUMN_GAP)
     text.truncate(width, overflow="ellipsis", pad=True)
     segments = [Segment(s.text, style + s.style if s.style else style) for s in text.render(console)]

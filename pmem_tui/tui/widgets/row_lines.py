@@ -130,7 +130,7 @@ class RowLines(ScrollView):
     def dropped_columns(self) -> frozenset[int]:
         """The columns left out at the list's present width (the pane's titles leave them out too)."""
         widths = self._widths(self.scrollable_content_region.width)
-        return frozenset(i for i, w in enumerate(widths[:-1]) if not w)
+        return frozenset(i for i, w in enumerate(widths) if not w)  # the last too: empty, or no room
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
