@@ -72,3 +72,14 @@ def test_an_undated_epic_says_its_age_is_unknown_once(tmp_path: Path) -> None:
     said = " ".join(" ".join(text_of(epic_loaded_renderable(row, 2))).split())
     assert "age unknown: no Completed line, marker date or heading date (neither fresh nor stale)" in said
     assert said.count("age unknown") == 1 and "nowhere" not in said, said
+
+
+async def test_one_epic_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """Found in trial: "1 epics, 1 loaded"."""
+    text = "# Permanent memory\n\n" + v1("FEAT-1", "pagination", "Cursors.")
+    project = write_project(tmp_path, text.encode())
+    app = make_app(tmp_path, project)
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = await open_epics(pilot)
+        shown = shown_summary(view)
+        assert "1 epic, 1 loaded" in shown, shown

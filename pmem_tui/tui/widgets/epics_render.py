@@ -35,6 +35,7 @@ from pmem_tui.core.loader import (
 )
 from pmem_tui.core.report import human_size
 from pmem_tui.core.textio import printable
+from pmem_tui.core.words import plural
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.widgets.epics_extras import entries_renderable
 
@@ -184,7 +185,7 @@ def summary_renderable(
         head.append(f" · {human_size(result.file.size)}", style="dim")
     if result.rows:
         loaded = sum(1 for r in result.rows if r.loaded)
-        counts.append(f"{len(result.rows)} epics", style="bold")
+        counts.append(plural(len(result.rows), "epic"), style="bold")
         counts.append(f", {loaded} loaded · ")
     counts.append(watching, style="dim")
     parts.append(counts)
