@@ -111,6 +111,11 @@ def _plan_reroute(root: Path, old: str, new: str) -> Plan:
         draft.saw(old)  # the fix rests on nothing being there
         if safeio.entry_kind(root, old) != "missing":
             raise Refused(f"{old} is on the disk again; its line stays as it is.")
+    slashed = index.slashed_route(old)  # `notes\a.md` means notes/a.md: a file there is the one it names
+    if slashed is not None and slashed != new and paths.active_path_problem(slashed) is None:
+        draft.saw(slashed)
+        if safeio.entry_kind(root, slashed) != "missing":
+            raise Refused(f"{old} names {slashed}, which is on the disk; its line stays as it is.")
     problem = paths.active_path_problem(new)
     if problem is not None:
         raise Refused(f"{new} is no memory file: {problem}.")

@@ -28,7 +28,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from pmem_tui.core import safeio, textio
-from pmem_tui.core.index_line import PM_PREFIX, make_line, normalize_route, parse_line, reroute_line
+from pmem_tui.core.index_line import (
+    PM_PREFIX,
+    make_line,
+    normalize_route,
+    parse_line,
+    reroute_line,
+    slashed_route,
+)
 from pmem_tui.core.md_lines import ITEM, Blocks
 from pmem_tui.core.model import INDEX_FILE, IndexEntry, Problem
 from pmem_tui.core.textio import dominant_eol, line_bodies, line_ending, split_bom, split_lines, strip_ending
@@ -56,6 +63,7 @@ __all__ = [
     "remove_line",
     "replace_line",
     "reroute_line",
+    "slashed_route",
     "unbulleted_in",
     "unbulleted_routes",
 ]

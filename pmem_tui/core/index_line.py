@@ -31,7 +31,7 @@ from urllib.parse import unquote
 from pmem_tui.core.md_lines import ITEM
 from pmem_tui.core.textio import code_span, read_code_span, strip_ending
 
-__all__ = ["PM_PREFIX", "make_line", "normalize_route", "parse_line", "reroute_line"]
+__all__ = ["PM_PREFIX", "make_line", "normalize_route", "parse_line", "reroute_line", "slashed_route"]
 
 _TASK = re.compile(r"^\[[ xX]\][ \t]+")  # a task-list box before the route part
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://|mailto:", re.IGNORECASE)
@@ -65,6 +65,11 @@ def normalize_route(route: str) -> str | None:
     if "\n" in r or _URL.match(r):
         return None
     return r
+
+
+def slashed_route(route: str) -> str | None:
+    """The route a spelling with backslashes for slashes means (None without a backslash)."""
+    return normalize_route(route.replace("\\", "/")) if "\\" in route else None
 
 
 def _unescape(s: str) -> str:

@@ -187,3 +187,23 @@ def test_the_fix_is_checked_again_when_planned(tmp_path: Path) -> None:
     (root / "notes/old/a.md").unlink()
     with pytest.raises(Refused, match="no longer exists"):
         plan_fix(root, p)
+
+
+@pytest.mark.rule("PM-HEALTH-4")
+def test_a_backslash_route_to_a_file_on_disk_is_not_paired_by_name(tmp_path: Path) -> None:
+    # `notes\back.md` means notes/back.md, which is there (listed too): not the one unlisted file elsewhere
+    # with that name, whose reroute would point the line's title and summary at another file.
+    index = f"# Index\n\n- [Back](notes/back.md) — listed\n{BACK}\n"
+    root = memory(tmp_path, index, ("notes/back.md", "projects/back.md"))
+    assert reroutes(root) == {}
+    assert proposals(root)["projects/back.md"].fix_action == "add"
+
+
+@pytest.mark.rule("PM-HEALTH-5", "PM-CORE-1")
+def test_a_backslash_reroute_is_refused_once_its_slashed_path_is_on_disk(tmp_path: Path) -> None:
+    root = memory(tmp_path, f"# Index\n\n{BACK}\n", ("projects/back.md",))
+    p = proposals(root)["projects/back.md"]
+    assert (p.fix_action, p.fix) == ("reroute", "notes\\back.md")  # the one unlisted file of that name
+    write(root, "notes/back.md", NOTE)  # the file the route spells came (back) since the check
+    with pytest.raises(Refused, match=r"names notes/back\.md, which is on the disk"):
+        plan_fix(root, p)

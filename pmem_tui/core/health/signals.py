@@ -30,7 +30,7 @@ from pmem_tui.core.health.features import FileFeatures, IndexRow
 from pmem_tui.core.health.kept import KeptSecret
 from pmem_tui.core.health.report import CATEGORIES, Proposal, Signal
 from pmem_tui.core.health.similarity import OVERLAP_THRESHOLD
-from pmem_tui.core.index import normalize_route, orphan_said
+from pmem_tui.core.index import orphan_said, slashed_route
 from pmem_tui.core.model import CORE_DIR, INDEX_FILE
 from pmem_tui.core.safeio import NO_SUCH_FILE
 
@@ -326,7 +326,7 @@ def moved_routes(ev: Evidence) -> dict[str, str]:
     dead = [r for r, count in ev.routes.items() if count == 1 and r not in ev.on_disk]
     meant: dict[str, str] = {}
     for route in dead:
-        slashed = _slashed(route)
+        slashed = slashed_route(route)
         if slashed is not None and slashed in orphans:
             meant[route] = slashed
     taken = set(meant.values())
@@ -336,6 +336,8 @@ def moved_routes(ev: Evidence) -> dict[str, str]:
     for route in dead:
         if route in meant or not ("\\" in route or ev.dead.get(route, NO_SUCH_FILE) == NO_SUCH_FILE):
             continue
+        if slashed_route(route) in ev.on_disk:  # `notes\a.md` means notes/a.md, there: no file elsewhere
+            continue
         named = by_name.get(route.replace("\\", "/").rpartition("/")[2], [])
         if len(named) == 1:
             meant[route] = named[0]
@@ -343,14 +345,9 @@ def moved_routes(ev: Evidence) -> dict[str, str]:
     return {route: path for route, path in meant.items() if claims[path] == 1}
 
 
-def _slashed(route: str) -> str | None:
-    """The route a spelling with backslashes for slashes means (None without a backslash)."""
-    return normalize_route(route.replace("\\", "/")) if "\\" in route else None
-
-
 def _moved_signal(route: str, path: str) -> Signal:
     """The dead route's signal on the file it meant (`other`: the route, the fix's old route)."""
-    if _slashed(route) == path:
+    if slashed_route(route) == path:
         detail = f"{INDEX_FILE} lists it as {route} (backslashes for slashes), which names no file"
     else:
         detail = (
