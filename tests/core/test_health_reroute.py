@@ -207,3 +207,15 @@ def test_a_backslash_reroute_is_refused_once_its_slashed_path_is_on_disk(tmp_pat
     write(root, "notes/back.md", NOTE)  # the file the route spells came (back) since the check
     with pytest.raises(Refused, match=r"names notes/back\.md, which is on the disk"):
         plan_fix(root, p)
+
+
+@pytest.mark.rule("PM-HEALTH-4")
+def test_a_dead_route_listed_twice_is_one_of_the_routes_an_orphan_could_mean(tmp_path: Path) -> None:
+    # notes/a.md (listed once) and projects/a.md (listed twice) are both dead: which one notes/old/a.md
+    # was is not known, so neither line is rewritten to name it.
+    twice = "- [P](projects/a.md) — another"
+    root = memory(
+        tmp_path, f"# Index\n\n{BACK}\n{MOVED}\n{twice}\n{twice}\n", ("notes/back.md", "notes/old/a.md")
+    )
+    assert reroutes(root) == {"notes/back.md": "notes\\back.md"}
+    assert proposals(root)["notes/old/a.md"].fix_action == "add"

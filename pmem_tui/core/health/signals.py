@@ -321,9 +321,10 @@ _ORDER = {k.name: i for i, k in enumerate(KINDS)}
 def moved_routes(ev: Evidence) -> dict[str, str]:
     """Dead route -> the orphan it meant, when that is certain: the route, listed once, with backslashes made
     slashes names the orphan; else nothing is at the route and exactly one orphan has its file name. An
-    orphan two routes could mean, or that a line without a list bullet names, is left alone."""
+    orphan two routes could mean (one listed twice included), or that a line without a list bullet names, is
+    left alone."""
     orphans = {f.path for f in ev.files if f.path not in ev.routes and f.path not in ev.unbulleted}
-    dead = [r for r, count in ev.routes.items() if count == 1 and r not in ev.on_disk]
+    dead = [r for r in ev.routes if r not in ev.on_disk]  # each a claim; only one listed once is rewritten
     meant: dict[str, str] = {}
     for route in dead:
         slashed = slashed_route(route)
@@ -342,7 +343,7 @@ def moved_routes(ev: Evidence) -> dict[str, str]:
         if len(named) == 1:
             meant[route] = named[0]
     claims = Counter(meant.values())
-    return {route: path for route, path in meant.items() if claims[path] == 1}
+    return {route: path for route, path in meant.items() if claims[path] == 1 and ev.routes[route] == 1}
 
 
 def _moved_signal(route: str, path: str) -> Signal:
