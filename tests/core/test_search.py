@@ -175,6 +175,16 @@ def test_not_text_files_are_counted_not_indexed(tmp_path: Path) -> None:
     assert results.note == "2 files not indexed: 2 not text (not UTF-8, or holding a NUL byte)."
 
 
+def test_a_file_name_that_is_not_utf8_is_left_out_not_a_crash(tmp_path: Path) -> None:
+    root = memory(tmp_path / "m", {"notes/ok.md": "needle\n"})
+    (root / os.fsdecode(b"notes/\xff.md")).write_text("needle too\n", encoding="utf-8")
+    with SearchIndex.open(root) as idx:
+        idx.refresh()
+        assert [h.path for h in idx.search("needle").hits] == ["notes/ok.md"]
+        assert idx.update_paths(frozenset({os.fsdecode(b"notes/\xff.md")})) == 1  # the watcher names it
+        assert [h.path for h in idx.search("needle").hits] == ["notes/ok.md"]
+
+
 def test_links_and_fifos_are_never_read(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     write(outside, "secret.md", "needle outside\n")
