@@ -142,13 +142,18 @@ class Dropping(io.RawIOBase):
         return self._fd
 
     def write(self, data: ReadableBuffer) -> int:
+        """All of `data`, or what is left of it dropped: standard error's text layer writes straight here
+        and would lose what a short write (a signal during a pipe write) left (found in review)."""
+        view = memoryview(data).cast("B")
+        done = 0
         try:
-            return os.write(self._fd, data)
+            while done < len(view):
+                done += os.write(self._fd, view[done:])
         except BrokenPipeError:
             null = os.open(os.devnull, os.O_WRONLY)
             os.dup2(null, self._fd)
             os.close(null)
-            return memoryview(data).nbytes
+        return len(view)
 
 
 def acted() -> None:

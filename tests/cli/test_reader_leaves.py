@@ -109,3 +109,26 @@ def test_a_reader_that_leaves_midway_through_a_long_output(lived: Path) -> None:
         proc.stdout.close()
         assert (proc.wait(timeout=120), proc.stderr.read()) == (0, b"")
         proc.stderr.close()
+
+
+def test_a_short_write_to_the_pipe_is_finished_not_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in review: standard error's text layer writes straight to `Dropping`, which returned what one
+    `os.write` took; a write cut short (a signal during a pipe write) lost the rest."""
+    import os
+
+    from pmem_tui.cli.streams import Dropping
+
+    read_end, write_end = os.pipe()
+    real_write = os.write
+
+    def at_most_three(fd: int, data: bytes | memoryview) -> int:
+        return real_write(fd, bytes(data[:3]))
+
+    monkeypatch.setattr(os, "write", at_most_three)
+    try:
+        assert Dropping(write_end).write(b"one sentence\n") == len(b"one sentence\n")
+        monkeypatch.setattr(os, "write", real_write)
+        assert os.read(read_end, 100) == b"one sentence\n"
+    finally:
+        os.close(read_end)
+        os.close(write_end)
