@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 from history_helpers import SECRET_LINE, SECRET_NOTE, record_at
+from textual.pilot import Pilot
 from tui_helpers import FIXED_MTIME, RecordingApp, make_demo, settle, until
 
 from pmem_tui.core.history import record
 from pmem_tui.tui.modals.plan_modal import PlanModal
+from pmem_tui.tui.widgets.memory_list import MemoryList
 
 NOTE = f"# Deploy keys\n\nWhere the keys live.\n{SECRET_LINE}\n"
 
@@ -22,6 +24,22 @@ def _edit(app: RecordingApp, remove: str) -> None:
         path.write_text(path.read_text(encoding="utf-8").replace(remove, "- in the vault."), encoding="utf-8")
 
     app.editor = editor
+
+
+async def _save_without_the_secret(app: RecordingApp, pilot: Pilot[int]) -> MemoryList:
+    """Select the secret note, edit its secret line away (`e`), confirm the save (`y`); the Index list."""
+    await settle(pilot)
+    main = app.main_screen
+    assert main is not None
+    rows = main.view("index").list
+    assert rows.select_key(next(r.key for r in rows.all_rows if r.path == SECRET_NOTE))
+    _edit(app, SECRET_LINE)
+    await pilot.press("e")
+    await settle(pilot)
+    assert isinstance(app.screen, PlanModal)
+    await pilot.press("y")
+    await settle(pilot)
+    return rows
 
 
 @pytest.mark.rule("PM-HEALTH-5")
@@ -37,17 +55,7 @@ async def test_a_hand_save_that_removes_a_secret_says_the_history_keeps_it(
         assert record.record(root, create=True).commit is not None
     app = RecordingApp(root, editor=lambda _path: None)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        main = app.main_screen
-        assert main is not None
-        rows = main.view("index").list
-        assert rows.select_key(next(r.key for r in rows.all_rows if r.path == SECRET_NOTE))
-        _edit(app, SECRET_LINE)
-        await pilot.press("e")
-        await settle(pilot)
-        assert isinstance(app.screen, PlanModal)
-        await pilot.press("y")
-        await settle(pilot)
+        rows = await _save_without_the_secret(app, pilot)
         assert SECRET_LINE not in (root / SECRET_NOTE).read_text(encoding="utf-8")
         said = (
             f"{SECRET_NOTE} no longer holds the secret, but its earlier version in pmem-tui's history "
@@ -80,17 +88,7 @@ async def test_without_the_lifecycle_structure_the_note_names_the_upgrade_first(
     assert record.record(root, create=True).commit is not None
     app = RecordingApp(root, editor=lambda _path: None)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        main = app.main_screen
-        assert main is not None
-        rows = main.view("index").list
-        assert rows.select_key(next(r.key for r in rows.all_rows if r.path == SECRET_NOTE))
-        _edit(app, SECRET_LINE)
-        await pilot.press("e")
-        await settle(pilot)
-        assert isinstance(app.screen, PlanModal)
-        await pilot.press("y")
-        await settle(pilot)
+        await _save_without_the_secret(app, pilot)
         said = (
             f"{SECRET_NOTE} no longer holds the secret, but its earlier version in pmem-tui's history "
             "(.pmem/history) still holds it: forget it in the health review (U to upgrade the lifecycle "
