@@ -12,7 +12,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from tui_helpers import RecordingApp, settle
 
-from pmem_tui.tui.widgets.columns import ELLIPSIS, column_widths, cut_middle
+from pmem_tui.tui.widgets.columns import ELLIPSIS, column_widths, cut_middle, dropped
 from pmem_tui.tui.widgets.pane_tabs import counted, fitted_labels
 
 
@@ -180,3 +180,12 @@ async def test_at_80x24_the_archive_and_trash_dates_are_whole(demo_root: Path) -
             await settle(pilot)
             lines = lines_of(app, pane)
             assert lines and all(re.search(r"\b\d{4}-\d{2}-\d{2}\b", line) for line in lines), lines
+
+
+def test_a_last_column_with_text_and_no_room_keeps_its_title() -> None:
+    """Found in review: at 80 columns the health review drew each reason after the path (cut at the row's
+    end) while its titles left "reason" out: only an empty last column is dropped with its title."""
+    widths = column_widths(30, [3, 7, 21, 30, 60], (0.05, 0.11, 0.34, 0.17), path_column=2, droppable=(3,))
+    assert widths[-1] == 0  # no room left for the reasons
+    assert dropped(widths, [3, 7, 21, 30, 60]) == {3}
+    assert dropped(column_widths(100, [20, 10, 0], (0.48, 0.2)), [20, 10, 0]) == {2}  # empty: it goes

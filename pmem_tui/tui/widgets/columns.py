@@ -43,6 +43,14 @@ def column_widths(
     return _fit(avail, col_max, shares, dropped)
 
 
+def dropped(widths: Sequence[int], col_max: Sequence[int]) -> frozenset[int]:
+    """The columns `column_widths` left out: a column of width 0, but the last only when it is empty. A last
+    column with text and no room is still drawn (cut at the row's end), so its title stays (found in review:
+    at 80 columns the health review drew its reasons under no title)."""
+    last = len(widths) - 1
+    return frozenset(i for i, w in enumerate(widths) if not w and (i < last or not col_max[last]))
+
+
 def _fit(avail: int, col_max: Sequence[int], shares: Sequence[float], dropped: set[int]) -> list[int]:
     widths: list[int] = []
     used = 0

@@ -20,7 +20,7 @@ from pmem_tui.tui.compat import set_virtual_size
 from pmem_tui.tui.index_rows import keys_of
 from pmem_tui.tui.keys import key_for
 from pmem_tui.tui.rows import Row
-from pmem_tui.tui.widgets.columns import column_widths
+from pmem_tui.tui.widgets.columns import column_widths, dropped
 from pmem_tui.tui.widgets.list_filter import find_key
 from pmem_tui.tui.widgets.list_render import RowStyles, measure, row_strip, text_strip
 
@@ -129,8 +129,7 @@ class RowLines(ScrollView):
 
     def dropped_columns(self) -> frozenset[int]:
         """The columns left out at the list's present width (the pane's titles leave them out too)."""
-        widths = self._widths(self.scrollable_content_region.width)
-        return frozenset(i for i, w in enumerate(widths) if not w)  # the last too: empty, or no room
+        return dropped(self._widths(self.scrollable_content_region.width), self._col_max)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
