@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events
+from textual import events, work
 from textual.app import SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
@@ -263,18 +263,20 @@ class PmemApp(KeyReadOrder, LiveApp):
         self.whole_memory(lambda: lifecycle.plan_upgrade(self.root), nothing)
 
     def action_doctor(self) -> None:
-        nothing = "The memory's files need no repair."
-        self.whole_memory(lambda: doctor.plan_doctor(self.root), nothing, also=self._history_damage)
+        self.whole_memory(lambda: doctor.plan_doctor(self.root), "The memory's files need no repair.")
+        self._say_history_damage()
 
-    def _history_damage(self) -> str | None:
+    @work(thread=True, group="history-check", exit_on_error=False, description="history check")
+    def _say_history_damage(self) -> None:
         """A damaged history store, which `D`'s plan does not touch (found in trial: `D` said "Nothing needed
-        repair" while the Changes pane named `pmem-tui doctor --yes`, which rebuilds it)."""
+        repair" while the Changes pane named `pmem-tui doctor --yes`, which rebuilds it). Its check reads
+        every record: in a worker, not on the UI thread."""
         from pmem_tui.core.history import rewrite
 
         problem = rewrite.check(self.root)
-        if problem is None:
-            return None
-        return f"History: {problem}; `pmem-tui doctor --yes` rebuilds it (the damaged store is kept aside)."
+        if problem is not None:
+            fix = "`pmem-tui doctor --yes` rebuilds it (the damaged store is kept aside)."
+            self.call_from_thread(self.notify, f"History: {problem}; {fix}", severity="warning")
 
     # -- editing ------------------------------------------------------------------------------
 

@@ -137,16 +137,9 @@ class PlanApp(BeforeAppKey, App[int]):
         )
 
     def whole_memory(
-        self,
-        make: Callable[[], Plan],
-        nothing: str,
-        *,
-        explanation: str | None = None,
-        danger: bool = False,
-        also: Callable[[], str | None] | None = None,
+        self, make: Callable[[], Plan], nothing: str, *, explanation: str | None = None, danger: bool = False
     ) -> None:
-        """Purge, upgrade, doctor: their preview, or the sentence saying there is nothing to do (and `also`'s,
-        when it has one)."""
+        """Purge, upgrade, doctor: their preview, or the sentence saying there is nothing to do."""
         try:
             plan = make()
         except (PmemError, OSError) as err:
@@ -156,8 +149,7 @@ class PlanApp(BeforeAppKey, App[int]):
             notes = list(plan.preview.notes)
             more = [f"…and {len(notes) - NOTES_SHOWN} more."]
             shown = notes if len(notes) <= NOTES_SHOWN else notes[:NOTES_SHOWN] + more
-            more = [said] if also is not None and (said := also()) is not None else []
-            self.notify("\n".join([plan.outcome or nothing, *shown, *more]))
+            self.notify("\n".join([plan.outcome or nothing, *shown]))
             return
         from pmem_tui.tui.planning import plan_offer
 
