@@ -17,7 +17,7 @@ from pmem_tui.core.md_lines import Blocks
 from pmem_tui.core.model import ArchiveRecord, IndexEntry, IndexPlace
 from pmem_tui.core.textio import BOM, dominant_eol, line_ending, split_bom, split_lines
 
-__all__ = ["Putting", "Taking", "put_back", "record_places", "take_out"]
+__all__ = ["Putting", "Taking", "record_places", "take_out"]
 
 
 def take_out(text: str, entries: Sequence[IndexEntry]) -> tuple[str, list[IndexPlace]]:
@@ -87,18 +87,10 @@ def record_places(rec: ArchiveRecord) -> list[IndexPlace]:
     return [IndexPlace(rec.index_line, rec.after, rec.before), *rec.more_lines]
 
 
-def put_back(text: str, route: str, places: Sequence[IndexPlace]) -> tuple[str, list[str], list[str]]:
-    """`text` with each line back at its place (`index.insert_line`, in order): (new text, lines added, lines
-    already there and kept: a line listed already, an agent's putting it back, is not added twice)."""
-    putting = Putting(text)
-    added, kept = putting.put_back(route, places)
-    return putting.text, added, kept
-
-
 class Putting:
     """`_index.md` while a batch puts routes' lines back one after the other (recover): `put_back(route,
-    places)` is `put_back(text, route, places)` with `text` the text as it is then, but the index is parsed
-    once, not once an item.
+    places)` puts each line back at its place (`index.insert_line`, in order) in the text as it is then,
+    but the index is parsed once, not once an item.
 
     Why the entries found once stay right: a line put back where no block is open (after a visible line, or
     at the top of a file that does not start with ``---``), that is visible there itself (it opens no fence
