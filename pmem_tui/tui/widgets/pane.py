@@ -95,8 +95,7 @@ class PaneView(Vertical):
 
     def watch_problem_paths(self) -> None:
         self.titles.notice = self._notice()
-        self.titles.sync()
-        self.set_rows(self._every_row)
+        self.set_rows(self._every_row)  # (which shows the titles, the notice among them)
         self._show_tab_label()
 
     def _show_tab_label(self) -> None:
