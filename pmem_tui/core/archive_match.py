@@ -338,10 +338,10 @@ def match_files(
         trash = rec.deleted is not None
         if rec.location is not None:
             candidates = [rec.location] if rec.location in free and free[rec.location] == trash else []
-        elif active(path):
-            candidates = []
-        else:
+        else:  # by its name, unless its file is active again (asked only when a namesake is there: an lstat)
             candidates = by_name.get((_name(path), trash), [])
+            if candidates and active(path):
+                candidates = []
         if candidates:
             wanted[path] = (rec, candidates)
             for loc in candidates:
